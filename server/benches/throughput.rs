@@ -1,0 +1,2 @@
+//! Placeholder replaced by the throughput benchmark.
+fn main() {}

@@ -1,0 +1,8 @@
+//! panecast: a headless terminal-rendering service.
+//!
+//! The emulator lives in [`term`]; [`render`] turns a screen into text, JSON,
+//! ANSI, HTML or SVG; [`cli`] is the command line.
+
+pub mod cli;
+pub mod render;
+pub mod term;

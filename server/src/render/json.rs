@@ -1,0 +1,79 @@
+//! The screen JSON described in the corpus README: size, cursor, alternate
+//! flag, title, the lines as text and the non-default style runs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::term::{Snapshot, StyleId};
+
+/// The cursor position in the screen JSON.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct CursorJson {
+    /// Zero-based row.
+    pub row: u16,
+    /// Zero-based column.
+    pub col: u16,
+}
+
+/// The screen JSON.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct ScreenJson {
+    /// Width.
+    pub cols: u16,
+    /// Height.
+    pub rows: u16,
+    /// Cursor position.
+    pub cursor: CursorJson,
+    /// True while the alternate screen is shown.
+    pub alternate: bool,
+    /// Window title.
+    pub title: String,
+    /// Each row's text.
+    pub lines: Vec<String>,
+    /// Each row's runs of non-default style: `[start, end_exclusive, style]`.
+    pub styles: Vec<Vec<(usize, usize, String)>>,
+}
+
+impl ScreenJson {
+    /// Builds the JSON value of a snapshot.
+    pub fn from_snapshot(snapshot: &Snapshot) -> ScreenJson {
+        let styles = snapshot
+            .lines
+            .iter()
+            .map(|line| {
+                let mut runs: Vec<(usize, usize, String)> = Vec::new();
+                for (start, end, id) in line.style_runs() {
+                    if id == StyleId::DEFAULT {
+                        continue;
+                    }
+                    let name = snapshot.style(id).describe();
+                    if name.is_empty() {
+                        continue;
+                    }
+                    match runs.last_mut() {
+                        Some(last) if last.1 == start && last.2 == name => last.1 = end,
+                        _ => runs.push((start, end, name)),
+                    }
+                }
+                runs
+            })
+            .collect();
+        ScreenJson {
+            cols: snapshot.cols,
+            rows: snapshot.rows,
+            cursor: CursorJson {
+                row: snapshot.cursor.row,
+                col: snapshot.cursor.col,
+            },
+            alternate: snapshot.alternate,
+            title: snapshot.title.to_string(),
+            lines: snapshot.lines.iter().map(|l| l.text()).collect(),
+            styles,
+        }
+    }
+}
+
+/// The screen JSON as one line.
+pub fn render(snapshot: &Snapshot) -> String {
+    // Serializing plain structs of strings and numbers cannot fail.
+    serde_json::to_string(&ScreenJson::from_snapshot(snapshot)).expect("screen JSON serializes")
+}

@@ -1,0 +1,141 @@
+//! One character cell: 8 bytes (a `char`, a style id, a width and flags).
+
+use super::style::StyleId;
+
+/// One cell of the grid.
+///
+/// Text that does not fit one `char` (a base character with combining marks or
+/// joiners) keeps its first `char` here and the whole cluster in the row's
+/// out-of-line table, flagged by [`Cell::has_cluster`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Cell {
+    ch: char,
+    style: StyleId,
+    width: u8,
+    flags: u8,
+}
+
+const CLUSTER: u8 = 1;
+const WIDE_PAD: u8 = 1 << 1;
+
+impl Cell {
+    /// A never-written cell with the default style.
+    pub const EMPTY: Cell = Cell {
+        ch: '\0',
+        style: StyleId::DEFAULT,
+        width: 1,
+        flags: 0,
+    };
+
+    /// A cell showing `ch`, `width` columns wide (1 or 2).
+    #[inline]
+    pub fn new(ch: char, style: StyleId, width: u8) -> Cell {
+        Cell {
+            ch,
+            style,
+            width,
+            flags: 0,
+        }
+    }
+
+    /// An empty cell carrying `style` (what erase leaves behind).
+    #[inline]
+    pub fn blank(style: StyleId) -> Cell {
+        Cell {
+            style,
+            ..Cell::EMPTY
+        }
+    }
+
+    /// The right half of a wide character.
+    #[inline]
+    pub fn spacer(style: StyleId) -> Cell {
+        Cell {
+            ch: '\0',
+            style,
+            width: 0,
+            flags: 0,
+        }
+    }
+
+    /// The blank left in the last column when a wide character wrapped to the
+    /// next line; reflow drops it.
+    pub fn wide_pad(style: StyleId) -> Cell {
+        Cell {
+            flags: WIDE_PAD,
+            ..Cell::blank(style)
+        }
+    }
+
+    /// The character shown (the first of a cluster); `'\0'` for an empty cell.
+    #[inline]
+    pub fn ch(&self) -> char {
+        self.ch
+    }
+
+    /// The style id.
+    #[inline]
+    pub fn style(&self) -> StyleId {
+        self.style
+    }
+
+    /// Replaces the style id (used when the style table is compacted).
+    #[inline]
+    pub fn set_style(&mut self, style: StyleId) {
+        self.style = style;
+    }
+
+    /// 1 for a normal cell, 2 for the left half of a wide character, 0 for its right half.
+    #[inline]
+    pub fn width(&self) -> u8 {
+        self.width
+    }
+
+    /// True when nothing was ever written here (or it was erased).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.ch == '\0' && self.width == 1
+    }
+
+    /// True when the cell is empty and has the default style: trailing cells
+    /// like this need not be stored.
+    #[inline]
+    pub fn is_default_blank(&self) -> bool {
+        self.is_empty() && self.style == StyleId::DEFAULT
+    }
+
+    /// True when the row holds a longer text for this cell.
+    #[inline]
+    pub fn has_cluster(&self) -> bool {
+        self.flags & CLUSTER != 0
+    }
+
+    /// Marks that the row holds a longer text for this cell.
+    #[inline]
+    pub fn mark_cluster(&mut self) {
+        self.flags |= CLUSTER;
+    }
+
+    /// True for the pad left by a wide character that wrapped.
+    #[inline]
+    pub fn is_wide_pad(&self) -> bool {
+        self.flags & WIDE_PAD != 0
+    }
+}
+
+impl Default for Cell {
+    fn default() -> Self {
+        Cell::EMPTY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_is_at_most_twelve_bytes() {
+        assert!(std::mem::size_of::<Cell>() <= 12);
+        assert_eq!(std::mem::size_of::<Cell>(), 8);
+    }
+}

@@ -1,0 +1,245 @@
+//! Editing operations: erase in line and display, insert and delete of
+//! characters and lines, screen alignment, the alternate screen and resets.
+
+use super::cell::Cell;
+use super::charset::Charset;
+use super::emulator::{CursorShape, Emulator, SavedCursor};
+use super::modes::{Mode, Modes};
+use super::style::Style;
+use super::tabstops::TabStops;
+
+impl Emulator {
+    /// Blanks columns `start..end` of row `r` with the erase style, keeping
+    /// wide characters whole and the soft-wrap flags truthful.
+    pub fn erase_cells(&mut self, r: usize, start: usize, end: usize) {
+        let end = end.min(self.cols);
+        if start >= end {
+            return;
+        }
+        self.touch(r);
+        let erase = self.erase_id;
+        let cols = self.cols;
+        let line = &mut self.grid[r];
+        line.drop_clusters(start, end);
+        let cells = line.cells_mut();
+        if start > 0 && cells[start].width() == 0 {
+            cells[start - 1] = Cell::blank(cells[start - 1].style());
+        }
+        if end < cols && cells[end].width() == 0 {
+            cells[end] = Cell::blank(cells[end].style());
+        }
+        cells[start..end].fill(Cell::blank(erase));
+        if end == cols {
+            line.set_wrapped(false);
+        }
+        if start == 0 && r > 0 {
+            self.grid[r - 1].set_wrapped(false);
+        }
+    }
+
+    /// EL: 0 from the cursor to the end, 1 from the start to the cursor, 2 the whole line.
+    pub fn erase_in_line(&mut self, mode: u16) {
+        let (r, c) = (self.cursor.row, self.cursor.col);
+        match mode {
+            0 => self.erase_cells(r, c, self.cols),
+            1 => self.erase_cells(r, 0, c + 1),
+            2 => self.erase_cells(r, 0, self.cols),
+            _ => {}
+        }
+    }
+
+    /// ED: 0 below, 1 above, 2 all, 3 the scrollback.
+    pub fn erase_in_display(&mut self, mode: u16) {
+        let (r, c) = (self.cursor.row, self.cursor.col);
+        match mode {
+            0 => {
+                self.erase_cells(r, c, self.cols);
+                for row in r + 1..self.rows {
+                    self.erase_cells(row, 0, self.cols);
+                }
+            }
+            1 => {
+                for row in 0..r {
+                    self.erase_cells(row, 0, self.cols);
+                }
+                self.erase_cells(r, 0, c + 1);
+            }
+            2 => {
+                for row in 0..self.rows {
+                    self.erase_cells(row, 0, self.cols);
+                }
+            }
+            3 => self.scrollback.clear(),
+            _ => {}
+        }
+    }
+
+    /// ECH: blanks `n` cells from the cursor without moving it.
+    pub fn erase_chars(&mut self, n: usize) {
+        let (r, c) = (self.cursor.row, self.cursor.col);
+        self.cursor.pending_wrap = false;
+        self.erase_cells(r, c, c.saturating_add(n));
+    }
+
+    /// ICH: inserts `n` blanks at the cursor.
+    pub fn insert_chars(&mut self, n: usize) {
+        let (r, c) = (self.cursor.row, self.cursor.col);
+        self.cursor.pending_wrap = false;
+        self.touch(r);
+        self.shift_right(r, c, n);
+    }
+
+    /// DCH: deletes `n` cells at the cursor, pulling the rest left.
+    pub fn delete_chars(&mut self, n: usize) {
+        let (r, c) = (self.cursor.row, self.cursor.col);
+        self.cursor.pending_wrap = false;
+        self.touch(r);
+        let cols = self.cols;
+        let erase = self.erase_id;
+        let n = n.min(cols - c);
+        let line = &mut self.grid[r];
+        line.drop_clusters(c, c + n);
+        let cells = line.cells_mut();
+        if c > 0 && cells[c].width() == 0 {
+            cells[c - 1] = Cell::blank(cells[c - 1].style());
+        }
+        if c + n < cols && cells[c + n].width() == 0 {
+            cells[c + n] = Cell::blank(cells[c + n].style());
+        }
+        cells[c..].rotate_left(n);
+        cells[cols - n..].fill(Cell::blank(erase));
+        line.shift_clusters(c + n, -(n as isize), cols);
+    }
+
+    /// IL: inserts `n` blank lines at the cursor row, inside the scroll region.
+    pub fn insert_lines(&mut self, n: usize) {
+        let r = self.cursor.row;
+        if r < self.top || r > self.bottom {
+            return;
+        }
+        self.scroll_down(r, self.bottom, n);
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    /// DL: deletes `n` lines at the cursor row, inside the scroll region.
+    pub fn delete_lines(&mut self, n: usize) {
+        let r = self.cursor.row;
+        if r < self.top || r > self.bottom {
+            return;
+        }
+        let n = n.min(self.bottom + 1 - r);
+        self.grid[r..=self.bottom].rotate_left(n);
+        let erase = self.erase_id;
+        for row in self.bottom + 1 - n..=self.bottom {
+            self.grid[row].reset(erase);
+        }
+        if r > 0 {
+            self.grid[r - 1].set_wrapped(false);
+        }
+        self.touch_range(r, self.bottom);
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    /// REP: repeats the last printed character `n` times.
+    pub fn repeat_last(&mut self, n: usize) {
+        if let Some(c) = self.last_printed {
+            // Bounded by the screen: more repeats than cells only overwrite.
+            for _ in 0..n.min(self.cols * self.rows) {
+                self.print(c);
+            }
+        }
+    }
+
+    /// DECALN: fills the screen with `E`, resets the region and homes the cursor.
+    pub fn screen_alignment(&mut self) {
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        for r in 0..self.rows {
+            self.touch(r);
+            let line = &mut self.grid[r];
+            line.reset(Default::default());
+            line.cells_mut().fill(Cell::new('E', Default::default(), 1));
+        }
+        self.goto(0, 0);
+    }
+
+    /// Switches to the alternate screen (47, 1047, 1049). As in xterm.js the
+    /// alternate screen starts empty every time and the cursor keeps its place.
+    pub fn enter_alt(&mut self, save_cursor: bool) {
+        if save_cursor {
+            self.save_cursor();
+        }
+        if self.alt_active {
+            return;
+        }
+        std::mem::swap(&mut self.grid, &mut self.other);
+        std::mem::swap(&mut self.saved, &mut self.saved_other);
+        let erase = self.erase_id;
+        let mut rows = self.blank_rows(self.rows);
+        rows.iter_mut().for_each(|row| row.reset(erase));
+        self.grid = rows;
+        self.alt_active = true;
+    }
+
+    /// Returns to the main screen, discarding the alternate one.
+    pub fn leave_alt(&mut self, restore_cursor: bool) {
+        if self.alt_active {
+            std::mem::swap(&mut self.grid, &mut self.other);
+            std::mem::swap(&mut self.saved, &mut self.saved_other);
+            self.other.clear();
+            self.alt_active = false;
+            self.touch_range(0, self.rows - 1);
+        }
+        if restore_cursor {
+            self.restore_cursor();
+        }
+    }
+
+    /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
+    pub fn soft_reset(&mut self) {
+        self.modes.set(Mode::CursorVisible, true);
+        self.modes.set(Mode::Insert, false);
+        self.modes.set(Mode::Origin, false);
+        self.modes.set(Mode::AutoWrap, true);
+        self.modes.set(Mode::AppCursor, false);
+        self.modes.set(Mode::AppKeypad, false);
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.pen = Style::default();
+        self.charsets = [Charset::Ascii; 4];
+        self.gl = 0;
+        self.mapping = false;
+        self.update_pen();
+        self.saved = SavedCursor::default();
+        self.cursor.pending_wrap = false;
+    }
+
+    /// RIS: everything back to the power-on state, scrollback included.
+    pub fn full_reset(&mut self) {
+        if self.alt_active {
+            std::mem::swap(&mut self.grid, &mut self.other);
+            self.alt_active = false;
+        }
+        self.other.clear();
+        self.grid = self.blank_rows(self.rows);
+        self.scrollback.clear();
+        self.modes = Modes::default();
+        self.tabs = TabStops::new(self.cols);
+        self.cursor = Default::default();
+        self.saved = SavedCursor::default();
+        self.saved_other = SavedCursor::default();
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.pen = Style::default();
+        self.charsets = [Charset::Ascii; 4];
+        self.gl = 0;
+        self.mapping = false;
+        self.title.clear();
+        self.cursor_shape = CursorShape::Block;
+        self.cursor_blink = false;
+        self.last_printed = None;
+        self.update_pen();
+    }
+}

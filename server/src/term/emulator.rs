@@ -1,0 +1,559 @@
+//! The emulator's state and the operations escape sequences map to: printing,
+//! cursor motion, line feeds and the scroll region. Editing (erase, insert,
+//! delete) lives in `edit.rs`, sequence dispatch in `handler.rs`.
+
+use unicode_width::UnicodeWidthChar;
+
+use super::cell::Cell;
+use super::charset::Charset;
+use super::links::LinkTable;
+use super::modes::{Mode, Modes};
+use super::row::Row;
+use super::scrollback::Scrollback;
+use super::style::{Style, StyleId, StyleTable};
+use super::tabstops::TabStops;
+
+/// Cursor shapes a program can ask for with DECSCUSR.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum CursorShape {
+    /// A filled block.
+    #[default]
+    Block,
+    /// A line under the cell.
+    Underline,
+    /// A vertical bar at the left of the cell.
+    Bar,
+}
+
+/// Cursor position; `pending_wrap` is set after writing the last column.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Cursor {
+    pub row: usize,
+    pub col: usize,
+    pub pending_wrap: bool,
+}
+
+/// What DECSC saves and DECRC restores.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SavedCursor {
+    pub cursor: Cursor,
+    pub pen: Style,
+    pub charsets: [Charset; 4],
+    pub gl: usize,
+    pub origin: bool,
+}
+
+/// The whole emulator state. `vte` drives it through `handler.rs`.
+pub(crate) struct Emulator {
+    pub cols: usize,
+    pub rows: usize,
+    /// Rows of the screen being shown.
+    pub grid: Vec<Row>,
+    /// Rows of the screen not being shown (main while the alternate is active).
+    pub other: Vec<Row>,
+    pub alt_active: bool,
+    pub scrollback: Scrollback,
+    pub cursor: Cursor,
+    pub saved: SavedCursor,
+    pub saved_other: SavedCursor,
+    /// Scroll region, inclusive.
+    pub top: usize,
+    pub bottom: usize,
+    pub tabs: TabStops,
+    pub modes: Modes,
+    pub styles: StyleTable,
+    pub links: LinkTable,
+    pub pen: Style,
+    pub pen_id: StyleId,
+    pub erase_id: StyleId,
+    pub charsets: [Charset; 4],
+    pub gl: usize,
+    /// Set while GL is not ASCII, so the print path can skip charset mapping.
+    pub mapping: bool,
+    pub title: String,
+    pub cursor_shape: CursorShape,
+    pub cursor_blink: bool,
+    pub replies: Vec<u8>,
+    pub bells: u64,
+    /// Last generation handed out to a row.
+    pub counter: u64,
+    /// Generation of the last snapshot: rows at or below it are unchanged since.
+    pub observed: u64,
+    /// Lines scrolled up on the whole screen (the scroll hint's basis).
+    pub scroll_count: u64,
+    pub last_printed: Option<char>,
+}
+
+/// Replies a program can provoke are capped so it cannot grow them unread.
+pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
+
+impl Emulator {
+    pub fn new(cols: usize, rows: usize, scrollback: usize) -> Emulator {
+        let mut emu = Emulator {
+            cols,
+            rows,
+            grid: Vec::new(),
+            other: Vec::new(),
+            alt_active: false,
+            scrollback: Scrollback::new(scrollback),
+            cursor: Cursor::default(),
+            saved: SavedCursor::default(),
+            saved_other: SavedCursor::default(),
+            top: 0,
+            bottom: rows - 1,
+            tabs: TabStops::new(cols),
+            modes: Modes::default(),
+            styles: StyleTable::default(),
+            links: LinkTable::default(),
+            pen: Style::default(),
+            pen_id: StyleId::DEFAULT,
+            erase_id: StyleId::DEFAULT,
+            charsets: [Charset::Ascii; 4],
+            gl: 0,
+            mapping: false,
+            title: String::new(),
+            cursor_shape: CursorShape::Block,
+            cursor_blink: false,
+            replies: Vec::new(),
+            bells: 0,
+            counter: 0,
+            observed: 0,
+            scroll_count: 0,
+            last_printed: None,
+        };
+        emu.grid = emu.blank_rows(rows);
+        emu
+    }
+
+    /// A fresh generation number.
+    #[inline]
+    pub fn next_generation(&mut self) -> u64 {
+        self.counter += 1;
+        self.counter
+    }
+
+    /// `n` new empty rows, each with its own generation.
+    pub fn blank_rows(&mut self, n: usize) -> Vec<Row> {
+        (0..n)
+            .map(|_| {
+                let generation = self.next_generation();
+                Row::new(self.cols, StyleId::DEFAULT, generation)
+            })
+            .collect()
+    }
+
+    /// Marks row `r` as changed since the last snapshot.
+    #[inline]
+    pub fn touch(&mut self, r: usize) {
+        if self.grid[r].generation() <= self.observed {
+            self.counter += 1;
+            self.grid[r].set_generation(self.counter);
+        }
+    }
+
+    /// Marks rows `top..=bottom` as changed.
+    pub fn touch_range(&mut self, top: usize, bottom: usize) {
+        for r in top..=bottom.min(self.rows - 1) {
+            self.touch(r);
+        }
+    }
+
+    /// Queues bytes to write back to the program (bounded).
+    pub fn reply(&mut self, bytes: &[u8]) {
+        if self.replies.len() + bytes.len() <= MAX_REPLY_BYTES {
+            self.replies.extend_from_slice(bytes);
+        }
+    }
+
+    // ----- printing -----
+
+    /// Writes one printable character at the cursor (xterm's semantics for
+    /// autowrap, wide characters, combining marks and insert mode).
+    #[inline]
+    pub fn print(&mut self, c: char) {
+        let c = if self.mapping {
+            self.charsets[self.gl].map(c)
+        } else {
+            c
+        };
+        let width = if (c as u32) < 0x7f {
+            1
+        } else {
+            match c.width() {
+                Some(w) => w,
+                None => return,
+            }
+        };
+        if width == 0 {
+            self.combine(c);
+            return;
+        }
+        self.last_printed = Some(c);
+        if self.cursor.pending_wrap || self.cursor.col + width > self.cols {
+            if self.modes.get(Mode::AutoWrap) {
+                self.wrap_line();
+            } else {
+                self.cursor.pending_wrap = false;
+                self.cursor.col = self.cols - width.min(self.cols);
+                if width > self.cols {
+                    return;
+                }
+            }
+        }
+        let (row, col) = (self.cursor.row, self.cursor.col);
+        self.touch(row);
+        if self.modes.get(Mode::Insert) {
+            self.shift_right(row, col, width);
+        }
+        let pen = self.pen_id;
+        let line = &mut self.grid[row];
+        let cells = line.cells_mut();
+        let old = cells[col];
+        cells[col] = Cell::new(c, pen, width as u8);
+        if old.width() != 1 || old.has_cluster() || line.has_clusters() {
+            self.fix_overwrite(row, col, old);
+        }
+        if width == 2 {
+            let cells = self.grid[row].cells_mut();
+            let next = cells[col + 1];
+            cells[col + 1] = Cell::spacer(pen);
+            if next.width() == 2 && col + 2 < self.cols {
+                cells[col + 2] = Cell::blank(next.style());
+            }
+        }
+        let end = col + width;
+        if end >= self.cols {
+            self.cursor.col = self.cols - 1;
+            self.cursor.pending_wrap = true;
+        } else {
+            self.cursor.col = end;
+        }
+    }
+
+    /// Repairs neighbours after the cell at `col` (previously `old`) was
+    /// overwritten: half of a wide character must not survive alone, and a
+    /// replaced cluster's text is dropped.
+    fn fix_overwrite(&mut self, row: usize, col: usize, old: Cell) {
+        let cols = self.cols;
+        let line = &mut self.grid[row];
+        line.drop_clusters(col, col + 1);
+        let cells = line.cells_mut();
+        if old.width() == 0 && col > 0 && cells[col - 1].width() == 2 {
+            cells[col - 1] = Cell::blank(cells[col - 1].style());
+        }
+        if old.width() == 2 && col + 1 < cols && cells[col].width() != 2 {
+            cells[col + 1] = Cell::blank(cells[col + 1].style());
+        }
+    }
+
+    /// Appends a zero-width character to the cell before the cursor.
+    fn combine(&mut self, c: char) {
+        let row = self.cursor.row;
+        let mut col = if self.cursor.pending_wrap {
+            self.cursor.col
+        } else if self.cursor.col > 0 {
+            self.cursor.col - 1
+        } else {
+            return;
+        };
+        if self.grid[row].cells()[col].width() == 0 && col > 0 {
+            col -= 1;
+        }
+        self.touch(row);
+        self.grid[row].push_to_cluster(col, c);
+    }
+
+    /// Moves to the start of the next line for autowrap, marking the soft wrap.
+    fn wrap_line(&mut self) {
+        let row = self.cursor.row;
+        if !self.cursor.pending_wrap {
+            // A wide character that does not fit: pad the rest of this row.
+            let pen = self.pen_id;
+            self.touch(row);
+            let col = self.cursor.col;
+            let cells = self.grid[row].cells_mut();
+            for cell in &mut cells[col..] {
+                *cell = Cell::wide_pad(pen);
+            }
+        }
+        self.grid[row].set_wrapped(true);
+        self.cursor.pending_wrap = false;
+        self.cursor.col = 0;
+        self.index();
+    }
+
+    /// Moves cells at and after `col` right by `n`, dropping what falls off.
+    pub fn shift_right(&mut self, row: usize, col: usize, n: usize) {
+        let cols = self.cols;
+        let erase = self.erase_id;
+        let line = &mut self.grid[row];
+        let n = n.min(cols - col);
+        let cells = line.cells_mut();
+        if col > 0 && cells[col].width() == 0 {
+            cells[col - 1] = Cell::blank(cells[col - 1].style());
+        }
+        cells[col..].rotate_right(n);
+        cells[col..col + n].fill(Cell::blank(erase));
+        if cells[cols - 1].width() == 2 {
+            cells[cols - 1] = Cell::blank(cells[cols - 1].style());
+        }
+        line.shift_clusters(col, n as isize, cols);
+    }
+
+    // ----- cursor motion -----
+
+    /// The first and last rows the cursor may address (the region in origin mode).
+    pub fn addressable(&self) -> (usize, usize) {
+        if self.modes.get(Mode::Origin) {
+            (self.top, self.bottom)
+        } else {
+            (0, self.rows - 1)
+        }
+    }
+
+    /// Moves the cursor to an absolute position (CUP), relative to the region in origin mode.
+    pub fn goto(&mut self, row: usize, col: usize) {
+        let (top, bottom) = self.addressable();
+        self.cursor.row = (top + row).min(bottom);
+        self.cursor.col = col.min(self.cols - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// Moves to column `col` on the current row.
+    pub fn goto_col(&mut self, col: usize) {
+        self.cursor.col = col.min(self.cols - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// Moves to row `row` (region-relative in origin mode), keeping the column.
+    pub fn goto_row(&mut self, row: usize) {
+        let col = self.cursor.col;
+        self.goto(row, col);
+    }
+
+    /// Moves up `n` rows, stopping at the region's top when inside it.
+    pub fn move_up(&mut self, n: usize) {
+        let limit = if self.cursor.row >= self.top {
+            self.top
+        } else {
+            0
+        };
+        self.cursor.row = self.cursor.row.saturating_sub(n).max(limit);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// Moves down `n` rows, stopping at the region's bottom when inside it.
+    pub fn move_down(&mut self, n: usize) {
+        let limit = if self.cursor.row <= self.bottom {
+            self.bottom
+        } else {
+            self.rows - 1
+        };
+        self.cursor.row = (self.cursor.row + n).min(limit);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// Moves right `n` columns.
+    pub fn move_right(&mut self, n: usize) {
+        self.cursor.col = (self.cursor.col + n).min(self.cols - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// Moves left `n` columns.
+    pub fn move_left(&mut self, n: usize) {
+        self.cursor.col = self.cursor.col.saturating_sub(n);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// BS: one column left; with reverse wraparound, from column 0 to the end
+    /// of the previous (soft-wrapped) row.
+    pub fn backspace(&mut self) {
+        if self.cursor.pending_wrap {
+            self.cursor.pending_wrap = false;
+            return;
+        }
+        if self.cursor.col > 0 {
+            self.cursor.col -= 1;
+        } else if self.modes.get(Mode::ReverseWrap)
+            && self.modes.get(Mode::AutoWrap)
+            && self.cursor.row > 0
+            && self.grid[self.cursor.row - 1].is_wrapped()
+        {
+            self.cursor.row -= 1;
+            self.cursor.col = self.cols - 1;
+        }
+    }
+
+    /// CR.
+    pub fn carriage_return(&mut self) {
+        self.cursor.col = 0;
+        self.cursor.pending_wrap = false;
+    }
+
+    /// LF, VT and FF: down one row, scrolling at the region's bottom.
+    pub fn linefeed(&mut self) {
+        self.index();
+        if self.modes.get(Mode::LineFeedNewLine) {
+            self.cursor.col = 0;
+        }
+    }
+
+    /// IND: down one row, scrolling at the region's bottom.
+    pub fn index(&mut self) {
+        self.cursor.pending_wrap = false;
+        if self.cursor.row == self.bottom {
+            self.scroll_up(self.top, self.bottom, 1);
+        } else if self.cursor.row < self.rows - 1 {
+            self.cursor.row += 1;
+        }
+    }
+
+    /// RI: up one row, scrolling down at the region's top.
+    pub fn reverse_index(&mut self) {
+        self.cursor.pending_wrap = false;
+        if self.cursor.row == self.top {
+            self.scroll_down(self.top, self.bottom, 1);
+        } else if self.cursor.row > 0 {
+            self.cursor.row -= 1;
+        }
+    }
+
+    /// HT: to the next tab stop, `n` times.
+    pub fn tab(&mut self, n: usize) {
+        for _ in 0..n {
+            self.cursor.col = self.tabs.next(self.cursor.col);
+        }
+    }
+
+    /// CBT: to the previous tab stop, `n` times.
+    pub fn back_tab(&mut self, n: usize) {
+        for _ in 0..n {
+            self.cursor.col = self.tabs.prev(self.cursor.col);
+        }
+        self.cursor.pending_wrap = false;
+    }
+
+    // ----- scrolling -----
+
+    /// Scrolls rows `top..=bottom` up by `n`. Lines leaving the top of the
+    /// main screen go to the scrollback; new lines take the erase style.
+    pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize) {
+        let n = n.min(bottom + 1 - top);
+        if n == 0 {
+            return;
+        }
+        if top == 0 && !self.alt_active {
+            for r in 0..n {
+                self.scrollback.push(&self.grid[r]);
+            }
+        }
+        self.grid[top..=bottom].rotate_left(n);
+        let erase = self.erase_id;
+        for r in bottom + 1 - n..=bottom {
+            self.grid[r].reset(erase);
+            let generation = self.next_generation();
+            self.grid[r].set_generation(generation);
+        }
+        if top == 0 && bottom == self.rows - 1 {
+            self.scroll_count += n as u64;
+        } else {
+            self.touch_range(top, bottom);
+        }
+    }
+
+    /// Scrolls rows `top..=bottom` down by `n`; new lines at the top take the erase style.
+    pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize) {
+        let n = n.min(bottom + 1 - top);
+        if n == 0 {
+            return;
+        }
+        self.grid[top..=bottom].rotate_right(n);
+        let erase = self.erase_id;
+        for r in top..top + n {
+            self.grid[r].reset(erase);
+        }
+        if top > 0 {
+            self.grid[top - 1].set_wrapped(false);
+        }
+        self.grid[bottom].set_wrapped(false);
+        self.touch_range(top, bottom);
+    }
+
+    /// DECSTBM: sets the scroll region (1-based, inclusive; 0 means the edge)
+    /// and homes the cursor.
+    pub fn set_scroll_region(&mut self, top: usize, bottom: usize) {
+        let top = top.max(1) - 1;
+        let bottom = if bottom == 0 { self.rows } else { bottom.min(self.rows) } - 1;
+        if top < bottom {
+            self.top = top;
+            self.bottom = bottom;
+            self.goto(0, 0);
+        }
+    }
+
+    // ----- styles -----
+
+    /// Re-interns the pen after an SGR or hyperlink change.
+    pub fn update_pen(&mut self) {
+        self.pen_id = self.intern(self.pen);
+        self.erase_id = self.intern(self.pen.erased());
+    }
+
+    /// The id of `style`, compacting the table when it is full. If every id
+    /// is still in use afterwards, the style falls back to the default.
+    pub fn intern(&mut self, style: Style) -> StyleId {
+        if let Some(id) = self.styles.intern(&style) {
+            return id;
+        }
+        self.compact_styles();
+        self.styles.intern(&style).unwrap_or(StyleId::DEFAULT)
+    }
+
+    /// Drops styles no cell uses and renumbers the rest in every cell.
+    pub fn compact_styles(&mut self) {
+        let mut used = vec![false; self.styles.len()];
+        let mut mark = |cell: &mut Cell| used[cell.style().0 as usize] = true;
+        for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
+            row.cells_mut().iter_mut().for_each(&mut mark);
+        }
+        self.scrollback.for_each_style_mut(&mut mark);
+        used[self.pen_id.0 as usize] = true;
+        used[self.erase_id.0 as usize] = true;
+        let remap = self.styles.compact(&used);
+        let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
+        for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
+            row.cells_mut().iter_mut().for_each(apply);
+        }
+        self.scrollback.for_each_style_mut(apply);
+        self.pen_id = remap[self.pen_id.0 as usize];
+        self.erase_id = remap[self.erase_id.0 as usize];
+        self.touch_range(0, self.rows - 1);
+    }
+
+    // ----- cursor save and restore -----
+
+    /// DECSC.
+    pub fn save_cursor(&mut self) {
+        self.saved = SavedCursor {
+            cursor: self.cursor,
+            pen: self.pen,
+            charsets: self.charsets,
+            gl: self.gl,
+            origin: self.modes.get(Mode::Origin),
+        };
+    }
+
+    /// DECRC.
+    pub fn restore_cursor(&mut self) {
+        let saved = self.saved;
+        self.cursor = saved.cursor;
+        self.cursor.row = self.cursor.row.min(self.rows - 1);
+        self.cursor.col = self.cursor.col.min(self.cols - 1);
+        self.pen = saved.pen;
+        self.charsets = saved.charsets;
+        self.gl = saved.gl;
+        self.mapping = self.charsets[self.gl] != Charset::Ascii;
+        self.modes.set(Mode::Origin, saved.origin);
+        self.update_pen();
+    }
+}

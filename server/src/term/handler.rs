@@ -1,0 +1,327 @@
+//! Maps what `vte` parses (controls, CSI, ESC, OSC) onto emulator operations.
+
+use std::sync::Arc;
+
+use vte::{Params, Perform};
+
+use super::charset::Charset;
+use super::emulator::{CursorShape, Emulator};
+use super::links::Hyperlink;
+use super::modes::{Mode, ModeKind};
+use super::sgr;
+
+/// Longest title kept, in characters.
+const MAX_TITLE_CHARS: usize = 1024;
+
+/// The parameter at `i`, or `default` when absent or zero.
+fn arg(params: &Params, i: usize, default: u16) -> usize {
+    match params.iter().nth(i).and_then(|p| p.first().copied()) {
+        Some(0) | None => default as usize,
+        Some(n) => n as usize,
+    }
+}
+
+/// The parameter at `i` as given (absent reads as 0).
+fn raw(params: &Params, i: usize) -> u16 {
+    params
+        .iter()
+        .nth(i)
+        .and_then(|p| p.first().copied())
+        .unwrap_or(0)
+}
+
+impl Perform for Emulator {
+    #[inline]
+    fn print(&mut self, c: char) {
+        Emulator::print(self, c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            0x07 => self.bells += 1,
+            0x08 => self.backspace(),
+            0x09 => self.tab(1),
+            0x0a..=0x0c => self.linefeed(),
+            0x0d => self.carriage_return(),
+            0x0e => self.shift_to(1),
+            0x0f => self.shift_to(0),
+            0x84 => self.index(),
+            0x85 => {
+                self.carriage_return();
+                self.index();
+            }
+            0x88 => self.tabs.set(self.cursor.col),
+            0x8d => self.reverse_index(),
+            _ => {}
+        }
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        if ignore {
+            return;
+        }
+        match (intermediates, action) {
+            ([], '@') => self.insert_chars(arg(params, 0, 1)),
+            ([], 'A') => self.move_up(arg(params, 0, 1)),
+            ([], 'B') | ([], 'e') => self.move_down(arg(params, 0, 1)),
+            ([], 'C') | ([], 'a') => self.move_right(arg(params, 0, 1)),
+            ([], 'D') => self.move_left(arg(params, 0, 1)),
+            ([], 'E') => {
+                self.move_down(arg(params, 0, 1));
+                self.carriage_return();
+            }
+            ([], 'F') => {
+                self.move_up(arg(params, 0, 1));
+                self.carriage_return();
+            }
+            ([], 'G') | ([], '`') => self.goto_col(arg(params, 0, 1) - 1),
+            ([], 'H') | ([], 'f') => self.goto(arg(params, 0, 1) - 1, arg(params, 1, 1) - 1),
+            ([], 'I') => self.tab(arg(params, 0, 1)),
+            ([], 'J') | ([b'?'], 'J') => self.erase_in_display(raw(params, 0)),
+            ([], 'K') | ([b'?'], 'K') => self.erase_in_line(raw(params, 0)),
+            ([], 'L') => self.insert_lines(arg(params, 0, 1)),
+            ([], 'M') => self.delete_lines(arg(params, 0, 1)),
+            ([], 'P') => self.delete_chars(arg(params, 0, 1)),
+            ([], 'S') => self.scroll_up(self.top, self.bottom, arg(params, 0, 1)),
+            ([], 'T') => self.scroll_down(self.top, self.bottom, arg(params, 0, 1)),
+            ([], 'X') => self.erase_chars(arg(params, 0, 1)),
+            ([], 'Z') => self.back_tab(arg(params, 0, 1)),
+            ([], 'b') => self.repeat_last(arg(params, 0, 1)),
+            ([], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[?1;2c"),
+            ([b'>'], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[>0;276;0c"),
+            ([], 'd') => self.goto_row(arg(params, 0, 1) - 1),
+            ([], 'g') => match raw(params, 0) {
+                0 => self.tabs.clear(self.cursor.col),
+                3 => self.tabs.clear_all(),
+                _ => {}
+            },
+            ([], 'h') => self.set_modes(params, ModeKind::Ansi, true),
+            ([], 'l') => self.set_modes(params, ModeKind::Ansi, false),
+            ([b'?'], 'h') => self.set_modes(params, ModeKind::Dec, true),
+            ([b'?'], 'l') => self.set_modes(params, ModeKind::Dec, false),
+            ([], 'm') => {
+                sgr::apply(&mut self.pen, params);
+                self.update_pen();
+            }
+            ([], 'n') => self.device_status(raw(params, 0), false),
+            ([b'?'], 'n') => self.device_status(raw(params, 0), true),
+            ([], 'r') => self.set_scroll_region(raw(params, 0) as usize, raw(params, 1) as usize),
+            ([], 's') => self.save_cursor(),
+            ([], 'u') => self.restore_cursor(),
+            ([], 't') => self.window_op(raw(params, 0)),
+            ([b' '], 'q') => self.set_cursor_style(raw(params, 0)),
+            ([b'!'], 'p') => self.soft_reset(),
+            ([b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Ansi),
+            ([b'?', b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Dec),
+            ([b'>'], 'q') => {
+                let version = concat!("\x1bP>|panecast ", env!("CARGO_PKG_VERSION"), "\x1b\\");
+                self.reply(version.as_bytes());
+            }
+            _ => {}
+        }
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        match (intermediates, byte) {
+            ([], b'7') => self.save_cursor(),
+            ([], b'8') => self.restore_cursor(),
+            ([], b'D') => self.index(),
+            ([], b'E') => {
+                self.carriage_return();
+                self.index();
+            }
+            ([], b'H') => self.tabs.set(self.cursor.col),
+            ([], b'M') => self.reverse_index(),
+            ([], b'c') => self.full_reset(),
+            ([], b'=') => self.modes.set(Mode::AppKeypad, true),
+            ([], b'>') => self.modes.set(Mode::AppKeypad, false),
+            ([b'#'], b'8') => self.screen_alignment(),
+            ([b'('], set) => self.designate(0, set),
+            ([b')'], set) => self.designate(1, set),
+            ([b'*'], set) => self.designate(2, set),
+            ([b'+'], set) => self.designate(3, set),
+            _ => {}
+        }
+    }
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        match params {
+            [b"0", title, ..] | [b"2", title, ..] => {
+                let text = String::from_utf8_lossy(title);
+                self.title = text
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .take(MAX_TITLE_CHARS)
+                    .collect();
+            }
+            [b"8", link_params, uri @ ..] => self.set_hyperlink(link_params, uri),
+            [b"10", b"?"] => self.reply(b"\x1b]10;rgb:e5e5/e5e5/e5e5\x1b\\"),
+            [b"11", b"?"] => self.reply(b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\"),
+            _ => {}
+        }
+    }
+}
+
+impl Emulator {
+    /// SI and SO: which of G0-G3 is in GL.
+    fn shift_to(&mut self, set: usize) {
+        self.gl = set;
+        self.mapping = self.charsets[set] != Charset::Ascii;
+    }
+
+    /// `ESC ( F` and friends: designates a character set into G0-G3.
+    fn designate(&mut self, slot: usize, set: u8) {
+        self.charsets[slot] = Charset::from_final(set);
+        self.mapping = self.charsets[self.gl] != Charset::Ascii;
+    }
+
+    /// SM and RM, for every parameter.
+    fn set_modes(&mut self, params: &Params, kind: ModeKind, on: bool) {
+        for param in params.iter() {
+            if let Some(mode) = Mode::find(kind, param[0]) {
+                self.set_mode(mode, on);
+            }
+        }
+    }
+
+    /// Sets one mode with its side effects.
+    pub(crate) fn set_mode(&mut self, mode: Mode, on: bool) {
+        match mode {
+            Mode::AltScreen47 | Mode::AltScreen1047 => {
+                if on {
+                    self.enter_alt(false);
+                } else {
+                    self.leave_alt(false);
+                }
+            }
+            Mode::AltScreen1049 => {
+                if on {
+                    self.enter_alt(true);
+                } else {
+                    self.leave_alt(true);
+                }
+            }
+            Mode::SaveCursor => {
+                if on {
+                    self.save_cursor();
+                } else {
+                    self.restore_cursor();
+                }
+            }
+            Mode::Origin => {
+                self.modes.set(mode, on);
+                self.goto(0, 0);
+            }
+            Mode::Columns132 => {
+                // The width stays (as xterm.js without column switching), but the
+                // side effects of DECCOLM apply: region reset, screen cleared, cursor home.
+                self.modes.set(mode, on);
+                self.top = 0;
+                self.bottom = self.rows - 1;
+                self.erase_in_display(2);
+                self.goto(0, 0);
+            }
+            Mode::CursorBlink => {
+                self.modes.set(mode, on);
+                self.cursor_blink = on;
+            }
+            Mode::MouseX10 | Mode::MouseClick | Mode::MouseDrag | Mode::MouseMotion => {
+                for m in [Mode::MouseX10, Mode::MouseClick, Mode::MouseDrag, Mode::MouseMotion] {
+                    self.modes.set(m, false);
+                }
+                self.modes.set(mode, on);
+            }
+            Mode::MouseUtf8 | Mode::MouseSgr | Mode::MouseUrxvt => {
+                for m in [Mode::MouseUtf8, Mode::MouseSgr, Mode::MouseUrxvt] {
+                    self.modes.set(m, false);
+                }
+                self.modes.set(mode, on);
+            }
+            _ => self.modes.set(mode, on),
+        }
+    }
+
+    /// DECRQM: reports whether a mode is set (1), reset (2) or unknown (0).
+    fn report_mode(&mut self, number: u16, kind: ModeKind) {
+        let state = match Mode::find(kind, number) {
+            Some(Mode::AltScreen47 | Mode::AltScreen1047 | Mode::AltScreen1049) => {
+                if self.alt_active {
+                    1
+                } else {
+                    2
+                }
+            }
+            Some(mode) => {
+                if self.modes.get(mode) {
+                    1
+                } else {
+                    2
+                }
+            }
+            None => 0,
+        };
+        let prefix = if kind == ModeKind::Dec { "?" } else { "" };
+        let reply = format!("\x1b[{prefix}{number};{state}$y");
+        self.reply(reply.as_bytes());
+    }
+
+    /// DSR 5 (status) and 6 (cursor position, relative to the region in origin mode).
+    fn device_status(&mut self, kind: u16, dec: bool) {
+        match kind {
+            5 => self.reply(b"\x1b[0n"),
+            6 => {
+                let (top, _) = self.addressable();
+                let row = self.cursor.row.saturating_sub(top) + 1;
+                let col = self.cursor.col + 1;
+                let reply = if dec {
+                    format!("\x1b[?{row};{col}R")
+                } else {
+                    format!("\x1b[{row};{col}R")
+                };
+                self.reply(reply.as_bytes());
+            }
+            _ => {}
+        }
+    }
+
+    /// XTWINOPS: only the size report (18) is answered.
+    fn window_op(&mut self, op: u16) {
+        if op == 18 {
+            let reply = format!("\x1b[8;{};{}t", self.rows, self.cols);
+            self.reply(reply.as_bytes());
+        }
+    }
+
+    /// DECSCUSR: cursor shape and blink.
+    fn set_cursor_style(&mut self, style: u16) {
+        let (shape, blink) = match style {
+            0 | 1 => (CursorShape::Block, true),
+            2 => (CursorShape::Block, false),
+            3 => (CursorShape::Underline, true),
+            4 => (CursorShape::Underline, false),
+            5 => (CursorShape::Bar, true),
+            6 => (CursorShape::Bar, false),
+            _ => return,
+        };
+        self.cursor_shape = shape;
+        self.cursor_blink = blink;
+    }
+
+    /// OSC 8: starts (non-empty URI) or ends (empty URI) a hyperlink.
+    fn set_hyperlink(&mut self, link_params: &[u8], uri: &[&[u8]]) {
+        // A URI may itself contain ';', which vte splits on.
+        let uri = uri.join(&b";"[..]);
+        let link = if uri.is_empty() {
+            0
+        } else {
+            let id = link_params
+                .split(|&b| b == b':')
+                .find_map(|kv| kv.strip_prefix(b"id="))
+                .map(|id| Arc::from(String::from_utf8_lossy(id).as_ref()));
+            let uri = Arc::from(String::from_utf8_lossy(&uri).as_ref());
+            self.links.intern(Hyperlink { id, uri }).unwrap_or(0)
+        };
+        self.pen.link = link;
+        self.update_pen();
+    }
+}

@@ -1,0 +1,218 @@
+//! The terminal emulator: a `vte`-driven grid with no I/O and no async.
+//!
+//! [`Term`] takes the bytes a program writes, keeps the screen (with
+//! scrollback, the alternate screen, modes and styles) and hands out
+//! [`Snapshot`]s that share unchanged rows. Every visible row carries a
+//! generation number; together with the scroll count this tells a viewer
+//! exactly which rows to send.
+
+mod cell;
+mod charset;
+mod edit;
+mod emulator;
+mod handler;
+mod links;
+mod modes;
+mod osc_guard;
+mod resize;
+mod row;
+mod scrollback;
+mod sgr;
+mod snapshot;
+mod style;
+mod tabstops;
+
+use std::sync::Arc;
+
+pub use cell::Cell;
+pub use emulator::CursorShape;
+pub use links::Hyperlink;
+pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
+pub use row::Row;
+pub use snapshot::{CursorState, Snapshot};
+pub use style::{Attrs, Color, Style, StyleId, Underline};
+
+use emulator::Emulator;
+use osc_guard::OscGuard;
+
+/// Largest width or height accepted, in cells.
+pub const MAX_DIMENSION: u16 = 1000;
+/// Scrollback lines kept by default.
+pub const DEFAULT_SCROLLBACK: usize = 10_000;
+
+/// A terminal emulator instance.
+pub struct Term {
+    parser: vte::Parser,
+    guard: OscGuard,
+    emu: Emulator,
+    published: Vec<Arc<Row>>,
+    styles: Arc<Vec<Style>>,
+    style_epoch: u32,
+    links: Arc<Vec<Hyperlink>>,
+    title: Arc<str>,
+}
+
+impl Term {
+    /// A terminal of `cols` x `rows` keeping `scrollback` lines. Sizes are
+    /// clamped to `1..=MAX_DIMENSION`; callers validate user input first.
+    pub fn new(cols: u16, rows: u16, scrollback: usize) -> Term {
+        let cols = cols.clamp(1, MAX_DIMENSION) as usize;
+        let rows = rows.clamp(1, MAX_DIMENSION) as usize;
+        Term {
+            parser: vte::Parser::new(),
+            guard: OscGuard::default(),
+            emu: Emulator::new(cols, rows, scrollback),
+            published: Vec::new(),
+            styles: Arc::new(Vec::new()),
+            style_epoch: 0,
+            links: Arc::new(Vec::new()),
+            title: Arc::from(""),
+        }
+    }
+
+    /// Feeds bytes the program wrote.
+    pub fn advance(&mut self, bytes: &[u8]) {
+        let Term {
+            parser, guard, emu, ..
+        } = self;
+        guard.feed(bytes, |run| parser.advance(emu, run));
+    }
+
+    /// Takes the bytes the terminal wants written back to the program
+    /// (answers to DA, DSR, CPR, DECRQM, ...).
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.emu.replies)
+    }
+
+    /// Changes the size (clamped to `1..=MAX_DIMENSION`), reflowing the main screen.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        let cols = cols.clamp(1, MAX_DIMENSION) as usize;
+        let rows = rows.clamp(1, MAX_DIMENSION) as usize;
+        self.emu.resize(cols, rows);
+    }
+
+    /// Width in cells.
+    pub fn cols(&self) -> u16 {
+        self.emu.cols as u16
+    }
+
+    /// Height in cells.
+    pub fn rows(&self) -> u16 {
+        self.emu.rows as u16
+    }
+
+    /// Current modes (for encoding keys, mouse and paste).
+    pub fn modes(&self) -> Modes {
+        self.emu.modes
+    }
+
+    /// True while the program holds output with synchronized output (2026).
+    pub fn synchronized(&self) -> bool {
+        self.emu.modes.get(Mode::SynchronizedOutput)
+    }
+
+    /// The window title.
+    pub fn title(&self) -> &str {
+        &self.emu.title
+    }
+
+    /// Bells rung so far.
+    pub fn bells(&self) -> u64 {
+        self.emu.bells
+    }
+
+    /// The visible row `r`.
+    pub fn row(&self, r: usize) -> Option<&Row> {
+        self.emu.grid.get(r)
+    }
+
+    /// Lines held in the scrollback.
+    pub fn scrollback_len(&self) -> usize {
+        self.emu.scrollback.len()
+    }
+
+    /// Scrollback line `index`, counted from the oldest, as a row of the current width.
+    pub fn scrollback_row(&self, index: usize) -> Option<Row> {
+        let line = self.emu.scrollback.get(index)?;
+        Some(line.to_row(self.emu.cols, 0))
+    }
+
+    /// Heap bytes held by the scrollback's cell storage.
+    pub fn scrollback_heap_bytes(&self) -> usize {
+        self.emu.scrollback.heap_bytes()
+    }
+
+    /// The generation of the newest change.
+    pub fn generation(&self) -> u64 {
+        self.emu.counter
+    }
+
+    /// Indices of the visible rows changed after generation `since`.
+    pub fn changed_rows(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
+        self.emu
+            .grid
+            .iter()
+            .enumerate()
+            .filter(move |(_, row)| row.generation() > since)
+            .map(|(i, _)| i)
+    }
+
+    /// Lines the whole screen scrolled up after the scroll count `since`.
+    pub fn scrolled_since(&self, since: u64) -> u64 {
+        self.emu.scroll_count.saturating_sub(since)
+    }
+
+    /// Takes a snapshot. Rows unchanged since the previous snapshot are
+    /// shared with it, so the cost follows what changed.
+    pub fn snapshot(&mut self) -> Snapshot {
+        let emu = &mut self.emu;
+        let previous = std::mem::take(&mut self.published);
+        let mut lines = Vec::with_capacity(emu.rows);
+        let shift = (emu.scroll_count as usize).min(emu.rows);
+        for (i, row) in emu.grid.iter().enumerate() {
+            let reuse = [i, i + shift]
+                .into_iter()
+                .filter_map(|j| previous.get(j))
+                .find(|old| old.generation() == row.generation());
+            lines.push(match reuse {
+                Some(old) => Arc::clone(old),
+                None => Arc::new(row.clone()),
+            });
+        }
+        // The table only grows between compactions, which bump the epoch.
+        if self.styles.len() != emu.styles.len() || self.style_epoch != emu.styles.epoch() {
+            self.styles = Arc::new(emu.styles.styles().to_vec());
+            self.style_epoch = emu.styles.epoch();
+        }
+        if self.links.len() != emu.links.links().len() {
+            self.links = Arc::new(emu.links.links().to_vec());
+        }
+        if *self.title != emu.title {
+            self.title = Arc::from(emu.title.as_str());
+        }
+        emu.observed = emu.counter;
+        self.published = lines.clone();
+        Snapshot {
+            cols: emu.cols as u16,
+            rows: emu.rows as u16,
+            cursor: CursorState {
+                row: emu.cursor.row as u16,
+                col: emu.cursor.col as u16,
+                visible: emu.modes.get(Mode::CursorVisible),
+                shape: emu.cursor_shape,
+                blink: emu.cursor_blink,
+            },
+            alternate: emu.alt_active,
+            title: Arc::clone(&self.title),
+            modes: emu.modes,
+            lines,
+            styles: Arc::clone(&self.styles),
+            style_epoch: emu.styles.epoch(),
+            links: Arc::clone(&self.links),
+            generation: emu.counter,
+            scroll_count: emu.scroll_count,
+            bells: emu.bells,
+            scrollback_len: emu.scrollback.len(),
+        }
+    }
+}

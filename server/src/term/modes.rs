@@ -1,0 +1,213 @@
+//! Every terminal mode the emulator knows, defined once in one table with its
+//! number, kind and default (Ghostty's `modes.zig` idea).
+
+/// Whether a mode is set with `CSI Pm h` (ANSI) or `CSI ? Pm h` (DEC private).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ModeKind {
+    /// ANSI mode.
+    Ansi,
+    /// DEC private mode.
+    Dec,
+}
+
+macro_rules! modes {
+    ($($(#[$doc:meta])* $name:ident = ($kind:ident, $num:expr, $default:expr);)*) => {
+        /// A known mode.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        #[repr(u8)]
+        pub enum Mode { $($(#[$doc])* $name,)* }
+
+        /// Every mode with its kind, number and default.
+        pub const MODES: &[(Mode, ModeKind, u16, bool)] = &[
+            $((Mode::$name, ModeKind::$kind, $num, $default),)*
+        ];
+    };
+}
+
+modes! {
+    /// IRM (4): insert characters instead of replacing.
+    Insert = (Ansi, 4, false);
+    /// LNM (20): line feed also returns the carriage.
+    LineFeedNewLine = (Ansi, 20, false);
+    /// DECCKM (1): cursor keys send application sequences.
+    AppCursor = (Dec, 1, false);
+    /// DECCOLM (3): 132 columns; accepted, the width stays (as xterm.js).
+    Columns132 = (Dec, 3, false);
+    /// DECSCNM (5): reverse video for the whole screen.
+    ReverseVideo = (Dec, 5, false);
+    /// DECOM (6): cursor addressing relative to the scroll region.
+    Origin = (Dec, 6, false);
+    /// DECAWM (7): wrap at the right margin.
+    AutoWrap = (Dec, 7, true);
+    /// X10 mouse (9): report button presses.
+    MouseX10 = (Dec, 9, false);
+    /// Cursor blinking (12).
+    CursorBlink = (Dec, 12, false);
+    /// DECTCEM (25): cursor visible.
+    CursorVisible = (Dec, 25, true);
+    /// Reverse wraparound (45): backspace at column 0 goes to the previous line.
+    ReverseWrap = (Dec, 45, false);
+    /// DECNKM (66): keypad sends application sequences.
+    AppKeypad = (Dec, 66, false);
+    /// Mouse (1000): report presses and releases.
+    MouseClick = (Dec, 1000, false);
+    /// Mouse (1002): also report motion while a button is down.
+    MouseDrag = (Dec, 1002, false);
+    /// Mouse (1003): report all motion.
+    MouseMotion = (Dec, 1003, false);
+    /// Focus events (1004).
+    FocusEvents = (Dec, 1004, false);
+    /// UTF-8 mouse encoding (1005).
+    MouseUtf8 = (Dec, 1005, false);
+    /// SGR mouse encoding (1006).
+    MouseSgr = (Dec, 1006, false);
+    /// Alternate scroll (1007): the wheel sends cursor keys on the alternate screen.
+    AlternateScroll = (Dec, 1007, false);
+    /// urxvt mouse encoding (1015).
+    MouseUrxvt = (Dec, 1015, false);
+    /// Alternate screen (47).
+    AltScreen47 = (Dec, 47, false);
+    /// Alternate screen, cleared on leave (1047).
+    AltScreen1047 = (Dec, 1047, false);
+    /// Save or restore the cursor (1048).
+    SaveCursor = (Dec, 1048, false);
+    /// Alternate screen with saved cursor, cleared on enter (1049).
+    AltScreen1049 = (Dec, 1049, false);
+    /// Bracketed paste (2004).
+    BracketedPaste = (Dec, 2004, false);
+    /// Synchronized output (2026): hold frames until reset.
+    SynchronizedOutput = (Dec, 2026, false);
+}
+
+impl Mode {
+    /// Looks a mode up by kind and number.
+    pub fn find(kind: ModeKind, number: u16) -> Option<Mode> {
+        MODES
+            .iter()
+            .find(|(_, k, n, _)| *k == kind && *n == number)
+            .map(|(m, ..)| *m)
+    }
+
+    /// The mode's number.
+    pub fn number(self) -> u16 {
+        MODES[self as usize].2
+    }
+
+    /// The mode's kind.
+    pub fn kind(self) -> ModeKind {
+        MODES[self as usize].1
+    }
+}
+
+/// The current value of every mode, one bit each.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Modes(u32);
+
+impl Default for Modes {
+    fn default() -> Self {
+        let bits = MODES
+            .iter()
+            .filter(|(.., default)| *default)
+            .fold(0, |acc, (m, ..)| acc | 1 << (*m as u32));
+        Modes(bits)
+    }
+}
+
+impl Modes {
+    /// True when `mode` is set.
+    #[inline]
+    pub fn get(&self, mode: Mode) -> bool {
+        self.0 & (1 << mode as u32) != 0
+    }
+
+    /// Sets or resets `mode`.
+    #[inline]
+    pub fn set(&mut self, mode: Mode, on: bool) {
+        if on {
+            self.0 |= 1 << mode as u32;
+        } else {
+            self.0 &= !(1 << mode as u32);
+        }
+    }
+
+    /// Which mouse events the program asked for.
+    pub fn mouse_tracking(&self) -> MouseTracking {
+        if self.get(Mode::MouseMotion) {
+            MouseTracking::Motion
+        } else if self.get(Mode::MouseDrag) {
+            MouseTracking::Drag
+        } else if self.get(Mode::MouseClick) {
+            MouseTracking::Click
+        } else if self.get(Mode::MouseX10) {
+            MouseTracking::Press
+        } else {
+            MouseTracking::Off
+        }
+    }
+
+    /// How mouse reports are encoded.
+    pub fn mouse_encoding(&self) -> MouseEncoding {
+        if self.get(Mode::MouseSgr) {
+            MouseEncoding::Sgr
+        } else if self.get(Mode::MouseUrxvt) {
+            MouseEncoding::Urxvt
+        } else if self.get(Mode::MouseUtf8) {
+            MouseEncoding::Utf8
+        } else {
+            MouseEncoding::X10
+        }
+    }
+}
+
+/// Which mouse events are reported to the program.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MouseTracking {
+    /// None.
+    Off,
+    /// Presses only (mode 9).
+    Press,
+    /// Presses and releases (1000).
+    Click,
+    /// Also motion with a button down (1002).
+    Drag,
+    /// All motion (1003).
+    Motion,
+}
+
+/// How mouse reports are encoded.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MouseEncoding {
+    /// `CSI M` with bytes offset by 32.
+    X10,
+    /// `CSI M` with UTF-8 coordinates (1005).
+    Utf8,
+    /// `CSI < b ; x ; y M/m` (1006).
+    Sgr,
+    /// `CSI b ; x ; y M` (1015).
+    Urxvt,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_round_trips_and_defaults_apply() {
+        for (mode, kind, number, default) in MODES {
+            assert_eq!(Mode::find(*kind, *number), Some(*mode));
+            assert_eq!(mode.number(), *number);
+            assert_eq!(Modes::default().get(*mode), *default);
+        }
+        assert!(MODES.len() <= 32, "one bit per mode in a u32");
+    }
+
+    #[test]
+    fn mouse_tracking_prefers_the_widest_mode() {
+        let mut modes = Modes::default();
+        modes.set(Mode::MouseClick, true);
+        modes.set(Mode::MouseMotion, true);
+        assert_eq!(modes.mouse_tracking(), MouseTracking::Motion);
+        modes.set(Mode::MouseSgr, true);
+        assert_eq!(modes.mouse_encoding(), MouseEncoding::Sgr);
+    }
+}

@@ -1,0 +1,279 @@
+//! A row of cells with its generation number, soft-wrap flag and the rare
+//! out-of-line text of grapheme clusters.
+
+use compact_str::CompactString;
+
+use super::cell::Cell;
+use super::style::StyleId;
+
+/// One line of the grid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    cells: Vec<Cell>,
+    clusters: Option<Box<Vec<(u16, CompactString)>>>,
+    generation: u64,
+    wrapped: bool,
+}
+
+impl Row {
+    /// A row of `cols` empty cells in `style`.
+    pub fn new(cols: usize, style: StyleId, generation: u64) -> Row {
+        Row {
+            cells: vec![Cell::blank(style); cols],
+            clusters: None,
+            generation,
+            wrapped: false,
+        }
+    }
+
+    /// A row from stored cells and clusters, padded or cut to `cols`.
+    pub fn from_parts(
+        mut cells: Vec<Cell>,
+        clusters: Vec<(u16, CompactString)>,
+        wrapped: bool,
+        cols: usize,
+        generation: u64,
+    ) -> Row {
+        cells.resize(cols, Cell::EMPTY);
+        let clusters: Vec<_> = clusters
+            .into_iter()
+            .filter(|(c, _)| (*c as usize) < cols)
+            .collect();
+        Row {
+            cells,
+            clusters: (!clusters.is_empty()).then(|| Box::new(clusters)),
+            generation,
+            wrapped,
+        }
+    }
+
+    /// The cells, one per column.
+    #[inline]
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The cells, for writing. Callers keep clusters consistent.
+    #[inline]
+    pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
+        &mut self.cells
+    }
+
+    /// The generation of the last change to this row.
+    #[inline]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Sets the generation (done by the grid when the row changes).
+    #[inline]
+    pub(crate) fn set_generation(&mut self, generation: u64) {
+        self.generation = generation;
+    }
+
+    /// True when the text continues on the next row (a soft wrap).
+    #[inline]
+    pub fn is_wrapped(&self) -> bool {
+        self.wrapped
+    }
+
+    /// Sets the soft-wrap flag.
+    #[inline]
+    pub(crate) fn set_wrapped(&mut self, wrapped: bool) {
+        self.wrapped = wrapped;
+    }
+
+    /// The whole text of the cell at `col`: its cluster if it has one.
+    pub fn cluster(&self, col: usize) -> Option<&str> {
+        let cell = self.cells.get(col)?;
+        if !cell.has_cluster() {
+            return None;
+        }
+        self.clusters
+            .as_ref()?
+            .iter()
+            .find(|(c, _)| *c as usize == col)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// All clusters as (column, text).
+    pub fn clusters(&self) -> &[(u16, CompactString)] {
+        self.clusters.as_deref().map_or(&[], |v| v.as_slice())
+    }
+
+    /// Appends a zero-width character to the text of the cell at `col`.
+    pub(crate) fn push_to_cluster(&mut self, col: usize, extra: char) {
+        let Some(cell) = self.cells.get_mut(col) else {
+            return;
+        };
+        let list = self.clusters.get_or_insert_with(Default::default);
+        if cell.has_cluster() {
+            if let Some((_, text)) = list.iter_mut().find(|(c, _)| *c as usize == col) {
+                // A cluster is bounded so a stream of combining marks cannot grow it forever.
+                if text.len() < MAX_CLUSTER_BYTES {
+                    text.push(extra);
+                }
+                return;
+            }
+        }
+        list.retain(|(c, _)| *c as usize != col);
+        let mut text = CompactString::default();
+        text.push(if cell.ch() == '\0' { ' ' } else { cell.ch() });
+        text.push(extra);
+        list.push((col as u16, text));
+        cell.mark_cluster();
+    }
+
+    /// Forgets the cluster text of cells in `start..end` whose flag is gone or
+    /// which were overwritten. Cheap when the row has no clusters.
+    #[inline]
+    pub(crate) fn drop_clusters(&mut self, start: usize, end: usize) {
+        if let Some(list) = &mut self.clusters {
+            list.retain(|(c, _)| !((*c as usize) >= start && (*c as usize) < end));
+            if list.is_empty() {
+                self.clusters = None;
+            }
+        }
+    }
+
+    /// True when the row holds any cluster text.
+    #[inline]
+    pub(crate) fn has_clusters(&self) -> bool {
+        self.clusters.is_some()
+    }
+
+    /// Moves cluster entries after a shift of cells: every column `c` in
+    /// `from..` becomes `c + delta`, dropping any that leave `0..cols`.
+    pub(crate) fn shift_clusters(&mut self, from: usize, delta: isize, cols: usize) {
+        if let Some(list) = &mut self.clusters {
+            list.retain_mut(|(c, _)| {
+                if (*c as usize) < from {
+                    return true;
+                }
+                let moved = *c as isize + delta;
+                if moved < 0 || moved as usize >= cols {
+                    return false;
+                }
+                *c = moved as u16;
+                true
+            });
+            if list.is_empty() {
+                self.clusters = None;
+            }
+        }
+    }
+
+    /// Resets every cell to a blank in `style` and clears the wrap flag.
+    pub(crate) fn reset(&mut self, style: StyleId) {
+        self.cells.fill(Cell::blank(style));
+        self.clusters = None;
+        self.wrapped = false;
+    }
+
+    /// Changes the width, cutting or padding with empty cells.
+    pub(crate) fn resize(&mut self, cols: usize) {
+        self.cells.resize(cols, Cell::EMPTY);
+        if cols > 0 {
+            if let Some(last) = self.cells.last_mut() {
+                if last.width() == 2 {
+                    *last = Cell::blank(last.style());
+                }
+            }
+        }
+        self.shift_clusters(cols, 0, cols);
+    }
+
+    /// Number of columns up to and including the last non-empty cell (xterm.js's
+    /// trimmed length: explicitly written spaces count, erased cells do not).
+    pub fn trimmed_len(&self) -> usize {
+        self.cells
+            .iter()
+            .rposition(|c| !c.is_empty())
+            .map_or(0, |i| i + 1)
+    }
+
+    /// Number of columns up to the last cell that is not a default blank: what
+    /// must be stored to reproduce the row.
+    pub fn stored_len(&self) -> usize {
+        self.cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1)
+    }
+
+    /// The row as text: wide characters once, clusters whole, empty cells as
+    /// spaces, trailing empty cells trimmed.
+    pub fn text(&self) -> String {
+        let end = self.trimmed_len();
+        let mut out = String::with_capacity(end);
+        for (col, cell) in self.cells[..end].iter().enumerate() {
+            match cell.width() {
+                0 => {}
+                _ if cell.has_cluster() => out.push_str(self.cluster(col).unwrap_or(" ")),
+                _ if cell.ch() == '\0' => out.push(' '),
+                _ => out.push(cell.ch()),
+            }
+        }
+        out
+    }
+
+    /// Runs `(start, end_exclusive, style)` of adjacent cells sharing a style,
+    /// in column order, default-styled cells included. A wide character's run
+    /// covers both its columns.
+    pub fn style_runs(&self) -> Vec<(usize, usize, StyleId)> {
+        let mut runs: Vec<(usize, usize, StyleId)> = Vec::new();
+        for (col, cell) in self.cells.iter().enumerate() {
+            if cell.width() == 0 {
+                if let Some(last) = runs.last_mut() {
+                    if last.1 == col {
+                        last.1 = col + 1;
+                        continue;
+                    }
+                }
+            }
+            match runs.last_mut() {
+                Some(last) if last.1 == col && last.2 == cell.style() => last.1 = col + 1,
+                _ => runs.push((col, col + 1, cell.style())),
+            }
+        }
+        runs
+    }
+}
+
+/// Longest text one cell may hold, in bytes.
+pub const MAX_CLUSTER_BYTES: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_trims_only_never_written_cells() {
+        let mut row = Row::new(6, StyleId::DEFAULT, 0);
+        row.cells_mut()[0] = Cell::new('a', StyleId::DEFAULT, 1);
+        row.cells_mut()[1] = Cell::new(' ', StyleId::DEFAULT, 1);
+        assert_eq!(row.text(), "a ");
+        assert_eq!(row.trimmed_len(), 2);
+    }
+
+    #[test]
+    fn clusters_follow_their_base_cell() {
+        let mut row = Row::new(4, StyleId::DEFAULT, 0);
+        row.cells_mut()[1] = Cell::new('e', StyleId::DEFAULT, 1);
+        row.push_to_cluster(1, '\u{301}');
+        assert_eq!(row.cluster(1), Some("e\u{301}"));
+        assert_eq!(row.text(), " e\u{301}");
+        row.shift_clusters(0, 1, 4);
+        assert_eq!(row.clusters()[0].0, 2);
+    }
+
+    #[test]
+    fn clusters_are_bounded() {
+        let mut row = Row::new(2, StyleId::DEFAULT, 0);
+        row.cells_mut()[0] = Cell::new('a', StyleId::DEFAULT, 1);
+        for _ in 0..10_000 {
+            row.push_to_cluster(0, '\u{301}');
+        }
+        assert!(row.cluster(0).unwrap().len() <= MAX_CLUSTER_BYTES + 4);
+    }
+}

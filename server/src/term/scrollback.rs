@@ -1,0 +1,257 @@
+//! Lines that scrolled off the top, stored in large blocks of cells rather than
+//! one allocation per line. Trailing default blanks are not stored.
+
+use std::collections::VecDeque;
+
+use compact_str::CompactString;
+
+use super::cell::Cell;
+use super::row::Row;
+
+/// Cells per block: 16,384 cells of 8 bytes is 128 KiB.
+const BLOCK_CELLS: usize = 16 * 1024;
+
+#[derive(Clone, Copy, Debug)]
+struct LineMeta {
+    start: u32,
+    len: u32,
+    wrapped: bool,
+}
+
+#[derive(Debug, Default)]
+struct Block {
+    cells: Vec<Cell>,
+    lines: Vec<LineMeta>,
+    /// (line index in block, column, text) of grapheme clusters.
+    clusters: Vec<(u32, u16, CompactString)>,
+}
+
+/// A line read back from the scrollback.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredLine<'a> {
+    /// The stored cells (trailing default blanks omitted).
+    pub cells: &'a [Cell],
+    /// True when the line continues on the next one.
+    pub wrapped: bool,
+    clusters: &'a [(u32, u16, CompactString)],
+    line: u32,
+}
+
+impl<'a> StoredLine<'a> {
+    /// The grapheme clusters of this line as (column, text).
+    pub fn clusters(&self) -> impl Iterator<Item = (u16, &'a CompactString)> + 'a {
+        let line = self.line;
+        self.clusters
+            .iter()
+            .filter(move |(l, _, _)| *l == line)
+            .map(|(_, c, t)| (*c, t))
+    }
+
+    /// Turns the stored line back into a row of `cols` columns.
+    pub fn to_row(&self, cols: usize, generation: u64) -> Row {
+        let clusters = self.clusters().map(|(c, t)| (c, t.clone())).collect();
+        Row::from_parts(self.cells.to_vec(), clusters, self.wrapped, cols, generation)
+    }
+}
+
+/// The scrollback: at most `limit` lines, oldest dropped first.
+#[derive(Debug)]
+pub struct Scrollback {
+    blocks: VecDeque<Block>,
+    /// Lines at the front of the first block that are logically gone.
+    skip: usize,
+    len: usize,
+    limit: usize,
+}
+
+impl Scrollback {
+    /// An empty scrollback holding at most `limit` lines.
+    pub fn new(limit: usize) -> Scrollback {
+        Scrollback {
+            blocks: VecDeque::new(),
+            skip: 0,
+            len: 0,
+            limit,
+        }
+    }
+
+    /// Number of lines held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when no line is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The most lines kept.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Appends a row as the newest line, dropping the oldest beyond the limit.
+    pub fn push(&mut self, row: &Row) {
+        if self.limit == 0 {
+            return;
+        }
+        let len = row.stored_len();
+        let needs_block = self
+            .blocks
+            .back()
+            .is_none_or(|b| b.cells.len() + len > b.cells.capacity());
+        if needs_block {
+            self.blocks.push_back(Block {
+                cells: Vec::with_capacity(BLOCK_CELLS.max(len)),
+                ..Block::default()
+            });
+        }
+        // The block was just ensured above.
+        let block = self.blocks.back_mut().expect("a block exists");
+        let line = block.lines.len() as u32;
+        block.lines.push(LineMeta {
+            start: block.cells.len() as u32,
+            len: len as u32,
+            wrapped: row.is_wrapped(),
+        });
+        block.cells.extend_from_slice(&row.cells()[..len]);
+        for (col, text) in row.clusters() {
+            if (*col as usize) < len {
+                block.clusters.push((line, *col, text.clone()));
+            }
+        }
+        self.len += 1;
+        while self.len > self.limit {
+            self.drop_oldest();
+        }
+    }
+
+    fn drop_oldest(&mut self) {
+        self.skip += 1;
+        self.len -= 1;
+        if self.blocks.front().is_some_and(|b| self.skip >= b.lines.len()) {
+            self.blocks.pop_front();
+            self.skip = 0;
+        }
+    }
+
+    /// Removes and returns the newest line as a row of `cols` columns.
+    pub fn pop(&mut self, cols: usize, generation: u64) -> Option<Row> {
+        let row = self.get(self.len.checked_sub(1)?)?.to_row(cols, generation);
+        let single_block = self.blocks.len() == 1;
+        let block = self.blocks.back_mut()?;
+        let meta = block.lines.pop()?;
+        let line = block.lines.len() as u32;
+        block.cells.truncate(meta.start as usize);
+        block.clusters.retain(|(l, _, _)| *l != line);
+        self.len -= 1;
+        if block.lines.len() <= if single_block { self.skip } else { 0 } {
+            self.blocks.pop_back();
+            if self.blocks.is_empty() {
+                self.skip = 0;
+            }
+        }
+        Some(row)
+    }
+
+    /// The line `index` lines from the oldest (0 is the oldest).
+    pub fn get(&self, index: usize) -> Option<StoredLine<'_>> {
+        if index >= self.len {
+            return None;
+        }
+        let mut i = index + self.skip;
+        for block in &self.blocks {
+            if i < block.lines.len() {
+                let meta = block.lines[i];
+                let start = meta.start as usize;
+                return Some(StoredLine {
+                    cells: &block.cells[start..start + meta.len as usize],
+                    wrapped: meta.wrapped,
+                    clusters: &block.clusters,
+                    line: i as u32,
+                });
+            }
+            i -= block.lines.len();
+        }
+        None
+    }
+
+    /// Every line, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = StoredLine<'_>> + '_ {
+        (0..self.len).filter_map(|i| self.get(i))
+    }
+
+    /// Removes every line.
+    pub fn clear(&mut self) {
+        self.blocks.clear();
+        self.skip = 0;
+        self.len = 0;
+    }
+
+    /// Visits every stored style id (for style-table compaction).
+    pub fn for_each_style_mut(&mut self, mut f: impl FnMut(&mut Cell)) {
+        for block in &mut self.blocks {
+            block.cells.iter_mut().for_each(&mut f);
+        }
+    }
+
+    /// Heap bytes held by the cells, line index and clusters.
+    pub fn heap_bytes(&self) -> usize {
+        self.blocks
+            .iter()
+            .map(|b| {
+                b.cells.capacity() * std::mem::size_of::<Cell>()
+                    + b.lines.capacity() * std::mem::size_of::<LineMeta>()
+                    + b.clusters.capacity() * std::mem::size_of::<(u32, u16, CompactString)>()
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::style::StyleId;
+
+    fn row_with(text: &str, cols: usize) -> Row {
+        let mut row = Row::new(cols, StyleId::DEFAULT, 0);
+        for (i, ch) in text.chars().enumerate() {
+            row.cells_mut()[i] = Cell::new(ch, StyleId::DEFAULT, 1);
+        }
+        row
+    }
+
+    #[test]
+    fn keeps_at_most_the_limit_and_drops_oldest_first() {
+        let mut sb = Scrollback::new(3);
+        for i in 0..10 {
+            sb.push(&row_with(&format!("line {i}"), 20));
+        }
+        assert_eq!(sb.len(), 3);
+        assert_eq!(sb.get(0).unwrap().to_row(20, 0).text(), "line 7");
+        assert_eq!(sb.get(2).unwrap().to_row(20, 0).text(), "line 9");
+    }
+
+    #[test]
+    fn pop_returns_the_newest_line() {
+        let mut sb = Scrollback::new(100);
+        sb.push(&row_with("a", 10));
+        sb.push(&row_with("b", 10));
+        assert_eq!(sb.pop(10, 0).unwrap().text(), "b");
+        assert_eq!(sb.pop(10, 0).unwrap().text(), "a");
+        assert!(sb.pop(10, 0).is_none());
+        sb.push(&row_with("c", 10));
+        assert_eq!(sb.get(0).unwrap().to_row(10, 0).text(), "c");
+    }
+
+    #[test]
+    fn many_lines_share_few_blocks() {
+        let mut sb = Scrollback::new(10_000);
+        for i in 0..10_000 {
+            sb.push(&row_with(&format!("{i:>40}"), 120));
+        }
+        assert_eq!(sb.len(), 10_000);
+        assert!(sb.blocks.len() < 40, "{} blocks", sb.blocks.len());
+        assert_eq!(sb.get(9_999).unwrap().to_row(120, 0).text().trim(), "9999");
+    }
+}

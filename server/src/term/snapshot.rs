@@ -1,0 +1,72 @@
+//! An immutable picture of the screen, cheap to publish: rows are shared
+//! with the previous snapshot unless they changed.
+
+use std::sync::Arc;
+
+use super::emulator::CursorShape;
+use super::links::Hyperlink;
+use super::modes::Modes;
+use super::row::Row;
+use super::style::{Style, StyleId};
+
+/// Where the cursor is and how it looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CursorState {
+    /// Zero-based row.
+    pub row: u16,
+    /// Zero-based column.
+    pub col: u16,
+    /// DECTCEM.
+    pub visible: bool,
+    /// DECSCUSR shape.
+    pub shape: CursorShape,
+    /// Whether it blinks.
+    pub blink: bool,
+}
+
+/// The screen at one moment.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Width in cells.
+    pub cols: u16,
+    /// Height in cells.
+    pub rows: u16,
+    /// The cursor.
+    pub cursor: CursorState,
+    /// True while the alternate screen is shown.
+    pub alternate: bool,
+    /// The window title (OSC 0/2).
+    pub title: Arc<str>,
+    /// Every mode's value.
+    pub modes: Modes,
+    /// The visible rows, top to bottom.
+    pub lines: Vec<Arc<Row>>,
+    /// The style table the rows' ids refer to.
+    pub styles: Arc<Vec<Style>>,
+    /// Bumped when style ids were renumbered: caches keyed by id must reset.
+    pub style_epoch: u32,
+    /// Hyperlinks; a style's `link` is an index + 1 into this list.
+    pub links: Arc<Vec<Hyperlink>>,
+    /// Every row with a generation above this changed after the snapshot.
+    pub generation: u64,
+    /// Lines scrolled up on the whole screen so far (the scroll hint's basis).
+    pub scroll_count: u64,
+    /// Bells rung so far.
+    pub bells: u64,
+    /// Lines in the scrollback.
+    pub scrollback_len: usize,
+}
+
+impl Snapshot {
+    /// The style behind an id (default for unknown ids).
+    pub fn style(&self, id: StyleId) -> Style {
+        self.styles.get(id.0 as usize).copied().unwrap_or_default()
+    }
+
+    /// The hyperlink of a style, if any.
+    pub fn link(&self, style: &Style) -> Option<&Hyperlink> {
+        (style.link as usize)
+            .checked_sub(1)
+            .and_then(|i| self.links.get(i))
+    }
+}

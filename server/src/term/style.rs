@@ -1,0 +1,291 @@
+//! Cell styles: colours and attributes, interned in a per-terminal table so a
+//! cell holds only a 16-bit id (Ghostty's lesson: styles are few, cells many).
+
+use std::collections::HashMap;
+
+/// A colour as the program asked for it; the theme resolves it when painting.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Color {
+    /// The terminal's default foreground or background.
+    #[default]
+    Default,
+    /// An index into the 256-colour palette (0-15 are the ANSI colours).
+    Indexed(u8),
+    /// A 24-bit colour.
+    Rgb(u8, u8, u8),
+}
+
+/// The shape of an underline (SGR 4 and its `4:n` sub-parameters).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[repr(u8)]
+pub enum Underline {
+    /// No underline.
+    #[default]
+    None = 0,
+    /// A single straight line.
+    Single = 1,
+    /// Two lines.
+    Double = 2,
+    /// A wavy line.
+    Curly = 3,
+    /// A dotted line.
+    Dotted = 4,
+    /// A dashed line.
+    Dashed = 5,
+}
+
+impl Underline {
+    /// The underline for an SGR `4:n` sub-parameter; unknown values mean single.
+    pub fn from_param(n: u16) -> Underline {
+        match n {
+            0 => Underline::None,
+            2 => Underline::Double,
+            3 => Underline::Curly,
+            4 => Underline::Dotted,
+            5 => Underline::Dashed,
+            _ => Underline::Single,
+        }
+    }
+}
+
+/// Boolean text attributes, one bit each.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Attrs(u8);
+
+impl Attrs {
+    /// SGR 1.
+    pub const BOLD: Attrs = Attrs(1);
+    /// SGR 2.
+    pub const DIM: Attrs = Attrs(1 << 1);
+    /// SGR 3.
+    pub const ITALIC: Attrs = Attrs(1 << 2);
+    /// SGR 5 and 6.
+    pub const BLINK: Attrs = Attrs(1 << 3);
+    /// SGR 7.
+    pub const INVERSE: Attrs = Attrs(1 << 4);
+    /// SGR 8.
+    pub const INVISIBLE: Attrs = Attrs(1 << 5);
+    /// SGR 9.
+    pub const STRIKE: Attrs = Attrs(1 << 6);
+
+    /// True when every bit of `other` is set.
+    pub fn contains(self, other: Attrs) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Sets or clears the bits of `other`.
+    pub fn set(&mut self, other: Attrs, on: bool) {
+        if on {
+            self.0 |= other.0;
+        } else {
+            self.0 &= !other.0;
+        }
+    }
+
+    /// The raw bits, for compact encodings.
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+}
+
+/// Everything about how a cell looks except its text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Style {
+    /// Foreground colour.
+    pub fg: Color,
+    /// Background colour.
+    pub bg: Color,
+    /// Underline colour (SGR 58); `Default` follows the foreground.
+    pub underline_color: Color,
+    /// Bold, dim, italic, blink, inverse, invisible, strike.
+    pub attrs: Attrs,
+    /// Underline shape.
+    pub underline: Underline,
+    /// OSC 8 hyperlink id in the terminal's link table; 0 means none.
+    pub link: u16,
+}
+
+impl Style {
+    /// The style an erase leaves behind: only the background survives (xterm's BCE).
+    pub fn erased(&self) -> Style {
+        Style {
+            bg: self.bg,
+            ..Style::default()
+        }
+    }
+
+    /// The canonical style string of the screen JSON (`fg:1 bg:#0ac81e bold ...`),
+    /// empty for the default style. Underline colour and links are not part of it.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        for (name, color) in [("fg", self.fg), ("bg", self.bg)] {
+            match color {
+                Color::Default => {}
+                Color::Indexed(i) => parts.push(format!("{name}:{i}")),
+                Color::Rgb(r, g, b) => parts.push(format!("{name}:#{r:02x}{g:02x}{b:02x}")),
+            }
+        }
+        let flags = [
+            (self.attrs.contains(Attrs::BOLD), "bold"),
+            (self.attrs.contains(Attrs::DIM), "dim"),
+            (self.attrs.contains(Attrs::ITALIC), "italic"),
+            (self.underline != Underline::None, "underline"),
+            (self.attrs.contains(Attrs::BLINK), "blink"),
+            (self.attrs.contains(Attrs::INVERSE), "inverse"),
+            (self.attrs.contains(Attrs::INVISIBLE), "invisible"),
+            (self.attrs.contains(Attrs::STRIKE), "strike"),
+        ];
+        parts.extend(flags.iter().filter(|f| f.0).map(|f| f.1.to_string()));
+        parts.join(" ")
+    }
+}
+
+/// Index of a style in a [`StyleTable`]; 0 is always the default style.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
+pub struct StyleId(pub u16);
+
+impl StyleId {
+    /// The default style.
+    pub const DEFAULT: StyleId = StyleId(0);
+}
+
+/// Interned styles. Ids are stable until [`StyleTable::compact`] renumbers them,
+/// which bumps [`StyleTable::epoch`] so that caches keyed by id know to reset.
+#[derive(Clone, Debug)]
+pub struct StyleTable {
+    styles: Vec<Style>,
+    index: HashMap<Style, StyleId>,
+    epoch: u32,
+}
+
+/// How many styles a table holds at most (ids are 16 bits).
+pub const STYLE_CAPACITY: usize = 1 << 16;
+
+impl Default for StyleTable {
+    fn default() -> Self {
+        let mut index = HashMap::new();
+        index.insert(Style::default(), StyleId::DEFAULT);
+        StyleTable {
+            styles: vec![Style::default()],
+            index,
+            epoch: 0,
+        }
+    }
+}
+
+impl StyleTable {
+    /// The id of `style`, adding it if new; `None` when the table is full.
+    pub fn intern(&mut self, style: &Style) -> Option<StyleId> {
+        if let Some(id) = self.index.get(style) {
+            return Some(*id);
+        }
+        if self.styles.len() >= STYLE_CAPACITY {
+            return None;
+        }
+        let id = StyleId(self.styles.len() as u16);
+        self.styles.push(*style);
+        self.index.insert(*style, id);
+        Some(id)
+    }
+
+    /// The style behind an id; unknown ids read as the default style.
+    pub fn get(&self, id: StyleId) -> &Style {
+        self.styles.get(id.0 as usize).unwrap_or(&self.styles[0])
+    }
+
+    /// Number of styles held, the default included.
+    pub fn len(&self) -> usize {
+        self.styles.len()
+    }
+
+    /// Always false: the default style is always present.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Bumped every time ids are renumbered.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// All styles in id order.
+    pub fn styles(&self) -> &[Style] {
+        &self.styles
+    }
+
+    /// Keeps only the styles whose ids are marked in `used` (indexed by id) and
+    /// renumbers them densely. Returns the old-id to new-id map.
+    pub fn compact(&mut self, used: &[bool]) -> Vec<StyleId> {
+        let mut remap = vec![StyleId::DEFAULT; self.styles.len()];
+        let old = std::mem::take(&mut self.styles);
+        self.index.clear();
+        for (i, style) in old.into_iter().enumerate() {
+            if i == 0 || used.get(i).copied().unwrap_or(false) {
+                let id = StyleId(self.styles.len() as u16);
+                self.styles.push(style);
+                self.index.insert(style, id);
+                remap[i] = id;
+            }
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        remap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_idempotent_and_default_is_zero() {
+        let mut table = StyleTable::default();
+        assert_eq!(table.intern(&Style::default()), Some(StyleId::DEFAULT));
+        let red = Style {
+            fg: Color::Indexed(1),
+            ..Style::default()
+        };
+        let a = table.intern(&red).unwrap();
+        assert_eq!(table.intern(&red), Some(a));
+        assert_ne!(a, StyleId::DEFAULT);
+        assert_eq!(table.get(a), &red);
+    }
+
+    #[test]
+    fn compact_renumbers_and_bumps_epoch() {
+        let mut table = StyleTable::default();
+        let ids: Vec<StyleId> = (0..5)
+            .map(|i| {
+                table
+                    .intern(&Style {
+                        fg: Color::Indexed(i),
+                        ..Style::default()
+                    })
+                    .unwrap()
+            })
+            .collect();
+        let mut used = vec![false; table.len()];
+        used[ids[3].0 as usize] = true;
+        let remap = table.compact(&used);
+        assert_eq!(table.len(), 2);
+        assert_eq!(table.epoch(), 1);
+        assert_eq!(table.get(remap[ids[3].0 as usize]).fg, Color::Indexed(3));
+    }
+
+    #[test]
+    fn describe_matches_the_screen_json_order() {
+        let style = Style {
+            fg: Color::Indexed(1),
+            bg: Color::Rgb(10, 200, 30),
+            attrs: {
+                let mut a = Attrs::default();
+                a.set(Attrs::BOLD, true);
+                a.set(Attrs::STRIKE, true);
+                a
+            },
+            underline: Underline::Curly,
+            ..Style::default()
+        };
+        assert_eq!(style.describe(), "fg:1 bg:#0ac81e bold underline strike");
+        assert_eq!(Style::default().describe(), "");
+    }
+}
