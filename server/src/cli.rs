@@ -1,11 +1,16 @@
-//! The command line: `panecast render` (and, later, `panecast serve`).
+//! The command line: `panecast serve` runs the service, `panecast render`
+//! renders a byte stream. Every option also reads from the environment.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Parser, Subcommand};
 
+use crate::api::{self, valid_token, Settings};
+use crate::config::Config;
+use crate::random;
 use crate::render::{self, Format};
 use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
@@ -19,8 +24,35 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the service: programs in ptys, their screens over HTTP.
+    Serve(ServeArgs),
     /// Feed a byte stream to the emulator and print the final screen.
     Render(RenderArgs),
+}
+
+/// Options of `panecast serve`.
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, default_value = "127.0.0.1:7681", env = "PANECAST_LISTEN")]
+    listen: String,
+    /// TOML file with profiles and limits (see deploy/panecast.example.toml);
+    /// without it, embedded defaults apply.
+    #[arg(long, env = "PANECAST_CONFIG")]
+    config: Option<PathBuf>,
+    /// Token API requests must carry (letters, digits, '-', '_', '.', '~');
+    /// a random one is generated and printed when none is given.
+    #[arg(long, env = "PANECAST_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Let requests run any command and set environment variables, not only
+    /// configured profiles.
+    #[arg(
+        long,
+        env = "PANECAST_ALLOW_ANY_COMMAND",
+        action = ArgAction::SetTrue,
+        value_parser = BoolishValueParser::new()
+    )]
+    allow_any_command: bool,
 }
 
 /// Options of `panecast render`.
@@ -53,6 +85,7 @@ fn dimension(s: &str) -> Result<u16, String> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve(args) => run_serve(args),
         Command::Render(args) => run_render(args),
     };
     match result {
@@ -61,6 +94,85 @@ pub fn main() -> ExitCode {
             eprintln!("panecast: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run_serve(args: ServeArgs) -> Result<(), String> {
+    init_logging();
+    let config = match &args.config {
+        Some(path) => Config::load(path).map_err(|e| e.to_string())?,
+        None => Config::default(),
+    };
+    let (token, generated) = match args.token {
+        Some(token) if valid_token(&token) => (token, false),
+        Some(_) => {
+            return Err("the token must be 1 to 256 letters, digits, '-', '_', '.' or '~'".into())
+        }
+        None => (
+            random::hex128().map_err(|e| format!("cannot generate a token: {e}"))?,
+            true,
+        ),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the listening address: {e}"))?;
+        if generated {
+            println!("panecast listening: open http://{addr}/?token={token}");
+        } else {
+            println!("panecast listening on http://{addr}/ (with the token you gave)");
+        }
+        let settings = Settings {
+            config,
+            token,
+            allow_any_command: args.allow_any_command,
+        };
+        api::serve(settings, listener, shutdown_signal())
+            .await
+            .map_err(|e| format!("server error: {e}"))
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    result
+}
+
+/// Logs to standard error, filtered by `RUST_LOG` (default `info`).
+fn init_logging() {
+    use std::io::IsTerminal;
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let terminate = async {
+        match signal(SignalKind::terminate()) {
+            Ok(mut stream) => {
+                stream.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
     }
 }
 

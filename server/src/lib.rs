@@ -1,8 +1,17 @@
 //! panecast: a headless terminal-rendering service.
 //!
 //! The emulator lives in [`term`]; [`render`] turns a screen into text, JSON,
-//! ANSI, HTML or SVG; [`cli`] is the command line.
+//! ANSI, HTML or SVG. [`pty`] runs children in pseudo-terminals, [`session`]
+//! keeps one actor per child that owns its screen, [`input`] encodes keys,
+//! and [`api`] serves it all over HTTP; [`config`] holds profiles and limits,
+//! and [`cli`] is the command line.
 
+pub mod api;
 pub mod cli;
+pub mod config;
+pub mod input;
+pub mod pty;
+pub mod random;
 pub mod render;
+pub mod session;
 pub mod term;

@@ -1,0 +1,256 @@
+//! `POST /api/sessions`: the request body, and turning it into a
+//! [`SessionSpec`] within the configuration's profiles and limits.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use axum::http::StatusCode;
+use serde::Deserialize;
+
+use crate::config::{valid_env_name, Config, Limits, DEFAULT_PROFILE};
+use crate::pty::{child_env, SpawnSpec};
+use crate::session::SessionSpec;
+
+use super::error::ApiError;
+
+/// The body of `POST /api/sessions`. Every field is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRequest {
+    /// A configured profile (default `shell`).
+    pub profile: Option<String>,
+    /// An argv to run instead of a profile (needs `--allow-any-command`).
+    pub command: Option<Vec<String>>,
+    /// Width.
+    pub cols: Option<u64>,
+    /// Height.
+    pub rows: Option<u64>,
+    /// Extra environment variables (needs `--allow-any-command`).
+    pub env: Option<BTreeMap<String, String>>,
+    /// Working directory (an existing directory).
+    pub cwd: Option<PathBuf>,
+    /// Scrollback lines.
+    pub scrollback: Option<u64>,
+}
+
+impl CreateRequest {
+    /// Checks the request against the configuration and builds the spec.
+    pub fn resolve(
+        self,
+        config: &Config,
+        allow_any_command: bool,
+    ) -> Result<SessionSpec, ApiError> {
+        let limits = &config.limits;
+        let (cols, rows) = size(
+            self.cols.unwrap_or(limits.default_cols.into()),
+            self.rows.unwrap_or(limits.default_rows.into()),
+            limits,
+        )?;
+        let scrollback = match self.scrollback {
+            None => limits.scrollback,
+            Some(n) if n <= limits.max_scrollback as u64 => n as usize,
+            Some(n) => {
+                return Err(ApiError::bad_request(
+                    "bad_scrollback",
+                    format!(
+                        "scrollback {n} is over the limit of {}",
+                        limits.max_scrollback
+                    ),
+                ))
+            }
+        };
+        if self.env.is_some() && !allow_any_command {
+            return Err(forbidden("env", "env"));
+        }
+        let request_env = self.env.unwrap_or_default();
+        if let Some(name) = request_env.keys().find(|name| !valid_env_name(name)) {
+            return Err(ApiError::bad_request(
+                "bad_env",
+                format!("bad environment variable name '{name}'"),
+            ));
+        }
+
+        let (profile, argv, profile_env, profile_cwd) = match (self.profile, self.command) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::bad_request(
+                    "bad_request",
+                    "give either 'profile' or 'command', not both",
+                ))
+            }
+            (_, Some(_)) if !allow_any_command => return Err(forbidden("command", "a command")),
+            (_, Some(argv)) => {
+                if argv.first().is_none_or(|program| program.is_empty()) {
+                    return Err(ApiError::bad_request(
+                        "bad_command",
+                        "'command' needs at least a program name",
+                    ));
+                }
+                (None, argv, BTreeMap::new(), None)
+            }
+            (name, None) => {
+                let name = name.unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
+                let Some(profile) = config.profiles.get(&name) else {
+                    let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+                    return Err(ApiError::bad_request(
+                        "unknown_profile",
+                        format!("no profile named '{name}' (known: {})", known.join(", ")),
+                    ));
+                };
+                (
+                    Some(name),
+                    profile.argv(),
+                    profile.env.clone(),
+                    profile.cwd.clone(),
+                )
+            }
+        };
+        if argv.iter().any(|arg| arg.contains('\0')) {
+            return Err(ApiError::bad_request(
+                "bad_command",
+                "the command contains a NUL byte",
+            ));
+        }
+        if request_env.values().any(|v| v.contains('\0')) {
+            return Err(ApiError::bad_request(
+                "bad_env",
+                "an environment value contains a NUL byte",
+            ));
+        }
+
+        let env = child_env(
+            profile_env
+                .iter()
+                .chain(&request_env)
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        let cwd = self.cwd.or(profile_cwd).unwrap_or_else(|| home(&env));
+        if !cwd.is_dir() {
+            return Err(ApiError::bad_request(
+                "bad_cwd",
+                format!("working directory {} is not a directory", cwd.display()),
+            ));
+        }
+        Ok(SessionSpec {
+            profile,
+            spawn: SpawnSpec {
+                argv,
+                env,
+                cwd,
+                cols,
+                rows,
+            },
+            scrollback,
+        })
+    }
+}
+
+/// Checks a requested size against the limits.
+pub fn size(cols: u64, rows: u64, limits: &Limits) -> Result<(u16, u16), ApiError> {
+    let check = |name: &str, value: u64, max: u16| {
+        u16::try_from(value)
+            .ok()
+            .filter(|v| (1..=max).contains(v))
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "bad_size",
+                    format!("{name} {value} is out of range: use 1 to {max}"),
+                )
+            })
+    };
+    Ok((
+        check("cols", cols, limits.max_cols)?,
+        check("rows", rows, limits.max_rows)?,
+    ))
+}
+
+fn forbidden(field: &str, what: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "forbidden",
+        format!(
+            "'{field}': {what} may be given only when the server runs with --allow-any-command"
+        ),
+    )
+}
+
+fn home(env: &[(String, String)]) -> PathBuf {
+    env.iter()
+        .find(|(name, _)| name == "HOME")
+        .map_or_else(|| PathBuf::from("/"), |(_, home)| PathBuf::from(home))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(json: &str) -> CreateRequest {
+        serde_json::from_str(json).expect("valid request JSON")
+    }
+
+    fn config() -> Config {
+        Config::parse("[profiles.top]\ncommand = \"top\"\nenv = { A = \"1\" }\ncwd = \"/tmp\"\n")
+            .expect("valid config")
+    }
+
+    #[test]
+    fn an_empty_request_runs_the_shell_profile_at_the_default_size() {
+        let spec = request("{}").resolve(&config(), false).expect("allowed");
+        assert_eq!(spec.profile.as_deref(), Some("shell"));
+        assert_eq!(spec.spawn.argv.last().map(String::as_str), Some("-l"));
+        assert_eq!((spec.spawn.cols, spec.spawn.rows), (80, 24));
+        assert_eq!(spec.scrollback, 10_000);
+    }
+
+    #[test]
+    fn a_profile_brings_its_env_and_cwd() {
+        let spec = request(r#"{"profile": "top", "cols": 100, "rows": 30}"#)
+            .resolve(&config(), false)
+            .expect("allowed");
+        assert_eq!(spec.spawn.argv, ["top"]);
+        assert!(spec.spawn.env.contains(&("A".to_owned(), "1".to_owned())));
+        assert_eq!(spec.spawn.cwd, PathBuf::from("/tmp"));
+        assert_eq!((spec.spawn.cols, spec.spawn.rows), (100, 30));
+    }
+
+    #[test]
+    fn commands_and_env_need_the_flag() {
+        let err = request(r#"{"command": ["ls"]}"#)
+            .resolve(&config(), false)
+            .expect_err("forbidden");
+        assert_eq!(err.status, StatusCode::FORBIDDEN);
+        let err = request(r#"{"env": {"X": "1"}}"#)
+            .resolve(&config(), false)
+            .expect_err("forbidden");
+        assert_eq!(err.status, StatusCode::FORBIDDEN);
+        let spec = request(r#"{"command": ["ls", "-l"], "env": {"X": "1"}}"#)
+            .resolve(&config(), true)
+            .expect("allowed");
+        assert_eq!(spec.profile, None);
+        assert_eq!(spec.spawn.argv, ["ls", "-l"]);
+        assert!(spec.spawn.env.contains(&("X".to_owned(), "1".to_owned())));
+    }
+
+    #[test]
+    fn bad_values_are_400_with_a_code() {
+        let cases = [
+            (r#"{"cols": 0}"#, "bad_size"),
+            (r#"{"rows": 1001}"#, "bad_size"),
+            (r#"{"cols": 70000}"#, "bad_size"),
+            (r#"{"scrollback": 100000000}"#, "bad_scrollback"),
+            (r#"{"profile": "nope"}"#, "unknown_profile"),
+            (r#"{"profile": "top", "command": ["ls"]}"#, "bad_request"),
+            (r#"{"command": []}"#, "bad_command"),
+            (r#"{"command": [""]}"#, "bad_command"),
+            (r#"{"env": {"A=B": "1"}}"#, "bad_env"),
+            (r#"{"cwd": "/nonexistent/dir"}"#, "bad_cwd"),
+        ];
+        for (json, code) in cases {
+            let err = request(json).resolve(&config(), true).expect_err(json);
+            assert_eq!(
+                (err.status, err.code),
+                (StatusCode::BAD_REQUEST, code),
+                "{json}"
+            );
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The one error type of the API: a status, a stable machine-readable code
+//! and a message, answered as `{"error": message, "code": code}`.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::session::{CreateError, SessionError};
+
+/// An error answered to a client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// A stable code clients can match on.
+    pub code: &'static str,
+    /// A message for people.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with any status.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 400: the request is malformed or a value is out of range.
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    /// 401: no valid token.
+    pub fn unauthorized() -> ApiError {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a valid token is required: send 'Authorization: Bearer TOKEN' or ?token=TOKEN",
+        )
+    }
+
+    /// 404 for an unknown session id.
+    pub fn no_session(id: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "session_not_found",
+            format!("no session with id '{id}'"),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Json(json!({ "error": self.message, "code": self.code }));
+        let mut response = (self.status, body).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+impl From<SessionError> for ApiError {
+    fn from(err: SessionError) -> ApiError {
+        let (status, code) = match err {
+            SessionError::Exited => (StatusCode::CONFLICT, "session_exited"),
+            SessionError::InputBusy => (StatusCode::TOO_MANY_REQUESTS, "input_busy"),
+            SessionError::Resize(_) => (StatusCode::INTERNAL_SERVER_ERROR, "resize_failed"),
+        };
+        ApiError::new(status, code, err.to_string())
+    }
+}
+
+impl From<CreateError> for ApiError {
+    fn from(err: CreateError) -> ApiError {
+        let (status, code) = match err {
+            CreateError::TooMany(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions"),
+            CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
+            CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),
+            CreateError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        };
+        ApiError::new(status, code, err.to_string())
+    }
+}

@@ -1,0 +1,105 @@
+//! The routes outside the session API: `/healthz`, `/metrics`, the page at
+//! `/`, and the JSON answers for unknown routes and methods.
+
+use std::fmt::Write;
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
+use serde_json::json;
+
+use super::error::ApiError;
+use super::AppState;
+
+/// `GET /healthz`: 200 while the server runs.
+pub async fn healthz() -> Json<serde_json::Value> {
+    Json(json!({ "status": "ok" }))
+}
+
+/// `GET /metrics`: counters and gauges in the Prometheus text format.
+pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let sessions = state.sessions.list();
+    let running = sessions.iter().filter(|s| s.status().running()).count();
+    let m = state.sessions.metrics();
+    let rows: [(&str, &str, &str, u64); 6] = [
+        (
+            "panecast_sessions",
+            "gauge",
+            "Sessions open, running or lingering after exit.",
+            sessions.len() as u64,
+        ),
+        (
+            "panecast_sessions_running",
+            "gauge",
+            "Sessions whose child runs.",
+            running as u64,
+        ),
+        (
+            "panecast_sessions_created_total",
+            "counter",
+            "Sessions started.",
+            m.sessions_created(),
+        ),
+        (
+            "panecast_pty_read_bytes_total",
+            "counter",
+            "Bytes read from ptys.",
+            m.pty_read_bytes(),
+        ),
+        (
+            "panecast_pty_read_chunks_total",
+            "counter",
+            "Chunks handed from pty readers to sessions.",
+            m.pty_read_chunks(),
+        ),
+        (
+            "panecast_frames_published_total",
+            "counter",
+            "Screens published by sessions.",
+            m.frames_published(),
+        ),
+    ];
+    let mut body = String::new();
+    for (name, kind, help, value) in rows {
+        // Writing to a String cannot fail.
+        let _ = write!(
+            body,
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+        );
+    }
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        body,
+    )
+}
+
+/// `GET /`: where the web client will be served; for now, a pointer to the API.
+pub async fn index() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        concat!(
+            "panecast ",
+            env!("CARGO_PKG_VERSION"),
+            " is running.\nThe web client is not part of this build yet; ",
+            "the HTTP API is under /api (see docs/api.md).\n"
+        ),
+    )
+}
+
+/// Any unknown route: 404.
+pub async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route")
+}
+
+/// A known route with the wrong method: 405.
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not take that method",
+    )
+}

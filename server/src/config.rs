@@ -1,0 +1,331 @@
+//! The service's configuration: profiles and limits, read from TOML, with
+//! every value defaulted so `panecast serve` runs without a file.
+//!
+//! Every key is documented in `deploy/panecast.example.toml`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
+
+/// Name of the profile created when none is configured, and used when a
+/// request names neither a profile nor a command.
+pub const DEFAULT_PROFILE: &str = "shell";
+
+/// The whole configuration file.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Limits on sessions and their sizes, and the timings of their lifecycle.
+    pub limits: Limits,
+    /// Programs a request may start, by name.
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+/// Limits and timings.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Sessions open at once, running or lingering after exit.
+    pub max_sessions: usize,
+    /// Widest session, in columns (at most 1000).
+    pub max_cols: u16,
+    /// Tallest session, in rows (at most 1000).
+    pub max_rows: u16,
+    /// Width of a session whose request gives none.
+    pub default_cols: u16,
+    /// Height of a session whose request gives none.
+    pub default_rows: u16,
+    /// Scrollback lines of a session whose request gives none.
+    pub scrollback: usize,
+    /// Most scrollback lines a request may ask for.
+    pub max_scrollback: usize,
+    /// Shortest time between two published screens while output streams in.
+    pub frame_interval_ms: u64,
+    /// Longest time synchronized output (mode 2026) may hold the screen back.
+    pub sync_timeout_ms: u64,
+    /// How long an exited session keeps its final screen and exit code.
+    pub linger_secs: u64,
+    /// Time between the hangup and the kill when a session is ended.
+    pub grace_ms: u64,
+    /// Largest request body, in bytes.
+    pub max_body_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_sessions: 64,
+            max_cols: MAX_DIMENSION,
+            max_rows: MAX_DIMENSION,
+            default_cols: 80,
+            default_rows: 24,
+            scrollback: DEFAULT_SCROLLBACK,
+            max_scrollback: 100_000,
+            frame_interval_ms: 16,
+            sync_timeout_ms: 1000,
+            linger_secs: 300,
+            grace_ms: 2000,
+            max_body_bytes: 1 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// [`Limits::frame_interval_ms`] as a duration.
+    pub fn frame_interval(&self) -> Duration {
+        Duration::from_millis(self.frame_interval_ms)
+    }
+
+    /// [`Limits::sync_timeout_ms`] as a duration.
+    pub fn sync_timeout(&self) -> Duration {
+        Duration::from_millis(self.sync_timeout_ms)
+    }
+
+    /// [`Limits::linger_secs`] as a duration.
+    pub fn linger(&self) -> Duration {
+        Duration::from_secs(self.linger_secs)
+    }
+
+    /// [`Limits::grace_ms`] as a duration.
+    pub fn grace(&self) -> Duration {
+        Duration::from_millis(self.grace_ms)
+    }
+}
+
+/// A program sessions may run.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Profile {
+    /// The program, found through `PATH` when not absolute; absent means
+    /// the server user's `$SHELL` (or `/bin/bash`).
+    pub command: Option<String>,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables added to the child's environment.
+    pub env: BTreeMap<String, String>,
+    /// Working directory; absent means `$HOME`.
+    pub cwd: Option<PathBuf>,
+}
+
+impl Profile {
+    /// The embedded `shell` profile: the user's login shell.
+    pub fn login_shell() -> Profile {
+        Profile {
+            args: vec!["-l".to_owned()],
+            ..Profile::default()
+        }
+    }
+
+    /// The argv this profile runs.
+    pub fn argv(&self) -> Vec<String> {
+        let program = match &self.command {
+            Some(command) => command.clone(),
+            None => std::env::var("SHELL")
+                .ok()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "/bin/bash".to_owned()),
+        };
+        std::iter::once(program)
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let profiles = BTreeMap::from([(DEFAULT_PROFILE.to_owned(), Profile::login_shell())]);
+        Config {
+            limits: Limits::default(),
+            profiles,
+        }
+    }
+}
+
+/// A configuration that could not be read or makes no sense.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The TOML is malformed or has unknown keys.
+    #[error("invalid configuration: {0}")]
+    Parse(#[from] toml::de::Error),
+    /// A value is out of range.
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
+}
+
+impl Config {
+    /// Reads and checks a TOML file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text)
+    }
+
+    /// Parses and checks TOML text. The `shell` profile is added when the
+    /// text defines no profile of that name.
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        let mut config: Config = toml::from_str(text)?;
+        config
+            .profiles
+            .entry(DEFAULT_PROFILE.to_owned())
+            .or_insert_with(Profile::login_shell);
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks every value's range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let l = &self.limits;
+        let invalid = |message: String| Err(ConfigError::Invalid(message));
+        for (name, value) in [("max_cols", l.max_cols), ("max_rows", l.max_rows)] {
+            if value == 0 || value > MAX_DIMENSION {
+                return invalid(format!("limits.{name} = {value}: use 1 to {MAX_DIMENSION}"));
+            }
+        }
+        if l.default_cols == 0 || l.default_cols > l.max_cols {
+            return invalid(format!(
+                "limits.default_cols = {}: use 1 to max_cols ({})",
+                l.default_cols, l.max_cols
+            ));
+        }
+        if l.default_rows == 0 || l.default_rows > l.max_rows {
+            return invalid(format!(
+                "limits.default_rows = {}: use 1 to max_rows ({})",
+                l.default_rows, l.max_rows
+            ));
+        }
+        if l.scrollback > l.max_scrollback {
+            return invalid(format!(
+                "limits.scrollback = {} exceeds limits.max_scrollback ({})",
+                l.scrollback, l.max_scrollback
+            ));
+        }
+        for (name, value) in [
+            ("max_sessions", l.max_sessions as u64),
+            ("frame_interval_ms", l.frame_interval_ms),
+            ("max_body_bytes", l.max_body_bytes as u64),
+        ] {
+            if value == 0 {
+                return invalid(format!("limits.{name} must be at least 1"));
+            }
+        }
+        for (name, profile) in &self.profiles {
+            if name.is_empty() {
+                return invalid("a profile needs a name".to_owned());
+            }
+            if profile.command.as_deref() == Some("") {
+                return invalid(format!("profiles.{name}.command is empty"));
+            }
+            for key in profile.env.keys() {
+                if !valid_env_name(key) {
+                    return invalid(format!("profiles.{name}.env: bad variable name '{key}'"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// True for a usable environment variable name: not empty, no `=`, no NUL.
+pub fn valid_env_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['=', '\0'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_text_gives_the_defaults() {
+        let config = Config::parse("").expect("empty config");
+        assert_eq!(config, Config::default());
+        assert_eq!(config.limits.max_sessions, 64);
+        assert_eq!(config.limits.frame_interval(), Duration::from_millis(16));
+        assert_eq!(config.limits.linger(), Duration::from_secs(300));
+        assert_eq!(config.limits.grace(), Duration::from_secs(2));
+        assert_eq!(config.profiles[DEFAULT_PROFILE].args, ["-l"]);
+    }
+
+    #[test]
+    fn profiles_and_limits_are_read() {
+        let config = Config::parse(
+            r#"
+            [limits]
+            max_sessions = 3
+            linger_secs = 1
+
+            [profiles.top]
+            command = "top"
+            args = ["-d", "1"]
+            env = { LINES = "40" }
+            cwd = "/tmp"
+            "#,
+        )
+        .expect("valid config");
+        assert_eq!(config.limits.max_sessions, 3);
+        assert_eq!(config.limits.linger_secs, 1);
+        assert_eq!(config.limits.max_cols, 1000);
+        let top = &config.profiles["top"];
+        assert_eq!(top.argv(), ["top", "-d", "1"]);
+        assert_eq!(top.env["LINES"], "40");
+        assert_eq!(top.cwd.as_deref(), Some(Path::new("/tmp")));
+        assert!(config.profiles.contains_key(DEFAULT_PROFILE));
+    }
+
+    #[test]
+    fn a_configured_shell_profile_replaces_the_default() {
+        let config = Config::parse("[profiles.shell]\ncommand = \"/bin/sh\"\n").expect("valid");
+        assert_eq!(config.profiles[DEFAULT_PROFILE].argv(), ["/bin/sh"]);
+    }
+
+    #[test]
+    fn the_default_shell_profile_runs_a_login_shell() {
+        let argv = Profile::login_shell().argv();
+        assert_eq!(argv.len(), 2);
+        assert!(!argv[0].is_empty());
+        assert_eq!(argv[1], "-l");
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let err = Config::parse("[limits]\nmax_session = 3\n").expect_err("typo");
+        assert!(err.to_string().contains("max_session"), "{err}");
+        assert!(Config::parse("colour = true\n").is_err());
+    }
+
+    #[test]
+    fn out_of_range_values_are_rejected() {
+        for text in [
+            "[limits]\nmax_cols = 0",
+            "[limits]\nmax_rows = 1001",
+            "[limits]\ndefault_cols = 200\nmax_cols = 100",
+            "[limits]\nmax_sessions = 0",
+            "[limits]\nframe_interval_ms = 0",
+            "[limits]\nscrollback = 10\nmax_scrollback = 5",
+            "[profiles.x]\ncommand = \"\"",
+            "[profiles.x]\nenv = { \"A=B\" = \"c\" }",
+        ] {
+            let err = Config::parse(text).expect_err(text);
+            assert!(matches!(err, ConfigError::Invalid(_)), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn wrong_types_are_parse_errors() {
+        let err = Config::parse("[limits]\nmax_sessions = \"many\"").expect_err("type");
+        assert!(matches!(err, ConfigError::Parse(_)));
+    }
+}

@@ -1,0 +1,10 @@
+//! Turning what a user types into the bytes a program reads from its
+//! terminal. The encoding depends on the terminal's modes (application
+//! cursor keys, ...), so the session actor encodes with its grid's current
+//! modes; the HTTP API and the WebSocket share this module.
+
+mod encode;
+mod keys;
+
+pub use encode::encode_key;
+pub use keys::{parse_key, Key, KeyCode, Modifiers, UnknownKey};

@@ -1,0 +1,22 @@
+//! Unguessable identifiers: session ids and generated tokens.
+
+/// 128 random bits from the operating system, as 32 lowercase hex digits.
+pub fn hex128() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_32_hex_digits_and_differs() {
+        let a = hex128().expect("os randomness");
+        let b = hex128().expect("os randomness");
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}

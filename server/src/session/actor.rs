@@ -1,0 +1,285 @@
+//! The session actor: owns the terminal, applies the pty's output, answers
+//! commands, publishes screens, and sees the child to its end.
+//!
+//! Its life has two phases. While the child lives, output, commands, the
+//! child's exit and the synchronized-output deadline are served in one
+//! `select!`. Once the child has exited and its output is drained (or
+//! after it was killed), the final screen and exit status are published and
+//! the session lingers, answering commands with [`SessionError::Exited`],
+//! until the linger time passes or it is killed.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::{sleep_until, Instant};
+
+use crate::input::encode_key;
+use crate::pty::{ExitStatus, Pty, PtyEvents};
+use crate::term::{Snapshot, Term};
+
+use super::pacer::Pacer;
+use super::{Command, Input, Metrics, SessionError, SessionInfo, Status, Timings};
+
+/// How long output may still be read after the child exited, for when
+/// another process (a background job) keeps the terminal open.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
+/// How long to wait for the child to be reaped after SIGKILL.
+const KILL_WAIT: Duration = Duration::from_secs(1);
+
+/// The state an actor runs with.
+pub(super) struct Actor {
+    pub info: SessionInfo,
+    pub term: Term,
+    pub pty: Option<Pty>,
+    pub events: PtyEvents,
+    pub commands: mpsc::Receiver<Command>,
+    pub screen: watch::Sender<Arc<Snapshot>>,
+    pub status: watch::Sender<Status>,
+    pub timings: Timings,
+    pub metrics: Arc<Metrics>,
+}
+
+/// How the live phase ended.
+enum Ending {
+    /// The child exited by itself: linger.
+    Exited,
+    /// The session was killed; tell whoever asked.
+    Killed(Option<oneshot::Sender<()>>),
+}
+
+impl Actor {
+    /// Runs the session to its end.
+    pub async fn run(self) {
+        let mut live = Live {
+            pacer: Pacer::new(self.timings.frame, self.timings.sync_timeout),
+            output_open: true,
+            exit: None,
+            started: Instant::now(),
+            actor: self,
+        };
+        let ending = live.run().await;
+        live.finish();
+        match ending {
+            Ending::Exited => live.actor.linger().await,
+            Ending::Killed(reply) => {
+                if let Some(reply) = reply {
+                    let _ = reply.send(());
+                }
+            }
+        }
+    }
+
+    /// After the exit: keep the final screen, refuse input, end on kill or
+    /// when the linger time has passed.
+    async fn linger(mut self) {
+        let deadline = Instant::now() + self.timings.linger;
+        loop {
+            tokio::select! {
+                command = self.commands.recv() => match command {
+                    Some(Command::Kill(reply)) => {
+                        let _ = reply.send(());
+                        return;
+                    }
+                    Some(Command::Input(_, reply)) | Some(Command::Resize { reply, .. }) => {
+                        let _ = reply.send(Err(SessionError::Exited));
+                    }
+                    None => return,
+                },
+                () = sleep_until(deadline) => return,
+            }
+        }
+    }
+}
+
+/// The live phase's state.
+struct Live {
+    actor: Actor,
+    pacer: Pacer,
+    /// False once the reader hit end of file (or was given up on).
+    output_open: bool,
+    /// The exit status, once the child has been reaped.
+    exit: Option<ExitStatus>,
+    started: Instant,
+}
+
+impl Live {
+    async fn run(&mut self) -> Ending {
+        let mut drain_deadline = None;
+        loop {
+            if self.exit.is_some() && !self.output_open {
+                return Ending::Exited;
+            }
+            let hold_deadline = self.pacer.deadline();
+            let a = &mut self.actor;
+            tokio::select! {
+                biased;
+                command = a.commands.recv() => match command {
+                    Some(Command::Kill(reply)) => {
+                        self.terminate().await;
+                        return Ending::Killed(Some(reply));
+                    }
+                    Some(Command::Input(input, reply)) => {
+                        let _ = reply.send(self.input(input));
+                    }
+                    Some(Command::Resize { cols, rows, reply }) => {
+                        let _ = reply.send(self.resize(cols, rows));
+                    }
+                    None => {
+                        self.terminate().await;
+                        return Ending::Killed(None);
+                    }
+                },
+                status = &mut a.events.exit, if self.exit.is_none() => {
+                    self.exit = Some(status.unwrap_or_else(|_| unknown_exit()));
+                    drain_deadline = Some(Instant::now() + DRAIN_AFTER_EXIT);
+                }
+                chunk = a.events.output.recv(), if self.output_open => match chunk {
+                    Some(bytes) => self.output(&bytes),
+                    None => self.output_open = false,
+                },
+                () = sleep_until_some(hold_deadline) => self.publish(Instant::now()),
+                () = sleep_until_some(drain_deadline) => self.output_open = false,
+            }
+        }
+    }
+
+    fn input(&mut self, input: Input) -> Result<(), SessionError> {
+        let bytes = match input {
+            Input::Bytes(bytes) => bytes,
+            Input::Keys(keys) => {
+                let modes = self.actor.term.modes();
+                keys.iter()
+                    .flat_map(|key| encode_key(key.code, key.mods, &modes))
+                    .collect()
+            }
+        };
+        self.write(bytes)
+    }
+
+    fn write(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
+        let pty = self.actor.pty.as_ref().ok_or(SessionError::Exited)?;
+        pty.write(bytes).map_err(|e| match e {
+            crate::pty::InputError::Busy => SessionError::InputBusy,
+            crate::pty::InputError::Closed => SessionError::Exited,
+        })
+    }
+
+    fn resize(&mut self, cols: u16, rows: u16) -> Result<(), SessionError> {
+        let pty = self.actor.pty.as_ref().ok_or(SessionError::Exited)?;
+        pty.resize(cols, rows).map_err(SessionError::Resize)?;
+        self.actor.term.resize(cols, rows);
+        self.changed(false);
+        Ok(())
+    }
+
+    fn output(&mut self, bytes: &[u8]) {
+        self.actor.metrics.chunk_read(bytes.len());
+        self.actor.term.advance(bytes);
+        let replies = self.actor.term.take_replies();
+        if !replies.is_empty() {
+            // A child that does not read cannot take answers either: drop them.
+            let _ = self.write(replies);
+        }
+        let more_queued = !self.actor.events.output.is_empty();
+        self.changed(more_queued);
+    }
+
+    fn changed(&mut self, more_queued: bool) {
+        let now = Instant::now();
+        let synchronized = self.actor.term.synchronized();
+        if self.pacer.changed(now, more_queued, synchronized) {
+            self.publish(now);
+        }
+    }
+
+    fn publish(&mut self, now: Instant) {
+        let snapshot = Arc::new(self.actor.term.snapshot());
+        self.actor.screen.send_replace(snapshot);
+        self.actor.metrics.frame_published();
+        self.pacer.published(now);
+    }
+
+    /// Hangs up the child's process groups, kills them after the grace
+    /// period, and waits for the child to be reaped.
+    async fn terminate(&mut self) {
+        if self.exit.is_some() {
+            return;
+        }
+        let Some(pty) = self.actor.pty.as_ref() else {
+            return;
+        };
+        pty.hang_up();
+        if self.wait_exit(self.actor.timings.grace).await {
+            return;
+        }
+        if let Some(pty) = self.actor.pty.as_ref() {
+            pty.kill();
+        }
+        self.wait_exit(KILL_WAIT).await;
+    }
+
+    /// Waits up to `limit` for the exit status, applying output meanwhile
+    /// so the child is not blocked writing. True once the child is reaped.
+    async fn wait_exit(&mut self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            let a = &mut self.actor;
+            tokio::select! {
+                status = &mut a.events.exit => {
+                    self.exit = Some(status.unwrap_or_else(|_| unknown_exit()));
+                    return true;
+                }
+                chunk = a.events.output.recv(), if self.output_open => match chunk {
+                    Some(bytes) => self.output(&bytes),
+                    None => self.output_open = false,
+                },
+                () = sleep_until(deadline) => return false,
+            }
+        }
+    }
+
+    /// Releases the terminal (closing every descriptor and ending the pty
+    /// threads), applies what output is left, publishes the final screen and
+    /// the exit status, and logs the end.
+    fn finish(&mut self) {
+        self.actor.pty = None;
+        self.actor.events.output.close();
+        while let Ok(bytes) = self.actor.events.output.try_recv() {
+            self.actor.metrics.chunk_read(bytes.len());
+            self.actor.term.advance(&bytes);
+        }
+        self.publish(Instant::now());
+        let status = self.exit.take().unwrap_or_else(unknown_exit);
+        let info = &self.actor.info;
+        tracing::info!(
+            id = %info.id,
+            profile = %info.profile.as_deref().unwrap_or("-"),
+            pid = info.pid,
+            exit_code = %status.code.map_or_else(|| "unknown".to_owned(), |c| c.to_string()),
+            signal = %status.signal.as_deref().unwrap_or("-"),
+            duration_ms = self.started.elapsed().as_millis() as u64,
+            "session ended"
+        );
+        self.actor.status.send_replace(Status::Exited {
+            status,
+            at: SystemTime::now(),
+        });
+    }
+}
+
+/// The status of a child whose end could not be observed.
+fn unknown_exit() -> ExitStatus {
+    ExitStatus {
+        code: None,
+        signal: None,
+    }
+}
+
+/// Sleeps until `deadline`, or forever when there is none.
+async fn sleep_until_some(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,118 @@
+//! The handle to a session: cheap to clone, used by the HTTP API and by
+//! viewers (the WebSocket) to read the screen and to send commands.
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::term::Snapshot;
+
+use super::{Command, Input, SessionError, SessionInfo, Status};
+
+/// A session seen from outside its actor.
+#[derive(Clone)]
+pub struct SessionHandle {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    info: SessionInfo,
+    commands: mpsc::Sender<Command>,
+    screen: watch::Receiver<Arc<Snapshot>>,
+    status: watch::Receiver<Status>,
+}
+
+impl SessionHandle {
+    pub(super) fn new(
+        info: SessionInfo,
+        commands: mpsc::Sender<Command>,
+        screen: watch::Receiver<Arc<Snapshot>>,
+        status: watch::Receiver<Status>,
+    ) -> SessionHandle {
+        SessionHandle {
+            shared: Arc::new(Shared {
+                info,
+                commands,
+                screen,
+                status,
+            }),
+        }
+    }
+
+    /// What the session is: id, profile, command, pid, start time.
+    pub fn info(&self) -> &SessionInfo {
+        &self.shared.info
+    }
+
+    /// The id.
+    pub fn id(&self) -> &str {
+        &self.shared.info.id
+    }
+
+    /// The latest published screen.
+    pub fn screen(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.shared.screen.borrow())
+    }
+
+    /// A receiver of published screens, for a viewer. Only the latest screen
+    /// is kept, so a slow viewer skips intermediate ones. Read it with
+    /// `borrow_and_update`; `changed` fails once the session has ended and
+    /// its final screen has been read.
+    pub fn subscribe(&self) -> watch::Receiver<Arc<Snapshot>> {
+        let mut screen = self.shared.screen.clone();
+        screen.mark_changed();
+        screen
+    }
+
+    /// Whether the child runs, or how it ended.
+    pub fn status(&self) -> Status {
+        self.shared.status.borrow().clone()
+    }
+
+    /// A receiver of status changes, for a viewer that reports the exit.
+    pub fn watch_status(&self) -> watch::Receiver<Status> {
+        self.shared.status.clone()
+    }
+
+    /// Queues input for the child. Keys are encoded with the terminal's
+    /// modes at the moment they are written.
+    pub async fn send_input(&self, input: Input) -> Result<(), SessionError> {
+        self.request(|reply| Command::Input(input, reply)).await
+    }
+
+    /// Resizes the terminal; the child gets SIGWINCH.
+    pub async fn resize(&self, cols: u16, rows: u16) -> Result<(), SessionError> {
+        self.request(|reply| Command::Resize { cols, rows, reply })
+            .await
+    }
+
+    /// Ends the session: hangs up the child's process groups, kills them
+    /// after the grace period, reaps the child, and returns the final status.
+    pub async fn kill(&self) -> Status {
+        let (reply, done) = oneshot::channel();
+        if self
+            .shared
+            .commands
+            .send(Command::Kill(reply))
+            .await
+            .is_ok()
+        {
+            // An error only means the actor had already ended.
+            let _ = done.await;
+        }
+        self.status()
+    }
+
+    async fn request(
+        &self,
+        command: impl FnOnce(super::Reply) -> Command,
+    ) -> Result<(), SessionError> {
+        let (reply, answer) = oneshot::channel();
+        self.shared
+            .commands
+            .send(command(reply))
+            .await
+            .map_err(|_| SessionError::Exited)?;
+        answer.await.unwrap_or(Err(SessionError::Exited))
+    }
+}

@@ -1,0 +1,48 @@
+//! Counters for `/metrics`, shared by the registry and every actor.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Monotonic counters; gauges are computed from the registry when read.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    sessions_created: AtomicU64,
+    pty_read_bytes: AtomicU64,
+    pty_read_chunks: AtomicU64,
+    frames_published: AtomicU64,
+}
+
+impl Metrics {
+    pub(super) fn session_created(&self) {
+        self.sessions_created.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn chunk_read(&self, bytes: usize) {
+        self.pty_read_bytes
+            .fetch_add(bytes as u64, Ordering::Relaxed);
+        self.pty_read_chunks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn frame_published(&self) {
+        self.frames_published.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Sessions started since the server started.
+    pub fn sessions_created(&self) -> u64 {
+        self.sessions_created.load(Ordering::Relaxed)
+    }
+
+    /// Bytes read from every pty.
+    pub fn pty_read_bytes(&self) -> u64 {
+        self.pty_read_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Chunks the reader threads handed to the actors.
+    pub fn pty_read_chunks(&self) -> u64 {
+        self.pty_read_chunks.load(Ordering::Relaxed)
+    }
+
+    /// Screens published by the actors.
+    pub fn frames_published(&self) -> u64 {
+        self.frames_published.load(Ordering::Relaxed)
+    }
+}

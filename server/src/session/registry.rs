@@ -1,0 +1,208 @@
+//! The registry of open sessions: creates them within the limits, finds
+//! them by id, and ends them all at shutdown.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::SystemTime;
+
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+
+use crate::config::Limits;
+use crate::pty::{self, SpawnError};
+use crate::random;
+use crate::term::Term;
+
+use super::actor::Actor;
+use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
+
+/// Commands queued to an actor before senders wait.
+const COMMAND_QUEUE: usize = 32;
+
+/// A session could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// The session limit is reached.
+    #[error("the session limit ({0}) is reached; end a session first")]
+    TooMany(usize),
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The child could not be started.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    /// Something the server needs failed (randomness, a thread).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Every open session, by id.
+pub struct Sessions {
+    state: Mutex<State>,
+    limits: Limits,
+    metrics: Arc<Metrics>,
+}
+
+struct State {
+    open: HashMap<String, SessionHandle>,
+    /// Sessions being spawned: they hold a slot before they are open.
+    starting: usize,
+    closing: bool,
+}
+
+impl Sessions {
+    /// An empty registry enforcing `limits`.
+    pub fn new(limits: Limits) -> Arc<Sessions> {
+        Arc::new(Sessions {
+            state: Mutex::new(State {
+                open: HashMap::new(),
+                starting: 0,
+                closing: false,
+            }),
+            limits,
+            metrics: Arc::new(Metrics::default()),
+        })
+    }
+
+    /// The limits the registry enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The counters of every session.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Starts a session. Sizes in `spec` must already be validated.
+    pub async fn create(self: &Arc<Self>, spec: SessionSpec) -> Result<SessionHandle, CreateError> {
+        let _slot = self.reserve()?;
+        let id = random::hex128().map_err(|e| CreateError::Internal(e.to_string()))?;
+        let spawn = spec.spawn.clone();
+        let (pty, events) = tokio::task::spawn_blocking(move || pty::spawn(&spawn))
+            .await
+            .map_err(|e| CreateError::Internal(e.to_string()))??;
+
+        let info = SessionInfo {
+            id: id.clone(),
+            profile: spec.profile,
+            command: spec.spawn.argv,
+            pid: pty.pid(),
+            created_at: SystemTime::now(),
+        };
+        let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
+        let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
+        let (status_tx, status_rx) = watch::channel(Status::Running);
+        let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
+        let handle = SessionHandle::new(info.clone(), commands_tx, screen_rx, status_rx);
+        tracing::info!(
+            id = %info.id,
+            profile = %info.profile.as_deref().unwrap_or("-"),
+            command = ?info.command,
+            pid = info.pid,
+            cols = spec.spawn.cols,
+            rows = spec.spawn.rows,
+            "session started"
+        );
+        let actor = Actor {
+            info,
+            term,
+            pty: Some(pty),
+            events,
+            commands: commands_rx,
+            screen: screen_tx,
+            status: status_tx,
+            timings: self.timings(),
+            metrics: Arc::clone(&self.metrics),
+        };
+        let closing = {
+            let mut state = self.lock();
+            if !state.closing {
+                state.open.insert(id.clone(), handle.clone());
+            }
+            state.closing
+        };
+        self.metrics.session_created();
+        let registry = Arc::downgrade(self);
+        tokio::spawn(async move {
+            actor.run().await;
+            if let Some(registry) = Weak::upgrade(&registry) {
+                registry.remove(&id);
+            }
+        });
+        if closing {
+            // Shutdown began while this child started: end it with the others.
+            handle.kill().await;
+            return Err(CreateError::ShuttingDown);
+        }
+        Ok(handle)
+    }
+
+    /// The session with this id.
+    pub fn get(&self, id: &str) -> Option<SessionHandle> {
+        self.lock().open.get(id).cloned()
+    }
+
+    /// Every open session, oldest first.
+    pub fn list(&self) -> Vec<SessionHandle> {
+        let mut sessions: Vec<SessionHandle> = self.lock().open.values().cloned().collect();
+        sessions.sort_by(|a, b| (a.info().created_at, a.id()).cmp(&(b.info().created_at, b.id())));
+        sessions
+    }
+
+    /// Takes a session out of the registry (its actor goes on until killed
+    /// or done lingering).
+    pub fn remove(&self, id: &str) -> Option<SessionHandle> {
+        self.lock().open.remove(id)
+    }
+
+    /// Refuses new sessions and ends every open one, concurrently.
+    pub async fn shutdown(&self) {
+        let sessions: Vec<SessionHandle> = {
+            let mut state = self.lock();
+            state.closing = true;
+            state.open.drain().map(|(_, handle)| handle).collect()
+        };
+        let mut ending = JoinSet::new();
+        for session in sessions {
+            ending.spawn(async move { session.kill().await });
+        }
+        while ending.join_next().await.is_some() {}
+    }
+
+    fn timings(&self) -> Timings {
+        Timings {
+            frame: self.limits.frame_interval(),
+            sync_timeout: self.limits.sync_timeout(),
+            linger: self.limits.linger(),
+            grace: self.limits.grace(),
+        }
+    }
+
+    fn reserve(&self) -> Result<Slot<'_>, CreateError> {
+        let mut state = self.lock();
+        if state.closing {
+            return Err(CreateError::ShuttingDown);
+        }
+        if state.open.len() + state.starting >= self.limits.max_sessions {
+            return Err(CreateError::TooMany(self.limits.max_sessions));
+        }
+        state.starting += 1;
+        Ok(Slot(self))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent even if a holder panicked: every
+        // update is a single insert, remove or counter change.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A reserved place for a session being started; released on drop.
+struct Slot<'a>(&'a Sessions);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.lock().starting -= 1;
+    }
+}
