@@ -1,0 +1,308 @@
+//! What the end-to-end tests share: the real server started in-process on
+//! an ephemeral loopback port, a minimal blocking HTTP/1.1 client, polling
+//! with a deadline, and process inspection through /proc.
+
+#![allow(dead_code)] // Each test binary uses a different part of this module.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use panecast::api::{serve, Settings};
+use panecast::config::Config;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+/// How long any wait may last before the test fails. Generous: the machine
+/// may be loaded, and polling returns as soon as the condition holds.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+const POLL: Duration = Duration::from_millis(20);
+pub const TOKEN: &str = "test-token";
+
+/// A running server; dropping it shuts it down and waits for it to end.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// An HTTP response.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Response {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The `code` of a JSON error body.
+    pub fn code(&self) -> String {
+        self.json()["code"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+/// A configuration for tests: short grace and linger times.
+pub fn test_config() -> Config {
+    let mut config = Config::default();
+    config.limits.grace_ms = 300;
+    config.limits.linger_secs = 60;
+    config
+}
+
+impl Server {
+    /// Starts a server with `--allow-any-command`.
+    pub fn start(config: Config) -> Server {
+        Server::start_with(config, true)
+    }
+
+    pub fn start_with(config: Config, allow_any_command: bool) -> Server {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        listener
+            .set_nonblocking(true)
+            .expect("nonblocking listener");
+        let addr = listener.local_addr().expect("local address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let settings = Settings {
+            config,
+            token: TOKEN.to_owned(),
+            allow_any_command,
+        };
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("tokio runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                let shutdown = async move {
+                    let _ = stopped.await;
+                };
+                serve(settings, listener, shutdown).await.expect("serve");
+            });
+            runtime.shutdown_timeout(Duration::from_secs(1));
+        });
+        Server {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Shuts the server down and waits until `serve` has returned.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+
+    /// A request with the bearer token.
+    pub fn call(&self, method: &str, path: &str, body: Option<&str>) -> Response {
+        let auth = format!("Bearer {TOKEN}");
+        http(
+            self.addr,
+            method,
+            path,
+            &[("Authorization", &auth)],
+            body.map(str::as_bytes),
+        )
+    }
+
+    /// A request with any headers and no token unless given.
+    pub fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Response {
+        http(self.addr, method, path, headers, body)
+    }
+
+    /// Creates a session running `argv` (with extra JSON fields), expecting 201.
+    pub fn create(&self, argv: &[&str], extra: Value) -> Value {
+        let mut body = serde_json::json!({ "command": argv });
+        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+            body.extend(extra.clone());
+        }
+        let response = self.call("POST", "/api/sessions", Some(&body.to_string()));
+        assert_eq!(response.status, 201, "create {argv:?}: {}", response.body);
+        response.json()
+    }
+
+    /// The screen as text.
+    pub fn screen(&self, id: &str) -> String {
+        let response = self.call("GET", &format!("/api/sessions/{id}/screen"), None);
+        assert_eq!(response.status, 200, "screen: {}", response.body);
+        response.body
+    }
+
+    /// Polls the screen until `done` holds, and returns it.
+    pub fn wait_screen(&self, id: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let mut last = String::new();
+        eventually(what, || {
+            last = self.screen(id);
+            done(&last).then(|| last.clone())
+        })
+    }
+
+    /// Polls the session until its child has exited, and returns it.
+    pub fn wait_exit(&self, id: &str) -> Value {
+        eventually("the session to exit", || {
+            let session = self
+                .call("GET", &format!("/api/sessions/{id}"), None)
+                .json();
+            (session["running"] == false).then_some(session)
+        })
+    }
+
+    pub fn delete(&self, id: &str) -> Response {
+        self.call("DELETE", &format!("/api/sessions/{id}"), None)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Calls `check` every 20 ms until it returns `Some`, failing after the deadline.
+pub fn eventually<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(POLL);
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection.
+pub fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> Response {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(DEADLINE)).expect("timeout");
+    let body = body.unwrap_or_default();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).expect("send head");
+    stream.write_all(body).expect("send body");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read response");
+    parse_response(&raw)
+}
+
+fn parse_response(raw: &[u8]) -> Response {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("end of headers");
+    let head = String::from_utf8_lossy(&raw[..split]);
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Response {
+        status,
+        headers,
+        body: String::from_utf8(body).expect("UTF-8 body"),
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size");
+        let size_text = String::from_utf8_lossy(&data[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
+            .expect("hex chunk size");
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[..size]);
+        data = &data[size + 2..];
+    }
+}
+
+/// Processes of group `pgid` that are alive (zombies are dead, just not reaped).
+pub fn live_group_members(pgid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| process_stat(pid).is_some_and(|(state, pgrp)| pgrp == pgid && state != 'Z'))
+        .collect()
+}
+
+/// True while `pid` exists and is not a zombie.
+pub fn alive(pid: u32) -> bool {
+    process_stat(pid).is_some_and(|(state, _)| state != 'Z')
+}
+
+/// The state letter and process group of a process.
+fn process_stat(pid: u32) -> Option<(char, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields follow the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split(' ');
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
+/// Open descriptors of this process.
+pub fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").map_or(0, |dir| dir.count())
+}
