@@ -147,6 +147,13 @@ impl Term {
         self.emu.counter
     }
 
+    /// Marks the current screen as seen and returns its generation: rows
+    /// changed after this call get higher generations. `snapshot` does this too.
+    pub fn observe(&mut self) -> u64 {
+        self.emu.observed = self.emu.counter;
+        self.emu.counter
+    }
+
     /// Indices of the visible rows changed after generation `since`.
     pub fn changed_rows(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
         self.emu
