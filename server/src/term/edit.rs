@@ -37,36 +37,66 @@ impl Emulator {
         }
     }
 
-    /// EL: 0 from the cursor to the end, 1 from the start to the cursor, 2 the whole line.
-    pub fn erase_in_line(&mut self, mode: u16) {
-        let (r, c) = (self.cursor.row, self.cursor.col);
+    /// Selective erase: blanks the unprotected cells of `start..end` in row `r`.
+    fn erase_unprotected(&mut self, r: usize, start: usize, end: usize) {
+        let end = end.min(self.cols);
+        if start >= end {
+            return;
+        }
+        self.touch(r);
+        let erase = self.erase_id;
+        let line = &mut self.grid[r];
+        let mut col = start;
+        while col < end {
+            let cell = line.cells()[col];
+            if !cell.is_protected() {
+                line.drop_clusters(col, col + 1);
+                line.cells_mut()[col] = Cell::blank(erase);
+            }
+            col += 1;
+        }
+    }
+
+    /// Erases `start..end` of row `r`, leaving protected cells when `selective`.
+    fn erase_span(&mut self, r: usize, start: usize, end: usize, selective: bool) {
+        if selective {
+            self.erase_unprotected(r, start, end);
+        } else {
+            self.erase_cells(r, start, end);
+        }
+    }
+
+    /// EL (DECSEL when `selective`): 0 from the cursor to the end, 1 from the
+    /// start to the cursor, 2 the whole line.
+    pub fn erase_in_line(&mut self, mode: u16, selective: bool) {
+        let (r, x) = (self.cursor.row, self.cursor_x());
         match mode {
-            0 => self.erase_cells(r, c, self.cols),
-            1 => self.erase_cells(r, 0, c + 1),
-            2 => self.erase_cells(r, 0, self.cols),
+            0 => self.erase_span(r, x, self.cols, selective),
+            1 => self.erase_span(r, 0, x + 1, selective),
+            2 => self.erase_span(r, 0, self.cols, selective),
             _ => {}
         }
     }
 
-    /// ED: 0 below, 1 above, 2 all, 3 the scrollback.
-    pub fn erase_in_display(&mut self, mode: u16) {
-        let (r, c) = (self.cursor.row, self.cursor.col);
+    /// ED (DECSED when `selective`): 0 below, 1 above, 2 all, 3 the scrollback.
+    pub fn erase_in_display(&mut self, mode: u16, selective: bool) {
+        let (r, x) = (self.cursor.row, self.cursor_x());
         match mode {
             0 => {
-                self.erase_cells(r, c, self.cols);
+                self.erase_span(r, x, self.cols, selective);
                 for row in r + 1..self.rows {
-                    self.erase_cells(row, 0, self.cols);
+                    self.erase_span(row, 0, self.cols, selective);
                 }
             }
             1 => {
                 for row in 0..r {
-                    self.erase_cells(row, 0, self.cols);
+                    self.erase_span(row, 0, self.cols, selective);
                 }
-                self.erase_cells(r, 0, c + 1);
+                self.erase_span(r, 0, x + 1, selective);
             }
             2 => {
                 for row in 0..self.rows {
-                    self.erase_cells(row, 0, self.cols);
+                    self.erase_span(row, 0, self.cols, selective);
                 }
             }
             3 => self.scrollback.clear(),
@@ -85,7 +115,6 @@ impl Emulator {
     pub fn insert_chars(&mut self, n: usize) {
         let (r, c) = (self.cursor.row, self.cursor.col);
         self.cursor.pending_wrap = false;
-        self.touch(r);
         self.shift_right(r, c, n);
     }
 
@@ -93,22 +122,37 @@ impl Emulator {
     pub fn delete_chars(&mut self, n: usize) {
         let (r, c) = (self.cursor.row, self.cursor.col);
         self.cursor.pending_wrap = false;
-        self.touch(r);
-        let cols = self.cols;
-        let erase = self.erase_id;
-        let n = n.min(cols - c);
-        let line = &mut self.grid[r];
-        line.drop_clusters(c, c + n);
-        let cells = line.cells_mut();
-        if c > 0 && cells[c].width() == 0 {
-            cells[c - 1] = Cell::blank(cells[c - 1].style());
+        self.delete_cells(r, c, n);
+    }
+
+    /// SL and SR: shifts every row of the scroll region left (`n` < 0) or right.
+    pub fn scroll_columns(&mut self, n: isize) {
+        if self.cursor.row < self.top || self.cursor.row > self.bottom {
+            return;
         }
-        if c + n < cols && cells[c + n].width() == 0 {
-            cells[c + n] = Cell::blank(cells[c + n].style());
+        for r in self.top..=self.bottom {
+            if n < 0 {
+                self.delete_cells(r, 0, n.unsigned_abs());
+            } else {
+                self.shift_right(r, 0, n as usize);
+            }
         }
-        cells[c..].rotate_left(n);
-        cells[cols - n..].fill(Cell::blank(erase));
-        line.shift_clusters(c + n, -(n as isize), cols);
+    }
+
+    /// DECIC and DECDC: inserts (`n` > 0) or deletes columns at the cursor in
+    /// every row of the scroll region, when the cursor is inside it.
+    pub fn edit_columns(&mut self, n: isize) {
+        if self.cursor.row < self.top || self.cursor.row > self.bottom {
+            return;
+        }
+        let col = self.cursor.col;
+        for r in self.top..=self.bottom {
+            if n < 0 {
+                self.delete_cells(r, col, n.unsigned_abs());
+            } else {
+                self.shift_right(r, col, n as usize);
+            }
+        }
     }
 
     /// IL: inserts `n` blank lines at the cursor row, inside the scroll region.
@@ -142,9 +186,9 @@ impl Emulator {
         self.cursor.pending_wrap = false;
     }
 
-    /// REP: repeats the last printed character `n` times.
-    pub fn repeat_last(&mut self, n: usize) {
-        if let Some(c) = self.last_printed {
+    /// REP: repeats `preceding` (the character printed just before) `n` times.
+    pub fn repeat(&mut self, preceding: Option<char>, n: usize) {
+        if let Some(c) = preceding {
             // Bounded by the screen: more repeats than cells only overwrite.
             for _ in 0..n.min(self.cols * self.rows) {
                 self.print(c);
@@ -152,15 +196,17 @@ impl Emulator {
         }
     }
 
-    /// DECALN: fills the screen with `E`, resets the region and homes the cursor.
+    /// DECALN: fills the screen with `E` in the current pen (as xterm.js),
+    /// resets the region and homes the cursor.
     pub fn screen_alignment(&mut self) {
         self.top = 0;
         self.bottom = self.rows - 1;
+        let pen = self.pen_id;
         for r in 0..self.rows {
             self.touch(r);
             let line = &mut self.grid[r];
-            line.reset(Default::default());
-            line.cells_mut().fill(Cell::new('E', Default::default(), 1));
+            line.reset(pen);
+            line.cells_mut().fill(Cell::new('E', pen, 1));
         }
         self.goto(0, 0);
     }

@@ -82,6 +82,8 @@ pub(crate) struct Emulator {
     /// Lines scrolled up on the whole screen (the scroll hint's basis).
     pub scroll_count: u64,
     pub last_printed: Option<char>,
+    /// DECSCA: cells printed now are protected from selective erase.
+    pub protect: bool,
 }
 
 /// Replies a program can provoke are capped so it cannot grow them unread.
@@ -120,6 +122,7 @@ impl Emulator {
             observed: 0,
             scroll_count: 0,
             last_printed: None,
+            protect: false,
         };
         emu.grid = emu.blank_rows(rows);
         emu
@@ -210,6 +213,9 @@ impl Emulator {
         let cells = line.cells_mut();
         let old = cells[col];
         cells[col] = Cell::new(c, pen, width as u8);
+        if self.protect {
+            cells[col].mark_protected();
+        }
         if old.width() != 1 || old.has_cluster() || line.has_clusters() {
             self.fix_overwrite(row, col, old);
         }
@@ -282,8 +288,33 @@ impl Emulator {
         self.index();
     }
 
+    /// Deletes `n` cells at `col` of row `r`, pulling the rest left and
+    /// filling the right end with erase blanks.
+    pub fn delete_cells(&mut self, r: usize, col: usize, n: usize) {
+        let cols = self.cols;
+        let erase = self.erase_id;
+        let n = n.min(cols - col);
+        if n == 0 {
+            return;
+        }
+        self.touch(r);
+        let line = &mut self.grid[r];
+        line.drop_clusters(col, col + n);
+        let cells = line.cells_mut();
+        if col > 0 && cells[col].width() == 0 {
+            cells[col - 1] = Cell::blank(cells[col - 1].style());
+        }
+        if col + n < cols && cells[col + n].width() == 0 {
+            cells[col + n] = Cell::blank(cells[col + n].style());
+        }
+        cells[col..].rotate_left(n);
+        cells[cols - n..].fill(Cell::blank(erase));
+        line.shift_clusters(col + n, -(n as isize), cols);
+    }
+
     /// Moves cells at and after `col` right by `n`, dropping what falls off.
     pub fn shift_right(&mut self, row: usize, col: usize, n: usize) {
+        self.touch(row);
         let cols = self.cols;
         let erase = self.erase_id;
         let line = &mut self.grid[row];
@@ -353,6 +384,18 @@ impl Emulator {
         self.cursor.pending_wrap = false;
     }
 
+    /// VPR: down `n` rows, not limited by the scroll region (as xterm.js).
+    pub fn move_down_unbounded(&mut self, n: usize) {
+        self.cursor.row = (self.cursor.row + n).min(self.rows - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// The cursor column as xterm.js counts it: one past the last column while
+    /// a wrap is pending, so erasing "from the cursor" then erases nothing.
+    pub fn cursor_x(&self) -> usize {
+        self.cursor.col + self.cursor.pending_wrap as usize
+    }
+
     /// Moves right `n` columns.
     pub fn move_right(&mut self, n: usize) {
         self.cursor.col = (self.cursor.col + n).min(self.cols - 1);
@@ -365,13 +408,11 @@ impl Emulator {
         self.cursor.pending_wrap = false;
     }
 
-    /// BS: one column left; with reverse wraparound, from column 0 to the end
-    /// of the previous (soft-wrapped) row.
+    /// BS: one column left (from a pending wrap too, as xterm.js); with
+    /// reverse wraparound, from column 0 to the end of the previous
+    /// (soft-wrapped) row.
     pub fn backspace(&mut self) {
-        if self.cursor.pending_wrap {
-            self.cursor.pending_wrap = false;
-            return;
-        }
+        self.cursor.pending_wrap = false;
         if self.cursor.col > 0 {
             self.cursor.col -= 1;
         } else if self.modes.get(Mode::ReverseWrap)
@@ -547,6 +588,7 @@ impl Emulator {
     pub fn restore_cursor(&mut self) {
         let saved = self.saved;
         self.cursor = saved.cursor;
+        self.cursor.pending_wrap = false;
         self.cursor.row = self.cursor.row.min(self.rows - 1);
         self.cursor.col = self.cursor.col.min(self.cols - 1);
         self.pen = saved.pen;

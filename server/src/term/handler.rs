@@ -37,6 +37,7 @@ impl Perform for Emulator {
     }
 
     fn execute(&mut self, byte: u8) {
+        self.last_printed = None;
         match byte {
             0x07 => self.bells += 1,
             0x08 => self.backspace(),
@@ -57,13 +58,16 @@ impl Perform for Emulator {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        // REP repeats only a character printed right before it.
+        let preceding = self.last_printed.take();
         if ignore {
             return;
         }
         match (intermediates, action) {
             ([], '@') => self.insert_chars(arg(params, 0, 1)),
             ([], 'A') => self.move_up(arg(params, 0, 1)),
-            ([], 'B') | ([], 'e') => self.move_down(arg(params, 0, 1)),
+            ([], 'B') => self.move_down(arg(params, 0, 1)),
+            ([], 'e') => self.move_down_unbounded(arg(params, 0, 1)),
             ([], 'C') | ([], 'a') => self.move_right(arg(params, 0, 1)),
             ([], 'D') => self.move_left(arg(params, 0, 1)),
             ([], 'E') => {
@@ -77,8 +81,11 @@ impl Perform for Emulator {
             ([], 'G') | ([], '`') => self.goto_col(arg(params, 0, 1) - 1),
             ([], 'H') | ([], 'f') => self.goto(arg(params, 0, 1) - 1, arg(params, 1, 1) - 1),
             ([], 'I') => self.tab(arg(params, 0, 1)),
-            ([], 'J') | ([b'?'], 'J') => self.erase_in_display(raw(params, 0)),
-            ([], 'K') | ([b'?'], 'K') => self.erase_in_line(raw(params, 0)),
+            ([], 'J') => self.erase_in_display(raw(params, 0), false),
+            ([b'?'], 'J') => self.erase_in_display(raw(params, 0), true),
+            ([], 'K') => self.erase_in_line(raw(params, 0), false),
+            ([b'?'], 'K') => self.erase_in_line(raw(params, 0), true),
+            ([b'"'], 'q') => self.protect = raw(params, 0) == 1,
             ([], 'L') => self.insert_lines(arg(params, 0, 1)),
             ([], 'M') => self.delete_lines(arg(params, 0, 1)),
             ([], 'P') => self.delete_chars(arg(params, 0, 1)),
@@ -86,7 +93,7 @@ impl Perform for Emulator {
             ([], 'T') => self.scroll_down(self.top, self.bottom, arg(params, 0, 1)),
             ([], 'X') => self.erase_chars(arg(params, 0, 1)),
             ([], 'Z') => self.back_tab(arg(params, 0, 1)),
-            ([], 'b') => self.repeat_last(arg(params, 0, 1)),
+            ([], 'b') => self.repeat(preceding, arg(params, 0, 1)),
             ([], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[?1;2c"),
             ([b'>'], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[>0;276;0c"),
             ([], 'd') => self.goto_row(arg(params, 0, 1) - 1),
@@ -110,6 +117,10 @@ impl Perform for Emulator {
             ([], 'u') => self.restore_cursor(),
             ([], 't') => self.window_op(raw(params, 0)),
             ([b' '], 'q') => self.set_cursor_style(raw(params, 0)),
+            ([b' '], '@') => self.scroll_columns(-(arg(params, 0, 1) as isize)),
+            ([b' '], 'A') => self.scroll_columns(arg(params, 0, 1) as isize),
+            ([b'\''], '}') => self.edit_columns(arg(params, 0, 1) as isize),
+            ([b'\''], '~') => self.edit_columns(-(arg(params, 0, 1) as isize)),
             ([b'!'], 'p') => self.soft_reset(),
             ([b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Ansi),
             ([b'?', b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Dec),
@@ -122,6 +133,7 @@ impl Perform for Emulator {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        self.last_printed = None;
         match (intermediates, byte) {
             ([], b'7') => self.save_cursor(),
             ([], b'8') => self.restore_cursor(),
@@ -145,9 +157,12 @@ impl Perform for Emulator {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        self.last_printed = None;
         match params {
-            [b"0", title, ..] | [b"2", title, ..] => {
-                let text = String::from_utf8_lossy(title);
+            [b"0", title @ ..] | [b"2", title @ ..] => {
+                // vte splits on ';', which a title may contain.
+                let title = title.join(&b";"[..]);
+                let text = String::from_utf8_lossy(&title);
                 self.title = text
                     .chars()
                     .filter(|c| !c.is_control())
@@ -210,15 +225,6 @@ impl Emulator {
             }
             Mode::Origin => {
                 self.modes.set(mode, on);
-                self.goto(0, 0);
-            }
-            Mode::Columns132 => {
-                // The width stays (as xterm.js without column switching), but the
-                // side effects of DECCOLM apply: region reset, screen cleared, cursor home.
-                self.modes.set(mode, on);
-                self.top = 0;
-                self.bottom = self.rows - 1;
-                self.erase_in_display(2);
                 self.goto(0, 0);
             }
             Mode::CursorBlink => {
@@ -312,6 +318,10 @@ impl Emulator {
         // A URI may itself contain ';', which vte splits on.
         let uri = uri.join(&b";"[..]);
         let link = if uri.is_empty() {
+            // As xterm.js: an empty URI ends the link only when no parameters are given.
+            if !link_params.trim_ascii().is_empty() {
+                return;
+            }
             0
         } else {
             let id = link_params

@@ -43,11 +43,6 @@ impl LinkTable {
         Some(id)
     }
 
-    /// The link behind an id.
-    pub fn get(&self, id: u16) -> Option<&Hyperlink> {
-        id.checked_sub(1).and_then(|i| self.links.get(i as usize))
-    }
-
     /// Every link in id order (id = position + 1).
     pub fn links(&self) -> &[Hyperlink] {
         &self.links
@@ -67,8 +62,7 @@ mod tests {
         };
         let id = table.intern(link.clone()).unwrap();
         assert_eq!(table.intern(link.clone()), Some(id));
-        assert_eq!(table.get(id), Some(&link));
-        assert_eq!(table.get(0), None);
+        assert_eq!(table.links()[id as usize - 1], link);
         let long = Hyperlink {
             id: None,
             uri: "x".repeat(MAX_URI_BYTES + 1).into(),

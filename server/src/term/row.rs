@@ -10,7 +10,7 @@ use super::style::StyleId;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
     cells: Vec<Cell>,
-    clusters: Option<Box<Vec<(u16, CompactString)>>>,
+    clusters: Vec<(u16, CompactString)>,
     generation: u64,
     wrapped: bool,
 }
@@ -20,7 +20,7 @@ impl Row {
     pub fn new(cols: usize, style: StyleId, generation: u64) -> Row {
         Row {
             cells: vec![Cell::blank(style); cols],
-            clusters: None,
+            clusters: Vec::new(),
             generation,
             wrapped: false,
         }
@@ -35,13 +35,13 @@ impl Row {
         generation: u64,
     ) -> Row {
         cells.resize(cols, Cell::EMPTY);
-        let clusters: Vec<_> = clusters
+        let clusters = clusters
             .into_iter()
             .filter(|(c, _)| (*c as usize) < cols)
             .collect();
         Row {
             cells,
-            clusters: (!clusters.is_empty()).then(|| Box::new(clusters)),
+            clusters,
             generation,
             wrapped,
         }
@@ -90,7 +90,6 @@ impl Row {
             return None;
         }
         self.clusters
-            .as_ref()?
             .iter()
             .find(|(c, _)| *c as usize == col)
             .map(|(_, s)| s.as_str())
@@ -98,7 +97,7 @@ impl Row {
 
     /// All clusters as (column, text).
     pub fn clusters(&self) -> &[(u16, CompactString)] {
-        self.clusters.as_deref().map_or(&[], |v| v.as_slice())
+        &self.clusters
     }
 
     /// Appends a zero-width character to the text of the cell at `col`.
@@ -106,7 +105,7 @@ impl Row {
         let Some(cell) = self.cells.get_mut(col) else {
             return;
         };
-        let list = self.clusters.get_or_insert_with(Default::default);
+        let list = &mut self.clusters;
         if cell.has_cluster() {
             if let Some((_, text)) = list.iter_mut().find(|(c, _)| *c as usize == col) {
                 // A cluster is bounded so a stream of combining marks cannot grow it forever.
@@ -128,25 +127,23 @@ impl Row {
     /// which were overwritten. Cheap when the row has no clusters.
     #[inline]
     pub(crate) fn drop_clusters(&mut self, start: usize, end: usize) {
-        if let Some(list) = &mut self.clusters {
-            list.retain(|(c, _)| !((*c as usize) >= start && (*c as usize) < end));
-            if list.is_empty() {
-                self.clusters = None;
-            }
+        if !self.clusters.is_empty() {
+            self.clusters
+                .retain(|(c, _)| !((*c as usize) >= start && (*c as usize) < end));
         }
     }
 
     /// True when the row holds any cluster text.
     #[inline]
     pub(crate) fn has_clusters(&self) -> bool {
-        self.clusters.is_some()
+        !self.clusters.is_empty()
     }
 
     /// Moves cluster entries after a shift of cells: every column `c` in
     /// `from..` becomes `c + delta`, dropping any that leave `0..cols`.
     pub(crate) fn shift_clusters(&mut self, from: usize, delta: isize, cols: usize) {
-        if let Some(list) = &mut self.clusters {
-            list.retain_mut(|(c, _)| {
+        if !self.clusters.is_empty() {
+            self.clusters.retain_mut(|(c, _)| {
                 if (*c as usize) < from {
                     return true;
                 }
@@ -157,16 +154,13 @@ impl Row {
                 *c = moved as u16;
                 true
             });
-            if list.is_empty() {
-                self.clusters = None;
-            }
         }
     }
 
     /// Resets every cell to a blank in `style` and clears the wrap flag.
     pub(crate) fn reset(&mut self, style: StyleId) {
         self.cells.fill(Cell::blank(style));
-        self.clusters = None;
+        self.clusters.clear();
         self.wrapped = false;
     }
 
