@@ -21,6 +21,8 @@ mod sgr;
 mod snapshot;
 mod style;
 mod tabstops;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
