@@ -4,6 +4,7 @@
 use super::cell::Cell;
 use super::charset::Charset;
 use super::emulator::{CursorShape, Emulator, SavedCursor};
+use super::grid::Grid;
 use super::modes::{Mode, Modes};
 use super::style::Style;
 use super::tabstops::TabStops;
@@ -21,14 +22,17 @@ impl Emulator {
         let cols = self.cols;
         let line = &mut self.grid[r];
         line.drop_clusters(start, end);
-        let cells = line.cells_mut();
+        let cells = line.cells();
         if start > 0 && cells[start].width() == 0 {
-            cells[start - 1] = Cell::blank(cells[start - 1].style());
+            let lead = cells[start - 1];
+            line.put(start - 1, Cell::blank(lead.style()));
         }
+        let cells = line.cells();
         if end < cols && cells[end].width() == 0 {
-            cells[end] = Cell::blank(cells[end].style());
+            let spacer = cells[end];
+            line.put(end, Cell::blank(spacer.style()));
         }
-        cells[start..end].fill(Cell::blank(erase));
+        line.fill(start, end, Cell::blank(erase));
         if end == cols {
             line.set_wrapped(false);
         }
@@ -173,7 +177,7 @@ impl Emulator {
             return;
         }
         let n = n.min(self.bottom + 1 - r);
-        self.grid[r..=self.bottom].rotate_left(n);
+        self.grid.rotate_up(r, self.bottom, n);
         let erase = self.erase_id;
         for row in self.bottom + 1 - n..=self.bottom {
             self.grid[row].reset(erase);
@@ -206,7 +210,8 @@ impl Emulator {
             self.touch(r);
             let line = &mut self.grid[r];
             line.reset(pen);
-            line.cells_mut().fill(Cell::new('E', pen, 1));
+            let cols = line.cells().len();
+            line.fill(0, cols, Cell::new('E', pen, 1));
         }
         self.goto(0, 0);
     }
@@ -225,7 +230,7 @@ impl Emulator {
         let erase = self.erase_id;
         let mut rows = self.blank_rows(self.rows);
         rows.iter_mut().for_each(|row| row.reset(erase));
-        self.grid = rows;
+        self.grid = Grid::new(rows);
         self.alt_active = true;
     }
 
@@ -234,7 +239,7 @@ impl Emulator {
         if self.alt_active {
             std::mem::swap(&mut self.grid, &mut self.other);
             std::mem::swap(&mut self.saved, &mut self.saved_other);
-            self.other.clear();
+            self.other = Grid::default();
             self.alt_active = false;
             self.touch_range(0, self.rows - 1);
         }
@@ -268,8 +273,8 @@ impl Emulator {
             std::mem::swap(&mut self.grid, &mut self.other);
             self.alt_active = false;
         }
-        self.other.clear();
-        self.grid = self.blank_rows(self.rows);
+        self.other = Grid::default();
+        self.grid = Grid::new(self.blank_rows(self.rows));
         self.scrollback.clear();
         self.modes = Modes::default();
         self.tabs = TabStops::new(self.cols);

@@ -6,6 +6,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
 use super::charset::Charset;
+use super::grid::Grid;
 use super::links::LinkTable;
 use super::modes::{Mode, Modes};
 use super::row::Row;
@@ -48,9 +49,9 @@ pub(crate) struct Emulator {
     pub cols: usize,
     pub rows: usize,
     /// Rows of the screen being shown.
-    pub grid: Vec<Row>,
+    pub grid: Grid,
     /// Rows of the screen not being shown (main while the alternate is active).
-    pub other: Vec<Row>,
+    pub other: Grid,
     pub alt_active: bool,
     pub scrollback: Scrollback,
     pub cursor: Cursor,
@@ -94,8 +95,8 @@ impl Emulator {
         let mut emu = Emulator {
             cols,
             rows,
-            grid: Vec::new(),
-            other: Vec::new(),
+            grid: Grid::default(),
+            other: Grid::default(),
             alt_active: false,
             scrollback: Scrollback::new(scrollback),
             cursor: Cursor::default(),
@@ -124,7 +125,7 @@ impl Emulator {
             last_printed: None,
             protect: false,
         };
-        emu.grid = emu.blank_rows(rows);
+        emu.grid = Grid::new(emu.blank_rows(rows));
         emu
     }
 
@@ -209,22 +210,20 @@ impl Emulator {
             self.shift_right(row, col, width);
         }
         let pen = self.pen_id;
-        let line = &mut self.grid[row];
-        let cells = line.cells_mut();
-        let old = cells[col];
-        cells[col] = Cell::new(c, pen, width as u8);
+        let mut cell = Cell::new(c, pen, width as u8);
         if self.protect {
-            cells[col].mark_protected();
+            cell.mark_protected();
         }
-        if old.width() != 1 || old.has_cluster() || line.has_clusters() {
+        let line = &mut self.grid[row];
+        let old = line.put(col, cell);
+        if old.width() != 1 || line.has_clusters() {
             self.fix_overwrite(row, col, old);
         }
         if width == 2 {
-            let cells = self.grid[row].cells_mut();
-            let next = cells[col + 1];
-            cells[col + 1] = Cell::spacer(pen);
+            let line = &mut self.grid[row];
+            let next = line.put(col + 1, Cell::spacer(pen));
             if next.width() == 2 && col + 2 < self.cols {
-                cells[col + 2] = Cell::blank(next.style());
+                line.put(col + 2, Cell::blank(next.style()));
             }
         }
         let end = col + width;
@@ -276,11 +275,8 @@ impl Emulator {
             // A wide character that does not fit: pad the rest of this row.
             let pen = self.pen_id;
             self.touch(row);
-            let col = self.cursor.col;
-            let cells = self.grid[row].cells_mut();
-            for cell in &mut cells[col..] {
-                *cell = Cell::wide_pad(pen);
-            }
+            let (col, cols) = (self.cursor.col, self.cols);
+            self.grid[row].fill(col, cols, Cell::wide_pad(pen));
         }
         self.grid[row].set_wrapped(true);
         self.cursor.pending_wrap = false;
@@ -488,7 +484,7 @@ impl Emulator {
                 self.scrollback.push(&self.grid[r]);
             }
         }
-        self.grid[top..=bottom].rotate_left(n);
+        self.grid.rotate_up(top, bottom, n);
         let erase = self.erase_id;
         for r in bottom + 1 - n..=bottom {
             self.grid[r].reset(erase);
@@ -508,7 +504,7 @@ impl Emulator {
         if n == 0 {
             return;
         }
-        self.grid[top..=bottom].rotate_right(n);
+        self.grid.rotate_down(top, bottom, n);
         let erase = self.erase_id;
         for r in top..top + n {
             self.grid[r].reset(erase);
@@ -555,7 +551,7 @@ impl Emulator {
         let mut used = vec![false; self.styles.len()];
         let mut mark = |cell: &mut Cell| used[cell.style().0 as usize] = true;
         for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
-            row.cells_mut().iter_mut().for_each(&mut mark);
+            row.for_each_cell_mut(&mut mark);
         }
         self.scrollback.for_each_style_mut(&mut mark);
         used[self.pen_id.0 as usize] = true;
@@ -563,7 +559,7 @@ impl Emulator {
         let remap = self.styles.compact(&used);
         let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
         for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
-            row.cells_mut().iter_mut().for_each(apply);
+            row.for_each_cell_mut(apply);
         }
         self.scrollback.for_each_style_mut(apply);
         self.pen_id = remap[self.pen_id.0 as usize];

@@ -10,6 +10,7 @@ mod cell;
 mod charset;
 mod edit;
 mod emulator;
+mod grid;
 mod handler;
 mod links;
 mod modes;

@@ -7,11 +7,14 @@ use super::cell::Cell;
 use super::style::StyleId;
 
 /// One line of the grid.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
     cells: Vec<Cell>,
     clusters: Vec<(u16, CompactString)>,
     generation: u64,
+    /// Every cell at or after this column is a default blank (an upper
+    /// bound, so trimming and clearing need not look further).
+    used: usize,
     wrapped: bool,
 }
 
@@ -22,6 +25,7 @@ impl Row {
             cells: vec![Cell::blank(style); cols],
             clusters: Vec::new(),
             generation,
+            used: if style == StyleId::DEFAULT { 0 } else { cols },
             wrapped: false,
         }
     }
@@ -34,6 +38,7 @@ impl Row {
         cols: usize,
         generation: u64,
     ) -> Row {
+        let used = cells.len().min(cols);
         cells.resize(cols, Cell::EMPTY);
         let clusters = clusters
             .into_iter()
@@ -43,6 +48,7 @@ impl Row {
             cells,
             clusters,
             generation,
+            used,
             wrapped,
         }
     }
@@ -53,10 +59,39 @@ impl Row {
         &self.cells
     }
 
-    /// The cells, for writing. Callers keep clusters consistent.
+    /// The cells, for writing anywhere. Callers keep clusters consistent.
     #[inline]
-    pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
+    pub(crate) fn cells_mut(&mut self) -> &mut [Cell] {
+        self.used = self.cells.len();
         &mut self.cells
+    }
+
+    /// Writes one cell (the print path): cheaper than `cells_mut` because it
+    /// widens the used extent only as far as needed.
+    #[inline]
+    pub(crate) fn put(&mut self, col: usize, cell: Cell) -> Cell {
+        let old = std::mem::replace(&mut self.cells[col], cell);
+        if col >= self.used {
+            self.used = col + 1;
+        }
+        old
+    }
+
+    /// Visits every cell to change its style id (never its blankness).
+    pub(crate) fn for_each_cell_mut(&mut self, f: impl FnMut(&mut Cell)) {
+        self.cells.iter_mut().for_each(f);
+    }
+
+    /// Fills columns `start..end` with `cell`.
+    pub(crate) fn fill(&mut self, start: usize, end: usize, cell: Cell) {
+        self.cells[start..end].fill(cell);
+        if cell.is_default_blank() {
+            if end >= self.used {
+                self.used = self.used.min(start);
+            }
+        } else {
+            self.used = self.used.max(end);
+        }
     }
 
     /// The generation of the last change to this row.
@@ -159,7 +194,12 @@ impl Row {
 
     /// Resets every cell to a blank in `style` and clears the wrap flag.
     pub(crate) fn reset(&mut self, style: StyleId) {
-        self.cells.fill(Cell::blank(style));
+        let end = if style == StyleId::DEFAULT {
+            self.used
+        } else {
+            self.cells.len()
+        };
+        self.fill(0, end, Cell::blank(style));
         self.clusters.clear();
         self.wrapped = false;
     }
@@ -167,6 +207,7 @@ impl Row {
     /// Changes the width, cutting or padding with empty cells.
     pub(crate) fn resize(&mut self, cols: usize) {
         self.cells.resize(cols, Cell::EMPTY);
+        self.used = self.used.min(cols);
         if cols > 0 {
             if let Some(last) = self.cells.last_mut() {
                 if last.width() == 2 {
@@ -180,7 +221,7 @@ impl Row {
     /// Number of columns up to and including the last non-empty cell (xterm.js's
     /// trimmed length: explicitly written spaces count, erased cells do not).
     pub fn trimmed_len(&self) -> usize {
-        self.cells
+        self.cells[..self.used]
             .iter()
             .rposition(|c| !c.is_empty())
             .map_or(0, |i| i + 1)
@@ -189,7 +230,7 @@ impl Row {
     /// Number of columns up to the last cell that is not a default blank: what
     /// must be stored to reproduce the row.
     pub fn stored_len(&self) -> usize {
-        self.cells
+        self.cells[..self.used]
             .iter()
             .rposition(|c| !c.is_default_blank())
             .map_or(0, |i| i + 1)
