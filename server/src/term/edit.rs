@@ -219,6 +219,7 @@ impl Emulator {
     /// Switches to the alternate screen (47, 1047, 1049). As in xterm.js the
     /// alternate screen starts empty every time and the cursor keeps its place.
     pub fn enter_alt(&mut self, save_cursor: bool) {
+        self.flush_touches();
         if save_cursor {
             self.save_cursor();
         }
@@ -236,6 +237,7 @@ impl Emulator {
 
     /// Returns to the main screen, discarding the alternate one.
     pub fn leave_alt(&mut self, restore_cursor: bool) {
+        self.flush_touches();
         if self.alt_active {
             std::mem::swap(&mut self.grid, &mut self.other);
             std::mem::swap(&mut self.saved, &mut self.saved_other);
@@ -269,6 +271,7 @@ impl Emulator {
 
     /// RIS: everything back to the power-on state, scrollback included.
     pub fn full_reset(&mut self) {
+        self.pending_touch = None;
         if self.alt_active {
             std::mem::swap(&mut self.grid, &mut self.other);
             self.alt_active = false;

@@ -85,6 +85,8 @@ pub(crate) struct Emulator {
     pub last_printed: Option<char>,
     /// DECSCA: cells printed now are protected from selective erase.
     pub protect: bool,
+    /// Rows marked changed but not yet given a new generation.
+    pub pending_touch: Option<(usize, usize)>,
 }
 
 /// Replies a program can provoke are capped so it cannot grow them unread.
@@ -124,6 +126,7 @@ impl Emulator {
             scroll_count: 0,
             last_printed: None,
             protect: false,
+            pending_touch: None,
         };
         emu.grid = Grid::new(emu.blank_rows(rows));
         emu
@@ -155,10 +158,24 @@ impl Emulator {
         }
     }
 
-    /// Marks rows `top..=bottom` as changed.
+    /// Marks rows `top..=bottom` as changed. The marking is deferred until
+    /// someone looks (`flush_touches`), so scrolling a region line by line
+    /// costs one range union per line instead of a pass over the region.
     pub fn touch_range(&mut self, top: usize, bottom: usize) {
-        for r in top..=bottom.min(self.rows - 1) {
-            self.touch(r);
+        let bottom = bottom.min(self.rows - 1);
+        self.pending_touch = Some(match self.pending_touch {
+            Some((a, b)) => (a.min(top), b.max(bottom)),
+            None => (top, bottom),
+        });
+    }
+
+    /// Applies deferred `touch_range` marks. Called before generations are
+    /// read and before the grid is swapped or rebuilt.
+    pub fn flush_touches(&mut self) {
+        if let Some((top, bottom)) = self.pending_touch.take() {
+            for r in top..=bottom.min(self.rows - 1) {
+                self.touch(r);
+            }
         }
     }
 
@@ -550,7 +567,7 @@ impl Emulator {
     pub fn compact_styles(&mut self) {
         let mut used = vec![false; self.styles.len()];
         let mut mark = |cell: &mut Cell| used[cell.style().0 as usize] = true;
-        for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
+        for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
             row.for_each_cell_mut(&mut mark);
         }
         self.scrollback.for_each_style_mut(&mut mark);
@@ -558,7 +575,7 @@ impl Emulator {
         used[self.erase_id.0 as usize] = true;
         let remap = self.styles.compact(&used);
         let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
-        for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
+        for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
             row.for_each_cell_mut(apply);
         }
         self.scrollback.for_each_style_mut(apply);

@@ -1,6 +1,6 @@
-//! The visible rows as a ring: scrolling the whole screen moves an offset
-//! instead of the rows (alacritty's storage idea), so a line feed at the
-//! bottom costs the same for 40 rows as for 1000.
+//! The visible rows, addressed through a permutation: scrolling a region
+//! rotates a small array of row numbers instead of moving the rows, so a
+//! line feed costs the same for a 3-row region as for a 1000-row screen.
 
 use std::ops::{Index, IndexMut};
 
@@ -10,76 +10,58 @@ use super::row::Row;
 #[derive(Debug, Default)]
 pub(crate) struct Grid {
     rows: Vec<Row>,
-    /// Physical index of the top row.
-    zero: usize,
+    /// `order[r]` is the storage index of screen row `r`.
+    order: Vec<u16>,
 }
 
 impl Grid {
-    /// A grid holding `rows`, the first on top.
+    /// A grid holding `rows` (at most `u16::MAX`), the first on top.
     pub fn new(rows: Vec<Row>) -> Grid {
-        Grid { rows, zero: 0 }
+        let order = (0..rows.len() as u16).collect();
+        Grid { rows, order }
     }
 
-    #[inline]
-    fn physical(&self, r: usize) -> usize {
-        let i = self.zero + r;
-        if i >= self.rows.len() {
-            i - self.rows.len()
-        } else {
-            i
-        }
+    /// True when the grid holds no rows (the alternate screen before first use).
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
     }
 
     /// Row `r` if it exists.
     pub fn get(&self, r: usize) -> Option<&Row> {
-        (r < self.rows.len()).then(|| &self.rows[self.physical(r)])
+        self.order.get(r).map(|&i| &self.rows[i as usize])
     }
 
     /// The rows top to bottom.
     pub fn iter(&self) -> impl Iterator<Item = &Row> + '_ {
-        let (tail, head) = self.rows.split_at(self.zero);
-        head.iter().chain(tail.iter())
+        self.order.iter().map(|&i| &self.rows[i as usize])
     }
 
-    /// The rows top to bottom, for writing.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Row> + '_ {
-        let (tail, head) = self.rows.split_at_mut(self.zero);
-        head.iter_mut().chain(tail.iter_mut())
+    /// Every row, in storage order (for visits where order does not matter).
+    pub fn storage_mut(&mut self) -> impl Iterator<Item = &mut Row> + '_ {
+        self.rows.iter_mut()
     }
 
     /// Rotates rows `top..=bottom` up by `n`: the top `n` rows of the range
     /// come out at its bottom (the caller clears them).
+    #[inline]
     pub fn rotate_up(&mut self, top: usize, bottom: usize, n: usize) {
-        if top == 0 && bottom + 1 == self.rows.len() {
-            self.zero = (self.zero + n) % self.rows.len();
-        } else {
-            self.contiguous()[top..=bottom].rotate_left(n);
-        }
+        self.order[top..=bottom].rotate_left(n);
     }
 
     /// Rotates rows `top..=bottom` down by `n`: the bottom `n` rows of the
     /// range come out at its top (the caller clears them).
+    #[inline]
     pub fn rotate_down(&mut self, top: usize, bottom: usize, n: usize) {
-        if top == 0 && bottom + 1 == self.rows.len() {
-            self.zero = (self.zero + self.rows.len() - n % self.rows.len()) % self.rows.len();
-        } else {
-            self.contiguous()[top..=bottom].rotate_right(n);
-        }
-    }
-
-    /// The rows as one slice in screen order.
-    fn contiguous(&mut self) -> &mut [Row] {
-        if self.zero != 0 {
-            self.rows.rotate_left(self.zero);
-            self.zero = 0;
-        }
-        &mut self.rows
+        self.order[top..=bottom].rotate_right(n);
     }
 
     /// The rows in screen order, consuming the grid.
-    pub fn into_vec(mut self) -> Vec<Row> {
-        self.contiguous();
-        self.rows
+    pub fn into_vec(self) -> Vec<Row> {
+        let mut slots: Vec<Option<Row>> = self.rows.into_iter().map(Some).collect();
+        self.order
+            .iter()
+            .filter_map(|&i| slots[i as usize].take())
+            .collect()
     }
 }
 
@@ -88,15 +70,14 @@ impl Index<usize> for Grid {
 
     #[inline]
     fn index(&self, r: usize) -> &Row {
-        &self.rows[self.physical(r)]
+        &self.rows[self.order[r] as usize]
     }
 }
 
 impl IndexMut<usize> for Grid {
     #[inline]
     fn index_mut(&mut self, r: usize) -> &mut Row {
-        let i = self.physical(r);
-        &mut self.rows[i]
+        &mut self.rows[self.order[r] as usize]
     }
 }
 
@@ -114,7 +95,7 @@ mod tests {
     }
 
     #[test]
-    fn full_rotation_moves_the_offset_and_partial_rotation_the_rows() {
+    fn rotations_reorder_rows_without_moving_them() {
         let mut g = grid(5);
         g.rotate_up(0, 4, 2);
         assert_eq!(order(&g), [2, 3, 4, 0, 1]);
@@ -125,6 +106,7 @@ mod tests {
         assert_eq!(order(&g), [1, 2, 4, 0, 3]);
         g.rotate_down(0, 2, 1);
         assert_eq!(order(&g), [4, 1, 2, 0, 3]);
-        assert_eq!(g.into_vec().iter().map(|r| r.generation()).collect::<Vec<_>>(), [4, 1, 2, 0, 3]);
+        let rows = g.into_vec();
+        assert_eq!(rows.iter().map(|r| r.generation()).collect::<Vec<_>>(), [4, 1, 2, 0, 3]);
     }
 }

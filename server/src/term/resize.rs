@@ -22,6 +22,7 @@ impl Emulator {
         if cols == self.cols && rows == self.rows {
             return;
         }
+        self.pending_touch = None;
         if self.alt_active {
             // The main screen's cursor comes back from its saved copy on leaving.
             let main = std::mem::take(&mut self.other).into_vec();
