@@ -21,11 +21,6 @@ impl Grid {
         Grid { rows, order }
     }
 
-    /// True when the grid holds no rows (the alternate screen before first use).
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// Row `r` if it exists.
     pub fn get(&self, r: usize) -> Option<&Row> {
         self.order.get(r).map(|&i| &self.rows[i as usize])
