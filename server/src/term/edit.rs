@@ -18,7 +18,7 @@ impl Emulator {
             return;
         }
         self.touch(r);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let cols = self.cols;
         let line = &mut self.grid[r];
         line.drop_clusters(start, end);
@@ -48,7 +48,7 @@ impl Emulator {
             return;
         }
         self.touch(r);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let line = &mut self.grid[r];
         let mut col = start;
         while col < end {
@@ -178,7 +178,7 @@ impl Emulator {
         }
         let n = n.min(self.bottom + 1 - r);
         self.grid.rotate_up(r, self.bottom, n);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         for row in self.bottom + 1 - n..=self.bottom {
             self.grid[row].reset(erase);
         }
@@ -228,7 +228,7 @@ impl Emulator {
         }
         std::mem::swap(&mut self.grid, &mut self.other);
         std::mem::swap(&mut self.saved, &mut self.saved_other);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let mut rows = self.blank_rows(self.rows);
         rows.iter_mut().for_each(|row| row.reset(erase));
         self.grid = Grid::new(rows);

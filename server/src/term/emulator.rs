@@ -66,7 +66,10 @@ pub(crate) struct Emulator {
     pub links: LinkTable,
     pub pen: Style,
     pub pen_id: StyleId,
-    pub erase_id: StyleId,
+    /// The pen `pen_id` was interned from.
+    pub interned_pen: Style,
+    /// The erase style's id, interned on first use after a background change.
+    pub erase_id: Option<StyleId>,
     pub charsets: [Charset; 4],
     pub gl: usize,
     /// Set while GL is not ASCII, so the print path can skip charset mapping.
@@ -112,7 +115,8 @@ impl Emulator {
             links: LinkTable::default(),
             pen: Style::default(),
             pen_id: StyleId::DEFAULT,
-            erase_id: StyleId::DEFAULT,
+            interned_pen: Style::default(),
+            erase_id: Some(StyleId::DEFAULT),
             charsets: [Charset::Ascii; 4],
             gl: 0,
             mapping: false,
@@ -305,7 +309,7 @@ impl Emulator {
     /// filling the right end with erase blanks.
     pub fn delete_cells(&mut self, r: usize, col: usize, n: usize) {
         let cols = self.cols;
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let n = n.min(cols - col);
         if n == 0 {
             return;
@@ -329,7 +333,7 @@ impl Emulator {
     pub fn shift_right(&mut self, row: usize, col: usize, n: usize) {
         self.touch(row);
         let cols = self.cols;
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let line = &mut self.grid[row];
         let n = n.min(cols - col);
         let cells = line.cells_mut();
@@ -502,7 +506,7 @@ impl Emulator {
             }
         }
         self.grid.rotate_up(top, bottom, n);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         for r in bottom + 1 - n..=bottom {
             self.grid[r].reset(erase);
             let generation = self.next_generation();
@@ -522,7 +526,7 @@ impl Emulator {
             return;
         }
         self.grid.rotate_down(top, bottom, n);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         for r in top..top + n {
             self.grid[r].reset(erase);
         }
@@ -549,8 +553,27 @@ impl Emulator {
 
     /// Re-interns the pen after an SGR or hyperlink change.
     pub fn update_pen(&mut self) {
+        if self.pen == self.interned_pen {
+            return;
+        }
+        if self.pen.bg != self.interned_pen.bg {
+            self.erase_id = None;
+        }
+        self.interned_pen = self.pen;
         self.pen_id = self.intern(self.pen);
-        self.erase_id = self.intern(self.pen.erased());
+    }
+
+    /// The style erased cells take: the pen's background only.
+    #[inline]
+    pub fn erase_style(&mut self) -> StyleId {
+        match self.erase_id {
+            Some(id) => id,
+            None => {
+                let id = self.intern(self.pen.erased());
+                self.erase_id = Some(id);
+                id
+            }
+        }
     }
 
     /// The id of `style`, compacting the table when it is full. If every id
@@ -572,7 +595,9 @@ impl Emulator {
         }
         self.scrollback.for_each_style_mut(&mut mark);
         used[self.pen_id.0 as usize] = true;
-        used[self.erase_id.0 as usize] = true;
+        if let Some(id) = self.erase_id {
+            used[id.0 as usize] = true;
+        }
         let remap = self.styles.compact(&used);
         let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
         for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
@@ -580,7 +605,7 @@ impl Emulator {
         }
         self.scrollback.for_each_style_mut(apply);
         self.pen_id = remap[self.pen_id.0 as usize];
-        self.erase_id = remap[self.erase_id.0 as usize];
+        self.erase_id = self.erase_id.map(|id| remap[id.0 as usize]);
         self.touch_range(0, self.rows - 1);
     }
 

@@ -1,6 +1,6 @@
 //! OSC 8 hyperlinks, interned so a style refers to a link by a 16-bit id.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// A hyperlink target: the URI and the optional `id=` parameter that joins
@@ -22,7 +22,7 @@ pub const MAX_URI_BYTES: usize = 2048;
 #[derive(Clone, Debug, Default)]
 pub struct LinkTable {
     links: Vec<Hyperlink>,
-    index: HashMap<Hyperlink, u16>,
+    index: FxHashMap<Hyperlink, u16>,
 }
 
 impl LinkTable {

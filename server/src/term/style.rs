@@ -1,7 +1,7 @@
 //! Cell styles: colours and attributes, interned in a per-terminal table so a
 //! cell holds only a 16-bit id (Ghostty's lesson: styles are few, cells many).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A colour as the program asked for it; the theme resolves it when painting.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -156,7 +156,7 @@ impl StyleId {
 #[derive(Clone, Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
-    index: HashMap<Style, StyleId>,
+    index: FxHashMap<Style, StyleId>,
     epoch: u32,
 }
 
@@ -165,7 +165,7 @@ pub const STYLE_CAPACITY: usize = 1 << 16;
 
 impl Default for StyleTable {
     fn default() -> Self {
-        let mut index = HashMap::new();
+        let mut index = FxHashMap::default();
         index.insert(Style::default(), StyleId::DEFAULT);
         StyleTable {
             styles: vec![Style::default()],
