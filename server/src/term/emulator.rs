@@ -90,7 +90,13 @@ pub(crate) struct Emulator {
     pub protect: bool,
     /// Rows marked changed but not yet given a new generation.
     pub pending_touch: Option<(usize, usize)>,
+    /// Printable ASCII received but not yet written (see `flush_run`).
+    pub run: [u8; RUN_CAPACITY],
+    pub run_len: usize,
 }
+
+/// How much printable ASCII is gathered before it is written.
+const RUN_CAPACITY: usize = 256;
 
 /// Replies a program can provoke are capped so it cannot grow them unread.
 pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
@@ -131,6 +137,8 @@ impl Emulator {
             last_printed: None,
             protect: false,
             pending_touch: None,
+            run: [0; RUN_CAPACITY],
+            run_len: 0,
         };
         emu.grid = Grid::new(emu.blank_rows(rows));
         emu
@@ -191,6 +199,58 @@ impl Emulator {
     }
 
     // ----- printing -----
+
+    /// Writes the gathered run of printable ASCII. Where nothing special is
+    /// going on (no charset mapping, insert mode, protection, wide
+    /// characters or clusters under the run) whole row segments are written
+    /// at once; otherwise each character takes the general path.
+    pub fn flush_run(&mut self) {
+        let len = self.run_len;
+        if len == 0 {
+            return;
+        }
+        self.run_len = 0;
+        let run = self.run;
+        let simple = !self.mapping && !self.protect && !self.modes.get(Mode::Insert);
+        let mut i = 0;
+        while i < len {
+            if !simple {
+                self.print(run[i] as char);
+                i += 1;
+                continue;
+            }
+            if self.cursor.pending_wrap {
+                if self.modes.get(Mode::AutoWrap) {
+                    self.wrap_line();
+                } else {
+                    self.cursor.pending_wrap = false;
+                }
+            }
+            let (row, col) = (self.cursor.row, self.cursor.col);
+            let n = (len - i).min(self.cols - col);
+            if !self.grid[row].write_ascii(col, &run[i..i + n], self.pen_id) {
+                self.print(run[i] as char);
+                i += 1;
+                continue;
+            }
+            self.touch(row);
+            i += n;
+            if col + n >= self.cols {
+                self.cursor.col = self.cols - 1;
+                self.cursor.pending_wrap = true;
+                if !self.modes.get(Mode::AutoWrap) && i < len {
+                    // Without autowrap the rest overwrites the last column:
+                    // only the final character survives.
+                    let last = run[len - 1];
+                    self.grid[row].write_ascii(self.cols - 1, &[last], self.pen_id);
+                    i = len;
+                }
+            } else {
+                self.cursor.col = col + n;
+            }
+        }
+        self.last_printed = Some(run[len - 1] as char);
+    }
 
     /// Writes one printable character at the cursor (xterm's semantics for
     /// autowrap, wide characters, combining marks and insert mode).

@@ -33,10 +33,21 @@ fn raw(params: &Params, i: usize) -> u16 {
 impl Perform for Emulator {
     #[inline]
     fn print(&mut self, c: char) {
-        Emulator::print(self, c);
+        // Printable ASCII is gathered into a run and written a row at a time.
+        if (' '..='~').contains(&c) {
+            self.run[self.run_len] = c as u8;
+            self.run_len += 1;
+            if self.run_len == self.run.len() {
+                self.flush_run();
+            }
+        } else {
+            self.flush_run();
+            Emulator::print(self, c);
+        }
     }
 
     fn execute(&mut self, byte: u8) {
+        self.flush_run();
         self.last_printed = None;
         match byte {
             0x07 => self.bells += 1,
@@ -58,6 +69,7 @@ impl Perform for Emulator {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.flush_run();
         // REP repeats only a character printed right before it.
         let preceding = self.last_printed.take();
         if ignore {
@@ -133,6 +145,7 @@ impl Perform for Emulator {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        self.flush_run();
         self.last_printed = None;
         match (intermediates, byte) {
             ([], b'7') => self.save_cursor(),
@@ -157,6 +170,7 @@ impl Perform for Emulator {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        self.flush_run();
         self.last_printed = None;
         match params {
             [b"0", title @ ..] | [b"2", title @ ..] => {
@@ -175,9 +189,19 @@ impl Perform for Emulator {
             _ => {}
         }
     }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.end_run_for_dcs();
+    }
 }
 
 impl Emulator {
+    /// DCS strings are not interpreted, but they end a run of printed text.
+    fn end_run_for_dcs(&mut self) {
+        self.flush_run();
+        self.last_printed = None;
+    }
+
     /// SI and SO: which of G0-G3 is in GL.
     fn shift_to(&mut self, set: usize) {
         self.gl = set;

@@ -79,6 +79,7 @@ impl Term {
             parser, guard, emu, ..
         } = self;
         guard.feed(bytes, |run| parser.advance(emu, run));
+        emu.flush_run();
     }
 
     /// Takes the bytes the terminal wants written back to the program

@@ -77,6 +77,25 @@ impl Row {
         old
     }
 
+    /// Writes printable ASCII at `col` in one style, when nothing under it
+    /// needs repair (no wide characters or clusters). Returns false, writing
+    /// nothing, when the caller must take the general path.
+    #[inline]
+    pub(crate) fn write_ascii(&mut self, col: usize, text: &[u8], style: StyleId) -> bool {
+        let end = col + text.len();
+        let target = &mut self.cells[col..end];
+        if !self.clusters.is_empty() || target.iter().any(|c| c.width() != 1) {
+            return false;
+        }
+        for (cell, &b) in target.iter_mut().zip(text) {
+            *cell = Cell::new(b as char, style, 1);
+        }
+        if end > self.used {
+            self.used = end;
+        }
+        true
+    }
+
     /// Visits every cell to change its style id (never its blankness).
     pub(crate) fn for_each_cell_mut(&mut self, f: impl FnMut(&mut Cell)) {
         self.cells.iter_mut().for_each(f);
