@@ -203,6 +203,26 @@ pub struct Frame {
     pub lines: Vec<FrameLine>,
 }
 
+/// A frame encoded without its sequence number (see [`Frame::encode_shared`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodedFrame {
+    body: Vec<u8>,
+}
+
+impl EncodedFrame {
+    /// Appends the complete message with sequence number `seq`.
+    pub fn write(&self, seq: u64, out: &mut Vec<u8>) {
+        out.push(FRAME);
+        writer::uint(out, seq);
+        out.extend_from_slice(&self.body);
+    }
+
+    /// Size of the message without its sequence number, in bytes.
+    pub fn body_len(&self) -> usize {
+        self.body.len()
+    }
+}
+
 /// The `Frame` message type byte.
 pub(crate) const FRAME: u8 = 0x03;
 const FULL: u8 = 1;
@@ -233,6 +253,19 @@ impl Frame {
         for line in &self.lines {
             writer::uint(out, line.row);
             line.line.encode_into(out);
+        }
+    }
+
+    /// Encodes everything but the sequence number, so a server can send the
+    /// same frame to many connections, each with its own `seq`.
+    pub fn encode_shared(&self) -> EncodedFrame {
+        let mut bytes = Vec::new();
+        self.encode_into(&mut bytes);
+        // The message is the type byte, `seq` as a varint, then the body.
+        let mut seq = Vec::new();
+        writer::uint(&mut seq, self.seq);
+        EncodedFrame {
+            body: bytes.split_off(1 + seq.len()),
         }
     }
 
@@ -293,5 +326,25 @@ mod tests {
         assert_eq!(Modes::from_bits(modes.to_bits()), Some(modes));
         assert_eq!(Modes::from_bits(5 << MOUSE_SHIFT), None);
         assert_eq!(Modes::from_bits(1 << 10), None);
+    }
+
+    #[test]
+    fn a_shared_frame_carries_each_connections_seq() {
+        let frame = Frame {
+            seq: 7,
+            cols: 80,
+            rows: 24,
+            full: true,
+            title: Some("t".into()),
+            ..Frame::default()
+        };
+        let shared = frame.encode_shared();
+        for seq in [0, 1, 127, 128, 1 << 40] {
+            let mut out = Vec::new();
+            shared.write(seq, &mut out);
+            let mut expected = Vec::new();
+            Frame { seq, ..frame.clone() }.encode_into(&mut expected);
+            assert_eq!(out, expected);
+        }
     }
 }

@@ -27,7 +27,7 @@ mod writer;
 
 pub use client::{ClientMessage, Key, Modifiers, MouseButton, MouseEvent, MouseKind, NamedKey};
 pub use error::{DecodeError, LineError};
-pub use frame::{Cursor, CursorShape, Frame, FrameLine, Modes, MouseTracking};
+pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};
 pub use line::{Cell, Cells, Cluster, Line, LineBuilder, StyleRun, WideRun};
 pub use server::{Hello, Role, Scrollback, ServerMessage, Styles, PROTOCOL_VERSION};
 pub use style::{Attrs, Color, Style, StyleDef, UnderlineKind};

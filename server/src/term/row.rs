@@ -163,7 +163,7 @@ impl Row {
         if cell.has_cluster() {
             if let Some((_, text)) = list.iter_mut().find(|(c, _)| *c as usize == col) {
                 // A cluster is bounded so a stream of combining marks cannot grow it forever.
-                if text.len() < MAX_CLUSTER_BYTES {
+                if text.chars().count() < MAX_CLUSTER_CODEPOINTS {
                     text.push(extra);
                 }
                 return;
@@ -294,8 +294,8 @@ impl Row {
     }
 }
 
-/// Longest text one cell may hold, in bytes.
-pub const MAX_CLUSTER_BYTES: usize = 64;
+/// Most codepoints one cell may hold (the wire protocol's limit too).
+pub const MAX_CLUSTER_CODEPOINTS: usize = 32;
 
 #[cfg(test)]
 mod tests {
@@ -328,6 +328,6 @@ mod tests {
         for _ in 0..10_000 {
             row.push_to_cluster(0, '\u{301}');
         }
-        assert!(row.cluster(0).unwrap().len() <= MAX_CLUSTER_BYTES + 4);
+        assert_eq!(row.cluster(0).unwrap().chars().count(), MAX_CLUSTER_CODEPOINTS);
     }
 }
