@@ -25,6 +25,7 @@ export class Selection {
     this.anchor = { ...pos };
     this.head = { ...pos };
     this.origin = this.range(screen, pos);
+    [this.anchor, this.head] = this.origin;
   }
 
   extend(screen, pos) {

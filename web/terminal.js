@@ -554,7 +554,11 @@ export class Terminal extends EventTarget {
         return;
       }
       s.setPointerCapture(e.pointerId);
-      const mode = e.detail >= 3 ? 'line' : e.detail === 2 ? 'word' : 'char';
+      // Count clicks ourselves: a pointerdown's detail is 0 in some browsers.
+      const now = Date.now(), last = this.lastClick;
+      const clicks = last && now - last.t < 450 && Math.abs(last.x - e.clientX) < 5 && Math.abs(last.y - e.clientY) < 5 ? last.n % 3 + 1 : 1;
+      this.lastClick = { t: now, x: e.clientX, y: e.clientY, n: clicks };
+      const mode = clicks === 3 ? 'line' : clicks === 2 ? 'word' : 'char';
       if (e.shiftKey && this.selection.anchor) this.selection.extend(this.screen, { a, col: cell.col });
       else this.selection.start(this.screen, { a, col: cell.col }, mode);
       this.selecting = true;

@@ -112,8 +112,10 @@ export async function readCanvas(page, { rows = null, get = 'window.panecast' } 
         const w = line ? line.width[col] : 1;
         if (w === 0) continue;
         const x0 = Math.round(col * cw), x1 = Math.round((col + w) * cw);
-        const cell = norm(ink(img.data, canvas.width, x0, x1));
-        if (!cell) { s += ' '; continue; }
+        const raw = ink(img.data, canvas.width, x0, x1);
+        // Anti-aliasing from the neighbours leaves faint pixels: a glyph has a few strong ones.
+        if (raw.filter((v) => v > 80).length < 4) { s += ' '; continue; }
+        const cell = norm(raw);
         if (w === 2) { s += '#'; continue; }
         let best = '?', bestD = Infinity;
         for (const [t, v] of glyphs(col * cw - x0, x0, x1)) {

@@ -231,6 +231,7 @@ class Session {
 
 export async function startMock({ webDir, port = 0 } = {}) {
   const sessions = new Map();
+  const pages = new Map(); // extra pages a test serves: path -> html
   let n = 0;
   const create = (opts = {}) => {
     const s = new Session(`m${++n}`, opts);
@@ -259,6 +260,10 @@ export async function startMock({ webDir, port = 0 } = {}) {
     const url = new URL(req.url, 'http://x');
     const p = url.pathname;
     if (p.startsWith('/web/') && /^\/web\/[\w.-]+$/.test(p)) return file(res, p.slice(5), { 'Access-Control-Allow-Origin': '*' });
+    if (pages.has(p)) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      return res.end(pages.get(p));
+    }
     if (!authed(req, url)) return json(res, 401, { error: 'unauthorized', code: 'unauthorized' });
     const setCookie = url.searchParams.get('token') === TOKEN ? { 'Set-Cookie': `panecast_token=${TOKEN}; HttpOnly; SameSite=Lax; Path=/` } : {};
     if (p === '/') return file(res, 'index.html', setCookie);
@@ -303,7 +308,7 @@ export async function startMock({ webDir, port = 0 } = {}) {
   await new Promise((r) => server.listen(port, '127.0.0.1', r));
   const base = `http://127.0.0.1:${server.address().port}`;
   return {
-    base, sessions, create,
+    base, sessions, create, pages,
     /** Drops every WebSocket without a close frame, as a crashed proxy would. */
     dropAll() { for (const s of sessions.values()) for (const c of s.conns) c.ws.destroy(); },
     close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }),
