@@ -47,6 +47,7 @@ export class Painter {
     this.baseline = Math.round((this.ch - (asc + desc)) / 2 + asc);
     this.line = Math.max(1, Math.round(this.dpr));
     this.glyphs = [new Map(), new Map(), new Map(), new Map()]; // font -> text -> advance
+    this.ascii = [0, 1, 2, 3].map(() => new Uint8Array(128)); // font -> code -> 1 fits a cell, 2 not
     this.styleCache = new Map();
     if (this.cols) this.resize(this.cols, this.rows, true);
   }
@@ -70,7 +71,7 @@ export class Painter {
     this.ctx.textBaseline = 'alphabetic';
     if ('fontKerning' in this.ctx) this.ctx.fontKerning = 'none';
     if ('textRendering' in this.ctx) this.ctx.textRendering = 'optimizeSpeed'; // no ligatures
-    this.font = null;
+    this.font = this.fill = null;
     return true;
   }
 
@@ -129,6 +130,7 @@ export class Painter {
   /** Shifts the canvas up by n rows (the scroll hint); the rows that come in must be painted. */
   scroll(n) {
     if (n <= 0 || n >= this.rows) return;
+    this.font = this.fill = null;
     const h = (this.rows - n) * this.ch;
     this.ctx.drawImage(this.canvas, 0, n * this.ch, this.W, h, 0, 0, this.W, h);
   }
@@ -136,7 +138,7 @@ export class Painter {
   /** Paints row y with `line` (a Screen line or undefined for a not-yet-fetched one). */
   paintRow(screen, y, line) {
     const ctx = this.ctx, ch = this.ch, y0 = y * ch, cols = this.cols;
-    ctx.fillStyle = this.defBg;
+    this.setFill(this.defBg);
     ctx.fillRect(0, y0, this.W, ch);
     if (!line) return;
     const st = line.style, n = Math.min(cols, line.text.length);
@@ -148,7 +150,7 @@ export class Painter {
       if (id !== 0) {
         const rs = this.resolve(screen, id);
         if (rs.bg !== this.defBg) {
-          ctx.fillStyle = rs.bg;
+          this.setFill(rs.bg);
           ctx.fillRect(this.x(c), y0, this.x(e) - this.x(c), ch);
         }
       }
@@ -167,37 +169,53 @@ export class Painter {
     }
     if (clipped) {
       ctx.restore();
-      this.font = null;
+      this.font = this.fill = null;
     }
+  }
+
+  /** Whether a one-cell text can join a run: its advance is exactly the cell width. */
+  fits(fi, t) {
+    if (t.length !== 1) return false;
+    const code = t.charCodeAt(0);
+    const table = this.ascii[fi];
+    if (code < 128) {
+      let v = table[code];
+      if (!v) v = table[code] = Math.abs(this.advance(fi, t) - this.cw) < 0.01 ? 1 : 2;
+      return v === 1;
+    }
+    return Math.abs(this.advance(fi, t) - this.cw) < 0.01;
   }
 
   textRun(line, c, e, rs, y0, clipped) {
     const ctx = this.ctx, tx = line.text, wd = line.width, cw = this.cw, fi = rs.font;
     const yb = y0 + this.baseline;
-    let s = '', start = c, ink = false;
+    // A line whose cells are one UTF-16 unit each: runs are slices of its text.
+    const raw = line.simple ? line.raw.text : null;
+    const spaceOk = this.fits(fi, ' ');
+    let start = -1, last = -1;
     const flush = () => {
-      if (ink) {
-        this.setFont(fi, rs.fg);
-        ctx.fillText(s, start * cw, yb);
+      if (start < 0) return;
+      let s;
+      if (raw) s = raw.slice(start, last + 1);
+      else {
+        s = '';
+        for (let k = start; k <= last; k++) if (wd[k]) s += tx[k];
       }
-      s = '';
-      ink = false;
+      this.setFont(fi, rs.fg);
+      ctx.fillText(s, start * cw, yb);
+      start = -1;
     };
     for (let i = c; i < e; i++) {
       const w = wd[i];
       if (w === 0) continue;
       const t = tx[i];
       if (t === ' ') {
-        if (s) {
-          if (Math.abs(this.advance(fi, ' ') - cw) < 0.01) s += t;
-          else flush();
-        }
+        if (!spaceOk) flush();
         continue;
       }
-      if (w === 1 && t.length === 1 && Math.abs(this.advance(fi, t) - cw) < 0.01) {
-        if (!s) start = i;
-        s += t;
-        ink = true;
+      if (w === 1 && this.fits(fi, t)) {
+        if (start < 0) start = i;
+        last = i;
         continue;
       }
       flush();
@@ -208,7 +226,7 @@ export class Painter {
         ctx.beginPath();
         ctx.rect(0, y0, this.W, this.ch);
         ctx.clip();
-        this.font = null;
+        this.font = this.fill = null;
         clipped = true;
       }
       const box = w * cw, gw = this.advance(fi, t);
@@ -226,19 +244,26 @@ export class Painter {
       ctx.font = this.fonts[fi];
       this.font = fi;
     }
-    ctx.fillStyle = fg;
+    this.setFill(fg);
+  }
+
+  setFill(c) {
+    if (this.fill !== c) {
+      this.ctx.fillStyle = c;
+      this.fill = c;
+    }
   }
 
   decorate(c, e, rs, y0) {
     const ctx = this.ctx, x0 = this.x(c), x1 = this.x(e), t = this.line;
     if (rs.strike) {
-      ctx.fillStyle = rs.fg;
+      this.setFill(rs.fg);
       ctx.fillRect(x0, y0 + Math.round(this.ch / 2), x1 - x0, t);
     }
     const u = rs.underline;
     if (!u) return;
     const y = Math.min(y0 + this.baseline + t * 2, y0 + this.ch - t);
-    ctx.fillStyle = rs.ul;
+    this.setFill(rs.ul);
     ctx.strokeStyle = rs.ul;
     if (u === 1) ctx.fillRect(x0, y, x1 - x0, t);
     else if (u === 2) {
@@ -259,7 +284,7 @@ export class Painter {
       }
       ctx.stroke();
       ctx.restore();
-      this.font = null;
+      this.font = this.fill = null;
     }
   }
 

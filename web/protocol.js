@@ -12,7 +12,8 @@
 // A style is {attrs, underline, fg, bg, ul, link}; colours are numbers:
 //   -1 default, 0..255 palette index, 0x1000000 | rgb for 24-bit colour.
 // A line is laid out to the full width `cols` (the blank fill cells included):
-//   {wrapped, columns, fill, text: string[] (per column, '' for a wide cell's spacer),
+//   {wrapped, columns, fill, simple (one UTF-16 unit per cell: raw.text indexes by column),
+//    text: string[] (per column, '' for a wide cell's spacer),
 //    width: Uint8Array (1, 2 for a wide cell, 0 for its spacer), style: Uint32Array,
 //    raw: {text, wide, clusters, runs: [[len, style]]}}
 
@@ -259,6 +260,7 @@ function readLine(r, cols) {
   if (fill && columns < cols) style.fill(fill, columns, cols);
   return {
     wrapped: (flags & 1) !== 0, columns, fill,
+    simple: wide.length === 0 && clusters.length === 0 && text.length === columns,
     text: cellText, width, style,
     raw: { text, wide, clusters, runs },
   };
