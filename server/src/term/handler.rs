@@ -9,6 +9,7 @@ use super::emulator::{CursorShape, Emulator};
 use super::links::Hyperlink;
 use super::modes::{Mode, ModeKind};
 use super::sgr;
+use super::style::StyleId;
 
 /// Longest title kept, in characters.
 const MAX_TITLE_CHARS: usize = 1024;
@@ -101,8 +102,8 @@ impl Perform for Emulator {
             ([], 'L') => self.insert_lines(arg(params, 0, 1)),
             ([], 'M') => self.delete_lines(arg(params, 0, 1)),
             ([], 'P') => self.delete_chars(arg(params, 0, 1)),
-            ([], 'S') => self.scroll_up(self.top, self.bottom, arg(params, 0, 1)),
-            ([], 'T') => self.scroll_down(self.top, self.bottom, arg(params, 0, 1)),
+            ([], 'S') => self.scroll_text_up(arg(params, 0, 1)),
+            ([], 'T') => self.scroll_text_down(arg(params, 0, 1)),
             ([], 'X') => self.erase_chars(arg(params, 0, 1)),
             ([], 'Z') => self.back_tab(arg(params, 0, 1)),
             ([], 'b') => self.repeat(preceding, arg(params, 0, 1)),
@@ -212,6 +213,26 @@ impl Emulator {
     fn designate(&mut self, slot: usize, set: u8) {
         self.charsets[slot] = Charset::from_final(set);
         self.mapping = self.charsets[self.gl] != Charset::Ascii;
+    }
+
+    /// SU: scrolls the region up `n` lines. As xterm.js, the lines leaving
+    /// its top are dropped: only a line feed at the bottom margin feeds the
+    /// scrollback.
+    fn scroll_text_up(&mut self, n: usize) {
+        let cursor = self.cursor;
+        self.cursor.row = self.top;
+        self.delete_lines(n);
+        self.cursor = cursor;
+    }
+
+    /// SD: scrolls the region down `n` lines. As xterm.js, the new lines are
+    /// blank in the default style, not the current background.
+    fn scroll_text_down(&mut self, n: usize) {
+        let (top, bottom) = (self.top, self.bottom);
+        self.scroll_down(top, bottom, n);
+        for r in top..top + n.min(bottom + 1 - top) {
+            self.grid[r].reset(StyleId::DEFAULT);
+        }
     }
 
     /// SM and RM, for every parameter.
