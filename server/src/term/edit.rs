@@ -251,13 +251,29 @@ impl Emulator {
     }
 
     /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
+    /// As xterm.js, every mode it tracks goes back to its default (bracketed
+    /// paste, focus events and synchronized output included) and so does the
+    /// cursor style; mouse tracking, LNM and the alternate screen stay.
     pub fn soft_reset(&mut self) {
-        self.modes.set(Mode::CursorVisible, true);
-        self.modes.set(Mode::Insert, false);
-        self.modes.set(Mode::Origin, false);
-        self.modes.set(Mode::AutoWrap, true);
-        self.modes.set(Mode::AppCursor, false);
-        self.modes.set(Mode::AppKeypad, false);
+        const RESET: [Mode; 11] = [
+            Mode::CursorVisible,
+            Mode::Insert,
+            Mode::Origin,
+            Mode::AutoWrap,
+            Mode::AppCursor,
+            Mode::AppKeypad,
+            Mode::BracketedPaste,
+            Mode::FocusEvents,
+            Mode::ReverseWrap,
+            Mode::SynchronizedOutput,
+            Mode::CursorBlink,
+        ];
+        let defaults = Modes::default();
+        for mode in RESET {
+            self.modes.set(mode, defaults.get(mode));
+        }
+        self.cursor_shape = CursorShape::Block;
+        self.cursor_blink = false;
         self.top = 0;
         self.bottom = self.rows - 1;
         self.pen = Style::default();
