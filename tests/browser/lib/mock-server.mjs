@@ -49,6 +49,8 @@ class Session {
     this.exitCode = null;
     this.style = 0;
     this.prompt();
+    const exit = /exit (\d+)/.exec(command.join(' '));
+    if (exit) setTimeout(() => this.exit(Number(exit[1])), 1000);
   }
 
   info() {
@@ -102,7 +104,22 @@ class Session {
     switch (cmd) {
       case '': break;
       case 'echo': this.write(arg + '\n'); break;
-      case 'seq': for (let i = 1; i <= Number(args[0]); i++) this.write(i + '\n'); break;
+      case 'seq': {
+        const [a, b] = args.length > 1 ? args.map(Number) : [1, Number(args[0])];
+        for (let i = a; i <= b; i++) this.write(i + '\n');
+        break;
+      }
+      case 'printf': { // only octal escapes and \n, enough for the tests
+        const fmt = arg.replace(/^'|'$/g, '');
+        const bytes = [];
+        for (let i = 0; i < fmt.length; i++) {
+          const m = /^\\([0-7]{3})/.exec(fmt.slice(i));
+          if (m) { bytes.push(parseInt(m[1], 8)); i += 3; } else if (fmt.startsWith('\\n', i)) { bytes.push(10); i++; } else bytes.push(fmt.charCodeAt(i));
+        }
+        this.write(Buffer.from(bytes).toString('utf8'));
+        break;
+      }
+      case 'stty': this.write(`${this.rows} ${this.cols}\n`); break;
       case 'color':
         this.write('red', 1); this.write(' '); this.write('green', 2); this.write(' ');
         this.write('blue', 3); this.write(' '); this.write('yellow', 4); this.write(' '); this.write('link', 5); this.write('\n');
@@ -284,6 +301,16 @@ export async function startMock({ webDir, port = 0 } = {}) {
     if (!m[2] && req.method === 'DELETE') {
       sessions.delete(s.id);
       for (const c of s.conns) c.ws.close(4002, 'session deleted');
+      res.writeHead(204);
+      return res.end();
+    }
+    if ((m[2] === '/input' || m[2] === '/resize') && req.method === 'POST') {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const b = JSON.parse(body || '{}');
+      if (m[2] === '/input') s.type(b.text || '');
+      else s.resize(b.cols, b.rows);
+      s.publish();
       res.writeHead(204);
       return res.end();
     }
