@@ -1,10 +1,11 @@
 //! panecast: a headless terminal-rendering service.
 //!
 //! The emulator lives in [`term`]; [`render`] turns a screen into text, JSON,
-//! ANSI, HTML or SVG. [`pty`] runs children in pseudo-terminals, [`session`]
-//! keeps one actor per child that owns its screen, [`input`] encodes keys,
-//! and [`api`] serves it all over HTTP; [`config`] holds profiles and limits,
-//! and [`cli`] is the command line.
+//! ANSI, HTML or SVG; [`stream`] turns screens into wire frames for
+//! viewers. [`pty`] runs children in pseudo-terminals, [`session`] keeps one
+//! actor per child that owns its screen, [`input`] encodes keys, and [`api`]
+//! serves it all over HTTP; [`config`] holds profiles and limits, and
+//! [`cli`] is the command line.
 
 pub mod api;
 pub mod cli;
@@ -14,4 +15,5 @@ pub mod pty;
 pub mod random;
 pub mod render;
 pub mod session;
+pub mod stream;
 pub mod term;

@@ -17,6 +17,7 @@ pub struct Cell {
 
 const CLUSTER: u8 = 1;
 const WIDE_PAD: u8 = 1 << 1;
+const PROTECTED: u8 = 1 << 2;
 
 impl Cell {
     /// A never-written cell with the default style.
@@ -114,6 +115,18 @@ impl Cell {
     #[inline]
     pub fn mark_cluster(&mut self) {
         self.flags |= CLUSTER;
+    }
+
+    /// Marks the cell as protected from selective erase (DECSCA).
+    #[inline]
+    pub fn mark_protected(&mut self) {
+        self.flags |= PROTECTED;
+    }
+
+    /// True when selective erase (DECSED, DECSEL) must leave the cell alone.
+    #[inline]
+    pub fn is_protected(&self) -> bool {
+        self.flags & PROTECTED != 0
     }
 
     /// True for the pad left by a wide character that wrapped.

@@ -4,6 +4,7 @@
 use super::cell::Cell;
 use super::charset::Charset;
 use super::emulator::{CursorShape, Emulator, SavedCursor};
+use super::grid::Grid;
 use super::modes::{Mode, Modes};
 use super::style::Style;
 use super::tabstops::TabStops;
@@ -17,18 +18,21 @@ impl Emulator {
             return;
         }
         self.touch(r);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let cols = self.cols;
         let line = &mut self.grid[r];
         line.drop_clusters(start, end);
-        let cells = line.cells_mut();
+        let cells = line.cells();
         if start > 0 && cells[start].width() == 0 {
-            cells[start - 1] = Cell::blank(cells[start - 1].style());
+            let lead = cells[start - 1];
+            line.put(start - 1, Cell::blank(lead.style()));
         }
+        let cells = line.cells();
         if end < cols && cells[end].width() == 0 {
-            cells[end] = Cell::blank(cells[end].style());
+            let spacer = cells[end];
+            line.put(end, Cell::blank(spacer.style()));
         }
-        cells[start..end].fill(Cell::blank(erase));
+        line.fill(start, end, Cell::blank(erase));
         if end == cols {
             line.set_wrapped(false);
         }
@@ -37,36 +41,66 @@ impl Emulator {
         }
     }
 
-    /// EL: 0 from the cursor to the end, 1 from the start to the cursor, 2 the whole line.
-    pub fn erase_in_line(&mut self, mode: u16) {
-        let (r, c) = (self.cursor.row, self.cursor.col);
+    /// Selective erase: blanks the unprotected cells of `start..end` in row `r`.
+    fn erase_unprotected(&mut self, r: usize, start: usize, end: usize) {
+        let end = end.min(self.cols);
+        if start >= end {
+            return;
+        }
+        self.touch(r);
+        let erase = self.erase_style();
+        let line = &mut self.grid[r];
+        let mut col = start;
+        while col < end {
+            let cell = line.cells()[col];
+            if !cell.is_protected() {
+                line.drop_clusters(col, col + 1);
+                line.cells_mut()[col] = Cell::blank(erase);
+            }
+            col += 1;
+        }
+    }
+
+    /// Erases `start..end` of row `r`, leaving protected cells when `selective`.
+    fn erase_span(&mut self, r: usize, start: usize, end: usize, selective: bool) {
+        if selective {
+            self.erase_unprotected(r, start, end);
+        } else {
+            self.erase_cells(r, start, end);
+        }
+    }
+
+    /// EL (DECSEL when `selective`): 0 from the cursor to the end, 1 from the
+    /// start to the cursor, 2 the whole line.
+    pub fn erase_in_line(&mut self, mode: u16, selective: bool) {
+        let (r, x) = (self.cursor.row, self.cursor_x());
         match mode {
-            0 => self.erase_cells(r, c, self.cols),
-            1 => self.erase_cells(r, 0, c + 1),
-            2 => self.erase_cells(r, 0, self.cols),
+            0 => self.erase_span(r, x, self.cols, selective),
+            1 => self.erase_span(r, 0, x + 1, selective),
+            2 => self.erase_span(r, 0, self.cols, selective),
             _ => {}
         }
     }
 
-    /// ED: 0 below, 1 above, 2 all, 3 the scrollback.
-    pub fn erase_in_display(&mut self, mode: u16) {
-        let (r, c) = (self.cursor.row, self.cursor.col);
+    /// ED (DECSED when `selective`): 0 below, 1 above, 2 all, 3 the scrollback.
+    pub fn erase_in_display(&mut self, mode: u16, selective: bool) {
+        let (r, x) = (self.cursor.row, self.cursor_x());
         match mode {
             0 => {
-                self.erase_cells(r, c, self.cols);
+                self.erase_span(r, x, self.cols, selective);
                 for row in r + 1..self.rows {
-                    self.erase_cells(row, 0, self.cols);
+                    self.erase_span(row, 0, self.cols, selective);
                 }
             }
             1 => {
                 for row in 0..r {
-                    self.erase_cells(row, 0, self.cols);
+                    self.erase_span(row, 0, self.cols, selective);
                 }
-                self.erase_cells(r, 0, c + 1);
+                self.erase_span(r, 0, x + 1, selective);
             }
             2 => {
                 for row in 0..self.rows {
-                    self.erase_cells(row, 0, self.cols);
+                    self.erase_span(row, 0, self.cols, selective);
                 }
             }
             3 => self.scrollback.clear(),
@@ -85,7 +119,6 @@ impl Emulator {
     pub fn insert_chars(&mut self, n: usize) {
         let (r, c) = (self.cursor.row, self.cursor.col);
         self.cursor.pending_wrap = false;
-        self.touch(r);
         self.shift_right(r, c, n);
     }
 
@@ -93,22 +126,37 @@ impl Emulator {
     pub fn delete_chars(&mut self, n: usize) {
         let (r, c) = (self.cursor.row, self.cursor.col);
         self.cursor.pending_wrap = false;
-        self.touch(r);
-        let cols = self.cols;
-        let erase = self.erase_id;
-        let n = n.min(cols - c);
-        let line = &mut self.grid[r];
-        line.drop_clusters(c, c + n);
-        let cells = line.cells_mut();
-        if c > 0 && cells[c].width() == 0 {
-            cells[c - 1] = Cell::blank(cells[c - 1].style());
+        self.delete_cells(r, c, n);
+    }
+
+    /// SL and SR: shifts every row of the scroll region left (`n` < 0) or right.
+    pub fn scroll_columns(&mut self, n: isize) {
+        if self.cursor.row < self.top || self.cursor.row > self.bottom {
+            return;
         }
-        if c + n < cols && cells[c + n].width() == 0 {
-            cells[c + n] = Cell::blank(cells[c + n].style());
+        for r in self.top..=self.bottom {
+            if n < 0 {
+                self.delete_cells(r, 0, n.unsigned_abs());
+            } else {
+                self.shift_right(r, 0, n as usize);
+            }
         }
-        cells[c..].rotate_left(n);
-        cells[cols - n..].fill(Cell::blank(erase));
-        line.shift_clusters(c + n, -(n as isize), cols);
+    }
+
+    /// DECIC and DECDC: inserts (`n` > 0) or deletes columns at the cursor in
+    /// every row of the scroll region, when the cursor is inside it.
+    pub fn edit_columns(&mut self, n: isize) {
+        if self.cursor.row < self.top || self.cursor.row > self.bottom {
+            return;
+        }
+        let col = self.cursor.col;
+        for r in self.top..=self.bottom {
+            if n < 0 {
+                self.delete_cells(r, col, n.unsigned_abs());
+            } else {
+                self.shift_right(r, col, n as usize);
+            }
+        }
     }
 
     /// IL: inserts `n` blank lines at the cursor row, inside the scroll region.
@@ -129,8 +177,8 @@ impl Emulator {
             return;
         }
         let n = n.min(self.bottom + 1 - r);
-        self.grid[r..=self.bottom].rotate_left(n);
-        let erase = self.erase_id;
+        self.grid.rotate_up(r, self.bottom, n);
+        let erase = self.erase_style();
         for row in self.bottom + 1 - n..=self.bottom {
             self.grid[row].reset(erase);
         }
@@ -142,9 +190,9 @@ impl Emulator {
         self.cursor.pending_wrap = false;
     }
 
-    /// REP: repeats the last printed character `n` times.
-    pub fn repeat_last(&mut self, n: usize) {
-        if let Some(c) = self.last_printed {
+    /// REP: repeats `preceding` (the character printed just before) `n` times.
+    pub fn repeat(&mut self, preceding: Option<char>, n: usize) {
+        if let Some(c) = preceding {
             // Bounded by the screen: more repeats than cells only overwrite.
             for _ in 0..n.min(self.cols * self.rows) {
                 self.print(c);
@@ -152,15 +200,18 @@ impl Emulator {
         }
     }
 
-    /// DECALN: fills the screen with `E`, resets the region and homes the cursor.
+    /// DECALN: fills the screen with `E` in the current pen (as xterm.js),
+    /// resets the region and homes the cursor.
     pub fn screen_alignment(&mut self) {
         self.top = 0;
         self.bottom = self.rows - 1;
+        let pen = self.pen_id;
         for r in 0..self.rows {
             self.touch(r);
             let line = &mut self.grid[r];
-            line.reset(Default::default());
-            line.cells_mut().fill(Cell::new('E', Default::default(), 1));
+            line.reset(pen);
+            let cols = line.cells().len();
+            line.fill(0, cols, Cell::new('E', pen, 1));
         }
         self.goto(0, 0);
     }
@@ -168,6 +219,7 @@ impl Emulator {
     /// Switches to the alternate screen (47, 1047, 1049). As in xterm.js the
     /// alternate screen starts empty every time and the cursor keeps its place.
     pub fn enter_alt(&mut self, save_cursor: bool) {
+        self.flush_touches();
         if save_cursor {
             self.save_cursor();
         }
@@ -176,19 +228,20 @@ impl Emulator {
         }
         std::mem::swap(&mut self.grid, &mut self.other);
         std::mem::swap(&mut self.saved, &mut self.saved_other);
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let mut rows = self.blank_rows(self.rows);
         rows.iter_mut().for_each(|row| row.reset(erase));
-        self.grid = rows;
+        self.grid = Grid::new(rows);
         self.alt_active = true;
     }
 
     /// Returns to the main screen, discarding the alternate one.
     pub fn leave_alt(&mut self, restore_cursor: bool) {
+        self.flush_touches();
         if self.alt_active {
             std::mem::swap(&mut self.grid, &mut self.other);
             std::mem::swap(&mut self.saved, &mut self.saved_other);
-            self.other.clear();
+            self.other = Grid::default();
             self.alt_active = false;
             self.touch_range(0, self.rows - 1);
         }
@@ -198,13 +251,29 @@ impl Emulator {
     }
 
     /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
+    /// As xterm.js, every mode it tracks goes back to its default (bracketed
+    /// paste, focus events and synchronized output included) and so does the
+    /// cursor style; mouse tracking, LNM and the alternate screen stay.
     pub fn soft_reset(&mut self) {
-        self.modes.set(Mode::CursorVisible, true);
-        self.modes.set(Mode::Insert, false);
-        self.modes.set(Mode::Origin, false);
-        self.modes.set(Mode::AutoWrap, true);
-        self.modes.set(Mode::AppCursor, false);
-        self.modes.set(Mode::AppKeypad, false);
+        const RESET: [Mode; 11] = [
+            Mode::CursorVisible,
+            Mode::Insert,
+            Mode::Origin,
+            Mode::AutoWrap,
+            Mode::AppCursor,
+            Mode::AppKeypad,
+            Mode::BracketedPaste,
+            Mode::FocusEvents,
+            Mode::ReverseWrap,
+            Mode::SynchronizedOutput,
+            Mode::CursorBlink,
+        ];
+        let defaults = Modes::default();
+        for mode in RESET {
+            self.modes.set(mode, defaults.get(mode));
+        }
+        self.cursor_shape = CursorShape::Block;
+        self.cursor_blink = false;
         self.top = 0;
         self.bottom = self.rows - 1;
         self.pen = Style::default();
@@ -218,12 +287,13 @@ impl Emulator {
 
     /// RIS: everything back to the power-on state, scrollback included.
     pub fn full_reset(&mut self) {
+        self.pending_touch = None;
         if self.alt_active {
             std::mem::swap(&mut self.grid, &mut self.other);
             self.alt_active = false;
         }
-        self.other.clear();
-        self.grid = self.blank_rows(self.rows);
+        self.other = Grid::default();
+        self.grid = Grid::new(self.blank_rows(self.rows));
         self.scrollback.clear();
         self.modes = Modes::default();
         self.tabs = TabStops::new(self.cols);

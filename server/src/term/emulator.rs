@@ -6,6 +6,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
 use super::charset::Charset;
+use super::grid::Grid;
 use super::links::LinkTable;
 use super::modes::{Mode, Modes};
 use super::row::Row;
@@ -48,9 +49,9 @@ pub(crate) struct Emulator {
     pub cols: usize,
     pub rows: usize,
     /// Rows of the screen being shown.
-    pub grid: Vec<Row>,
+    pub grid: Grid,
     /// Rows of the screen not being shown (main while the alternate is active).
-    pub other: Vec<Row>,
+    pub other: Grid,
     pub alt_active: bool,
     pub scrollback: Scrollback,
     pub cursor: Cursor,
@@ -65,7 +66,10 @@ pub(crate) struct Emulator {
     pub links: LinkTable,
     pub pen: Style,
     pub pen_id: StyleId,
-    pub erase_id: StyleId,
+    /// The pen `pen_id` was interned from.
+    pub interned_pen: Style,
+    /// The erase style's id, interned on first use after a background change.
+    pub erase_id: Option<StyleId>,
     pub charsets: [Charset; 4],
     pub gl: usize,
     /// Set while GL is not ASCII, so the print path can skip charset mapping.
@@ -82,7 +86,17 @@ pub(crate) struct Emulator {
     /// Lines scrolled up on the whole screen (the scroll hint's basis).
     pub scroll_count: u64,
     pub last_printed: Option<char>,
+    /// DECSCA: cells printed now are protected from selective erase.
+    pub protect: bool,
+    /// Rows marked changed but not yet given a new generation.
+    pub pending_touch: Option<(usize, usize)>,
+    /// Printable ASCII received but not yet written (see `flush_run`).
+    pub run: [u8; RUN_CAPACITY],
+    pub run_len: usize,
 }
+
+/// How much printable ASCII is gathered before it is written.
+const RUN_CAPACITY: usize = 256;
 
 /// Replies a program can provoke are capped so it cannot grow them unread.
 pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
@@ -92,8 +106,8 @@ impl Emulator {
         let mut emu = Emulator {
             cols,
             rows,
-            grid: Vec::new(),
-            other: Vec::new(),
+            grid: Grid::default(),
+            other: Grid::default(),
             alt_active: false,
             scrollback: Scrollback::new(scrollback),
             cursor: Cursor::default(),
@@ -107,7 +121,8 @@ impl Emulator {
             links: LinkTable::default(),
             pen: Style::default(),
             pen_id: StyleId::DEFAULT,
-            erase_id: StyleId::DEFAULT,
+            interned_pen: Style::default(),
+            erase_id: Some(StyleId::DEFAULT),
             charsets: [Charset::Ascii; 4],
             gl: 0,
             mapping: false,
@@ -120,8 +135,12 @@ impl Emulator {
             observed: 0,
             scroll_count: 0,
             last_printed: None,
+            protect: false,
+            pending_touch: None,
+            run: [0; RUN_CAPACITY],
+            run_len: 0,
         };
-        emu.grid = emu.blank_rows(rows);
+        emu.grid = Grid::new(emu.blank_rows(rows));
         emu
     }
 
@@ -151,10 +170,24 @@ impl Emulator {
         }
     }
 
-    /// Marks rows `top..=bottom` as changed.
+    /// Marks rows `top..=bottom` as changed. The marking is deferred until
+    /// someone looks (`flush_touches`), so scrolling a region line by line
+    /// costs one range union per line instead of a pass over the region.
     pub fn touch_range(&mut self, top: usize, bottom: usize) {
-        for r in top..=bottom.min(self.rows - 1) {
-            self.touch(r);
+        let bottom = bottom.min(self.rows - 1);
+        self.pending_touch = Some(match self.pending_touch {
+            Some((a, b)) => (a.min(top), b.max(bottom)),
+            None => (top, bottom),
+        });
+    }
+
+    /// Applies deferred `touch_range` marks. Called before generations are
+    /// read and before the grid is swapped or rebuilt.
+    pub fn flush_touches(&mut self) {
+        if let Some((top, bottom)) = self.pending_touch.take() {
+            for r in top..=bottom.min(self.rows - 1) {
+                self.touch(r);
+            }
         }
     }
 
@@ -166,6 +199,58 @@ impl Emulator {
     }
 
     // ----- printing -----
+
+    /// Writes the gathered run of printable ASCII. Where nothing special is
+    /// going on (no charset mapping, insert mode, protection, wide
+    /// characters or clusters under the run) whole row segments are written
+    /// at once; otherwise each character takes the general path.
+    pub fn flush_run(&mut self) {
+        let len = self.run_len;
+        if len == 0 {
+            return;
+        }
+        self.run_len = 0;
+        let run = self.run;
+        let simple = !self.mapping && !self.protect && !self.modes.get(Mode::Insert);
+        let mut i = 0;
+        while i < len {
+            if !simple {
+                self.print(run[i] as char);
+                i += 1;
+                continue;
+            }
+            if self.cursor.pending_wrap {
+                if self.modes.get(Mode::AutoWrap) {
+                    self.wrap_line();
+                } else {
+                    self.cursor.pending_wrap = false;
+                }
+            }
+            let (row, col) = (self.cursor.row, self.cursor.col);
+            let n = (len - i).min(self.cols - col);
+            if !self.grid[row].write_ascii(col, &run[i..i + n], self.pen_id) {
+                self.print(run[i] as char);
+                i += 1;
+                continue;
+            }
+            self.touch(row);
+            i += n;
+            if col + n >= self.cols {
+                self.cursor.col = self.cols - 1;
+                self.cursor.pending_wrap = true;
+                if !self.modes.get(Mode::AutoWrap) && i < len {
+                    // Without autowrap the rest overwrites the last column:
+                    // only the final character survives.
+                    let last = run[len - 1];
+                    self.grid[row].write_ascii(self.cols - 1, &[last], self.pen_id);
+                    i = len;
+                }
+            } else {
+                self.cursor.col = col + n;
+            }
+        }
+        self.last_printed = Some(run[len - 1] as char);
+    }
 
     /// Writes one printable character at the cursor (xterm's semantics for
     /// autowrap, wide characters, combining marks and insert mode).
@@ -206,19 +291,20 @@ impl Emulator {
             self.shift_right(row, col, width);
         }
         let pen = self.pen_id;
+        let mut cell = Cell::new(c, pen, width as u8);
+        if self.protect {
+            cell.mark_protected();
+        }
         let line = &mut self.grid[row];
-        let cells = line.cells_mut();
-        let old = cells[col];
-        cells[col] = Cell::new(c, pen, width as u8);
-        if old.width() != 1 || old.has_cluster() || line.has_clusters() {
+        let old = line.put(col, cell);
+        if old.width() != 1 || line.has_clusters() {
             self.fix_overwrite(row, col, old);
         }
         if width == 2 {
-            let cells = self.grid[row].cells_mut();
-            let next = cells[col + 1];
-            cells[col + 1] = Cell::spacer(pen);
+            let line = &mut self.grid[row];
+            let next = line.put(col + 1, Cell::spacer(pen));
             if next.width() == 2 && col + 2 < self.cols {
-                cells[col + 2] = Cell::blank(next.style());
+                line.put(col + 2, Cell::blank(next.style()));
             }
         }
         let end = col + width;
@@ -270,11 +356,8 @@ impl Emulator {
             // A wide character that does not fit: pad the rest of this row.
             let pen = self.pen_id;
             self.touch(row);
-            let col = self.cursor.col;
-            let cells = self.grid[row].cells_mut();
-            for cell in &mut cells[col..] {
-                *cell = Cell::wide_pad(pen);
-            }
+            let (col, cols) = (self.cursor.col, self.cols);
+            self.grid[row].fill(col, cols, Cell::wide_pad(pen));
         }
         self.grid[row].set_wrapped(true);
         self.cursor.pending_wrap = false;
@@ -282,10 +365,35 @@ impl Emulator {
         self.index();
     }
 
+    /// Deletes `n` cells at `col` of row `r`, pulling the rest left and
+    /// filling the right end with erase blanks.
+    pub fn delete_cells(&mut self, r: usize, col: usize, n: usize) {
+        let cols = self.cols;
+        let erase = self.erase_style();
+        let n = n.min(cols - col);
+        if n == 0 {
+            return;
+        }
+        self.touch(r);
+        let line = &mut self.grid[r];
+        line.drop_clusters(col, col + n);
+        let cells = line.cells_mut();
+        if col > 0 && cells[col].width() == 0 {
+            cells[col - 1] = Cell::blank(cells[col - 1].style());
+        }
+        if col + n < cols && cells[col + n].width() == 0 {
+            cells[col + n] = Cell::blank(cells[col + n].style());
+        }
+        cells[col..].rotate_left(n);
+        cells[cols - n..].fill(Cell::blank(erase));
+        line.shift_clusters(col + n, -(n as isize), cols);
+    }
+
     /// Moves cells at and after `col` right by `n`, dropping what falls off.
     pub fn shift_right(&mut self, row: usize, col: usize, n: usize) {
+        self.touch(row);
         let cols = self.cols;
-        let erase = self.erase_id;
+        let erase = self.erase_style();
         let line = &mut self.grid[row];
         let n = n.min(cols - col);
         let cells = line.cells_mut();
@@ -353,6 +461,18 @@ impl Emulator {
         self.cursor.pending_wrap = false;
     }
 
+    /// VPR: down `n` rows, not limited by the scroll region (as xterm.js).
+    pub fn move_down_unbounded(&mut self, n: usize) {
+        self.cursor.row = (self.cursor.row + n).min(self.rows - 1);
+        self.cursor.pending_wrap = false;
+    }
+
+    /// The cursor column as xterm.js counts it: one past the last column while
+    /// a wrap is pending, so erasing "from the cursor" then erases nothing.
+    pub fn cursor_x(&self) -> usize {
+        self.cursor.col + self.cursor.pending_wrap as usize
+    }
+
     /// Moves right `n` columns.
     pub fn move_right(&mut self, n: usize) {
         self.cursor.col = (self.cursor.col + n).min(self.cols - 1);
@@ -365,13 +485,11 @@ impl Emulator {
         self.cursor.pending_wrap = false;
     }
 
-    /// BS: one column left; with reverse wraparound, from column 0 to the end
-    /// of the previous (soft-wrapped) row.
+    /// BS: one column left (from a pending wrap too, as xterm.js); with
+    /// reverse wraparound, from column 0 to the end of the previous
+    /// (soft-wrapped) row.
     pub fn backspace(&mut self) {
-        if self.cursor.pending_wrap {
-            self.cursor.pending_wrap = false;
-            return;
-        }
+        self.cursor.pending_wrap = false;
         if self.cursor.col > 0 {
             self.cursor.col -= 1;
         } else if self.modes.get(Mode::ReverseWrap)
@@ -447,8 +565,8 @@ impl Emulator {
                 self.scrollback.push(&self.grid[r]);
             }
         }
-        self.grid[top..=bottom].rotate_left(n);
-        let erase = self.erase_id;
+        self.grid.rotate_up(top, bottom, n);
+        let erase = self.erase_style();
         for r in bottom + 1 - n..=bottom {
             self.grid[r].reset(erase);
             let generation = self.next_generation();
@@ -467,8 +585,8 @@ impl Emulator {
         if n == 0 {
             return;
         }
-        self.grid[top..=bottom].rotate_right(n);
-        let erase = self.erase_id;
+        self.grid.rotate_down(top, bottom, n);
+        let erase = self.erase_style();
         for r in top..top + n {
             self.grid[r].reset(erase);
         }
@@ -495,8 +613,27 @@ impl Emulator {
 
     /// Re-interns the pen after an SGR or hyperlink change.
     pub fn update_pen(&mut self) {
+        if self.pen == self.interned_pen {
+            return;
+        }
+        if self.pen.bg != self.interned_pen.bg {
+            self.erase_id = None;
+        }
+        self.interned_pen = self.pen;
         self.pen_id = self.intern(self.pen);
-        self.erase_id = self.intern(self.pen.erased());
+    }
+
+    /// The style erased cells take: the pen's background only.
+    #[inline]
+    pub fn erase_style(&mut self) -> StyleId {
+        match self.erase_id {
+            Some(id) => id,
+            None => {
+                let id = self.intern(self.pen.erased());
+                self.erase_id = Some(id);
+                id
+            }
+        }
     }
 
     /// The id of `style`, compacting the table when it is full. If every id
@@ -513,20 +650,22 @@ impl Emulator {
     pub fn compact_styles(&mut self) {
         let mut used = vec![false; self.styles.len()];
         let mut mark = |cell: &mut Cell| used[cell.style().0 as usize] = true;
-        for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
-            row.cells_mut().iter_mut().for_each(&mut mark);
+        for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
+            row.for_each_cell_mut(&mut mark);
         }
         self.scrollback.for_each_style_mut(&mut mark);
         used[self.pen_id.0 as usize] = true;
-        used[self.erase_id.0 as usize] = true;
+        if let Some(id) = self.erase_id {
+            used[id.0 as usize] = true;
+        }
         let remap = self.styles.compact(&used);
         let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
-        for row in self.grid.iter_mut().chain(self.other.iter_mut()) {
-            row.cells_mut().iter_mut().for_each(apply);
+        for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
+            row.for_each_cell_mut(apply);
         }
         self.scrollback.for_each_style_mut(apply);
         self.pen_id = remap[self.pen_id.0 as usize];
-        self.erase_id = remap[self.erase_id.0 as usize];
+        self.erase_id = self.erase_id.map(|id| remap[id.0 as usize]);
         self.touch_range(0, self.rows - 1);
     }
 
@@ -547,6 +686,7 @@ impl Emulator {
     pub fn restore_cursor(&mut self) {
         let saved = self.saved;
         self.cursor = saved.cursor;
+        self.cursor.pending_wrap = false;
         self.cursor.row = self.cursor.row.min(self.rows - 1);
         self.cursor.col = self.cursor.col.min(self.cols - 1);
         self.pen = saved.pen;

@@ -9,6 +9,7 @@ use super::emulator::{CursorShape, Emulator};
 use super::links::Hyperlink;
 use super::modes::{Mode, ModeKind};
 use super::sgr;
+use super::style::StyleId;
 
 /// Longest title kept, in characters.
 const MAX_TITLE_CHARS: usize = 1024;
@@ -33,10 +34,22 @@ fn raw(params: &Params, i: usize) -> u16 {
 impl Perform for Emulator {
     #[inline]
     fn print(&mut self, c: char) {
-        Emulator::print(self, c);
+        // Printable ASCII is gathered into a run and written a row at a time.
+        if (' '..='~').contains(&c) {
+            self.run[self.run_len] = c as u8;
+            self.run_len += 1;
+            if self.run_len == self.run.len() {
+                self.flush_run();
+            }
+        } else {
+            self.flush_run();
+            Emulator::print(self, c);
+        }
     }
 
     fn execute(&mut self, byte: u8) {
+        self.flush_run();
+        self.last_printed = None;
         match byte {
             0x07 => self.bells += 1,
             0x08 => self.backspace(),
@@ -57,13 +70,17 @@ impl Perform for Emulator {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.flush_run();
+        // REP repeats only a character printed right before it.
+        let preceding = self.last_printed.take();
         if ignore {
             return;
         }
         match (intermediates, action) {
             ([], '@') => self.insert_chars(arg(params, 0, 1)),
             ([], 'A') => self.move_up(arg(params, 0, 1)),
-            ([], 'B') | ([], 'e') => self.move_down(arg(params, 0, 1)),
+            ([], 'B') => self.move_down(arg(params, 0, 1)),
+            ([], 'e') => self.move_down_unbounded(arg(params, 0, 1)),
             ([], 'C') | ([], 'a') => self.move_right(arg(params, 0, 1)),
             ([], 'D') => self.move_left(arg(params, 0, 1)),
             ([], 'E') => {
@@ -77,16 +94,19 @@ impl Perform for Emulator {
             ([], 'G') | ([], '`') => self.goto_col(arg(params, 0, 1) - 1),
             ([], 'H') | ([], 'f') => self.goto(arg(params, 0, 1) - 1, arg(params, 1, 1) - 1),
             ([], 'I') => self.tab(arg(params, 0, 1)),
-            ([], 'J') | ([b'?'], 'J') => self.erase_in_display(raw(params, 0)),
-            ([], 'K') | ([b'?'], 'K') => self.erase_in_line(raw(params, 0)),
+            ([], 'J') => self.erase_in_display(raw(params, 0), false),
+            ([b'?'], 'J') => self.erase_in_display(raw(params, 0), true),
+            ([], 'K') => self.erase_in_line(raw(params, 0), false),
+            ([b'?'], 'K') => self.erase_in_line(raw(params, 0), true),
+            ([b'"'], 'q') => self.protect = raw(params, 0) == 1,
             ([], 'L') => self.insert_lines(arg(params, 0, 1)),
             ([], 'M') => self.delete_lines(arg(params, 0, 1)),
             ([], 'P') => self.delete_chars(arg(params, 0, 1)),
-            ([], 'S') => self.scroll_up(self.top, self.bottom, arg(params, 0, 1)),
-            ([], 'T') => self.scroll_down(self.top, self.bottom, arg(params, 0, 1)),
+            ([], 'S') => self.scroll_text_up(arg(params, 0, 1)),
+            ([], 'T') => self.scroll_text_down(arg(params, 0, 1)),
             ([], 'X') => self.erase_chars(arg(params, 0, 1)),
             ([], 'Z') => self.back_tab(arg(params, 0, 1)),
-            ([], 'b') => self.repeat_last(arg(params, 0, 1)),
+            ([], 'b') => self.repeat(preceding, arg(params, 0, 1)),
             ([], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[?1;2c"),
             ([b'>'], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[>0;276;0c"),
             ([], 'd') => self.goto_row(arg(params, 0, 1) - 1),
@@ -110,6 +130,10 @@ impl Perform for Emulator {
             ([], 'u') => self.restore_cursor(),
             ([], 't') => self.window_op(raw(params, 0)),
             ([b' '], 'q') => self.set_cursor_style(raw(params, 0)),
+            ([b' '], '@') => self.scroll_columns(-(arg(params, 0, 1) as isize)),
+            ([b' '], 'A') => self.scroll_columns(arg(params, 0, 1) as isize),
+            ([b'\''], '}') => self.edit_columns(arg(params, 0, 1) as isize),
+            ([b'\''], '~') => self.edit_columns(-(arg(params, 0, 1) as isize)),
             ([b'!'], 'p') => self.soft_reset(),
             ([b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Ansi),
             ([b'?', b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Dec),
@@ -122,6 +146,8 @@ impl Perform for Emulator {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        self.flush_run();
+        self.last_printed = None;
         match (intermediates, byte) {
             ([], b'7') => self.save_cursor(),
             ([], b'8') => self.restore_cursor(),
@@ -145,9 +171,13 @@ impl Perform for Emulator {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        self.flush_run();
+        self.last_printed = None;
         match params {
-            [b"0", title, ..] | [b"2", title, ..] => {
-                let text = String::from_utf8_lossy(title);
+            [b"0", title @ ..] | [b"2", title @ ..] => {
+                // vte splits on ';', which a title may contain.
+                let title = title.join(&b";"[..]);
+                let text = String::from_utf8_lossy(&title);
                 self.title = text
                     .chars()
                     .filter(|c| !c.is_control())
@@ -160,9 +190,19 @@ impl Perform for Emulator {
             _ => {}
         }
     }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.end_run_for_dcs();
+    }
 }
 
 impl Emulator {
+    /// DCS strings are not interpreted, but they end a run of printed text.
+    fn end_run_for_dcs(&mut self) {
+        self.flush_run();
+        self.last_printed = None;
+    }
+
     /// SI and SO: which of G0-G3 is in GL.
     fn shift_to(&mut self, set: usize) {
         self.gl = set;
@@ -173,6 +213,26 @@ impl Emulator {
     fn designate(&mut self, slot: usize, set: u8) {
         self.charsets[slot] = Charset::from_final(set);
         self.mapping = self.charsets[self.gl] != Charset::Ascii;
+    }
+
+    /// SU: scrolls the region up `n` lines. As xterm.js, the lines leaving
+    /// its top are dropped: only a line feed at the bottom margin feeds the
+    /// scrollback.
+    fn scroll_text_up(&mut self, n: usize) {
+        let cursor = self.cursor;
+        self.cursor.row = self.top;
+        self.delete_lines(n);
+        self.cursor = cursor;
+    }
+
+    /// SD: scrolls the region down `n` lines. As xterm.js, the new lines are
+    /// blank in the default style, not the current background.
+    fn scroll_text_down(&mut self, n: usize) {
+        let (top, bottom) = (self.top, self.bottom);
+        self.scroll_down(top, bottom, n);
+        for r in top..top + n.min(bottom + 1 - top) {
+            self.grid[r].reset(StyleId::DEFAULT);
+        }
     }
 
     /// SM and RM, for every parameter.
@@ -210,15 +270,6 @@ impl Emulator {
             }
             Mode::Origin => {
                 self.modes.set(mode, on);
-                self.goto(0, 0);
-            }
-            Mode::Columns132 => {
-                // The width stays (as xterm.js without column switching), but the
-                // side effects of DECCOLM apply: region reset, screen cleared, cursor home.
-                self.modes.set(mode, on);
-                self.top = 0;
-                self.bottom = self.rows - 1;
-                self.erase_in_display(2);
                 self.goto(0, 0);
             }
             Mode::CursorBlink => {
@@ -312,6 +363,10 @@ impl Emulator {
         // A URI may itself contain ';', which vte splits on.
         let uri = uri.join(&b";"[..]);
         let link = if uri.is_empty() {
+            // As xterm.js: an empty URI ends the link only when no parameters are given.
+            if !link_params.trim_ascii().is_empty() {
+                return;
+            }
             0
         } else {
             let id = link_params

@@ -1,6 +1,6 @@
 //! OSC 8 hyperlinks, interned so a style refers to a link by a 16-bit id.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// A hyperlink target: the URI and the optional `id=` parameter that joins
@@ -22,7 +22,7 @@ pub const MAX_URI_BYTES: usize = 2048;
 #[derive(Clone, Debug, Default)]
 pub struct LinkTable {
     links: Vec<Hyperlink>,
-    index: HashMap<Hyperlink, u16>,
+    index: FxHashMap<Hyperlink, u16>,
 }
 
 impl LinkTable {
@@ -41,11 +41,6 @@ impl LinkTable {
         let id = self.links.len() as u16;
         self.index.insert(link, id);
         Some(id)
-    }
-
-    /// The link behind an id.
-    pub fn get(&self, id: u16) -> Option<&Hyperlink> {
-        id.checked_sub(1).and_then(|i| self.links.get(i as usize))
     }
 
     /// Every link in id order (id = position + 1).
@@ -67,8 +62,7 @@ mod tests {
         };
         let id = table.intern(link.clone()).unwrap();
         assert_eq!(table.intern(link.clone()), Some(id));
-        assert_eq!(table.get(id), Some(&link));
-        assert_eq!(table.get(0), None);
+        assert_eq!(table.links()[id as usize - 1], link);
         let long = Hyperlink {
             id: None,
             uri: "x".repeat(MAX_URI_BYTES + 1).into(),

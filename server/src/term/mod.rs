@@ -10,6 +10,7 @@ mod cell;
 mod charset;
 mod edit;
 mod emulator;
+mod grid;
 mod handler;
 mod links;
 mod modes;
@@ -21,6 +22,8 @@ mod sgr;
 mod snapshot;
 mod style;
 mod tabstops;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
@@ -76,6 +79,7 @@ impl Term {
             parser, guard, emu, ..
         } = self;
         guard.feed(bytes, |run| parser.advance(emu, run));
+        emu.flush_run();
     }
 
     /// Takes the bytes the terminal wants written back to the program
@@ -122,7 +126,8 @@ impl Term {
     }
 
     /// The visible row `r`.
-    pub fn row(&self, r: usize) -> Option<&Row> {
+    pub fn row(&mut self, r: usize) -> Option<&Row> {
+        self.emu.flush_touches();
         self.emu.grid.get(r)
     }
 
@@ -143,12 +148,22 @@ impl Term {
     }
 
     /// The generation of the newest change.
-    pub fn generation(&self) -> u64 {
+    pub fn generation(&mut self) -> u64 {
+        self.emu.flush_touches();
+        self.emu.counter
+    }
+
+    /// Marks the current screen as seen and returns its generation: rows
+    /// changed after this call get higher generations. `snapshot` does this too.
+    pub fn observe(&mut self) -> u64 {
+        self.emu.flush_touches();
+        self.emu.observed = self.emu.counter;
         self.emu.counter
     }
 
     /// Indices of the visible rows changed after generation `since`.
-    pub fn changed_rows(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
+    pub fn changed_rows(&mut self, since: u64) -> impl Iterator<Item = usize> + '_ {
+        self.emu.flush_touches();
         self.emu
             .grid
             .iter()
@@ -165,6 +180,7 @@ impl Term {
     /// Takes a snapshot. Rows unchanged since the previous snapshot are
     /// shared with it, so the cost follows what changed.
     pub fn snapshot(&mut self) -> Snapshot {
+        self.emu.flush_touches();
         let emu = &mut self.emu;
         let previous = std::mem::take(&mut self.published);
         let mut lines = Vec::with_capacity(emu.rows);

@@ -3,6 +3,7 @@
 
 use super::cell::Cell;
 use super::emulator::{Cursor, Emulator};
+use super::grid::Grid;
 use super::row::Row;
 use super::scrollback::Scrollback;
 use compact_str::CompactString;
@@ -21,20 +22,21 @@ impl Emulator {
         if cols == self.cols && rows == self.rows {
             return;
         }
+        self.pending_touch = None;
         if self.alt_active {
             // The main screen's cursor comes back from its saved copy on leaving.
-            let main = std::mem::take(&mut self.other);
+            let main = std::mem::take(&mut self.other).into_vec();
             let mut saved = self.saved_other.cursor;
-            self.other = self.reflow(main, cols, rows, &mut [&mut saved]);
+            self.other = Grid::new(self.reflow(main, cols, rows, &mut [&mut saved]));
             self.saved_other.cursor = saved;
-            let alt = std::mem::take(&mut self.grid);
+            let alt = std::mem::take(&mut self.grid).into_vec();
             let mut cursor = self.cursor;
-            self.grid = self.cut_or_pad(alt, cols, rows, &mut cursor);
+            self.grid = Grid::new(self.cut_or_pad(alt, cols, rows, &mut cursor));
             self.cursor = cursor;
         } else {
-            let main = std::mem::take(&mut self.grid);
+            let main = std::mem::take(&mut self.grid).into_vec();
             let (mut cursor, mut saved) = (self.cursor, self.saved.cursor);
-            self.grid = self.reflow(main, cols, rows, &mut [&mut cursor, &mut saved]);
+            self.grid = Grid::new(self.reflow(main, cols, rows, &mut [&mut cursor, &mut saved]));
             self.cursor = cursor;
             self.saved.cursor = saved;
         }

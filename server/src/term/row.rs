@@ -7,11 +7,14 @@ use super::cell::Cell;
 use super::style::StyleId;
 
 /// One line of the grid.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
     cells: Vec<Cell>,
-    clusters: Option<Box<Vec<(u16, CompactString)>>>,
+    clusters: Vec<(u16, CompactString)>,
     generation: u64,
+    /// Every cell at or after this column is a default blank (an upper
+    /// bound, so trimming and clearing need not look further).
+    used: usize,
     wrapped: bool,
 }
 
@@ -20,8 +23,9 @@ impl Row {
     pub fn new(cols: usize, style: StyleId, generation: u64) -> Row {
         Row {
             cells: vec![Cell::blank(style); cols],
-            clusters: None,
+            clusters: Vec::new(),
             generation,
+            used: if style == StyleId::DEFAULT { 0 } else { cols },
             wrapped: false,
         }
     }
@@ -34,15 +38,17 @@ impl Row {
         cols: usize,
         generation: u64,
     ) -> Row {
+        let used = cells.len().min(cols);
         cells.resize(cols, Cell::EMPTY);
-        let clusters: Vec<_> = clusters
+        let clusters = clusters
             .into_iter()
             .filter(|(c, _)| (*c as usize) < cols)
             .collect();
         Row {
             cells,
-            clusters: (!clusters.is_empty()).then(|| Box::new(clusters)),
+            clusters,
             generation,
+            used,
             wrapped,
         }
     }
@@ -53,10 +59,58 @@ impl Row {
         &self.cells
     }
 
-    /// The cells, for writing. Callers keep clusters consistent.
+    /// The cells, for writing anywhere. Callers keep clusters consistent.
     #[inline]
-    pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
+    pub(crate) fn cells_mut(&mut self) -> &mut [Cell] {
+        self.used = self.cells.len();
         &mut self.cells
+    }
+
+    /// Writes one cell (the print path): cheaper than `cells_mut` because it
+    /// widens the used extent only as far as needed.
+    #[inline]
+    pub(crate) fn put(&mut self, col: usize, cell: Cell) -> Cell {
+        let old = std::mem::replace(&mut self.cells[col], cell);
+        if col >= self.used {
+            self.used = col + 1;
+        }
+        old
+    }
+
+    /// Writes printable ASCII at `col` in one style, when nothing under it
+    /// needs repair (no wide characters or clusters). Returns false, writing
+    /// nothing, when the caller must take the general path.
+    #[inline]
+    pub(crate) fn write_ascii(&mut self, col: usize, text: &[u8], style: StyleId) -> bool {
+        let end = col + text.len();
+        let target = &mut self.cells[col..end];
+        if !self.clusters.is_empty() || target.iter().any(|c| c.width() != 1) {
+            return false;
+        }
+        for (cell, &b) in target.iter_mut().zip(text) {
+            *cell = Cell::new(b as char, style, 1);
+        }
+        if end > self.used {
+            self.used = end;
+        }
+        true
+    }
+
+    /// Visits every cell to change its style id (never its blankness).
+    pub(crate) fn for_each_cell_mut(&mut self, f: impl FnMut(&mut Cell)) {
+        self.cells.iter_mut().for_each(f);
+    }
+
+    /// Fills columns `start..end` with `cell`.
+    pub(crate) fn fill(&mut self, start: usize, end: usize, cell: Cell) {
+        self.cells[start..end].fill(cell);
+        if cell.is_default_blank() {
+            if end >= self.used {
+                self.used = self.used.min(start);
+            }
+        } else {
+            self.used = self.used.max(end);
+        }
     }
 
     /// The generation of the last change to this row.
@@ -90,7 +144,6 @@ impl Row {
             return None;
         }
         self.clusters
-            .as_ref()?
             .iter()
             .find(|(c, _)| *c as usize == col)
             .map(|(_, s)| s.as_str())
@@ -98,7 +151,7 @@ impl Row {
 
     /// All clusters as (column, text).
     pub fn clusters(&self) -> &[(u16, CompactString)] {
-        self.clusters.as_deref().map_or(&[], |v| v.as_slice())
+        &self.clusters
     }
 
     /// Appends a zero-width character to the text of the cell at `col`.
@@ -106,11 +159,11 @@ impl Row {
         let Some(cell) = self.cells.get_mut(col) else {
             return;
         };
-        let list = self.clusters.get_or_insert_with(Default::default);
+        let list = &mut self.clusters;
         if cell.has_cluster() {
             if let Some((_, text)) = list.iter_mut().find(|(c, _)| *c as usize == col) {
                 // A cluster is bounded so a stream of combining marks cannot grow it forever.
-                if text.len() < MAX_CLUSTER_BYTES {
+                if text.chars().count() < MAX_CLUSTER_CODEPOINTS {
                     text.push(extra);
                 }
                 return;
@@ -128,25 +181,23 @@ impl Row {
     /// which were overwritten. Cheap when the row has no clusters.
     #[inline]
     pub(crate) fn drop_clusters(&mut self, start: usize, end: usize) {
-        if let Some(list) = &mut self.clusters {
-            list.retain(|(c, _)| !((*c as usize) >= start && (*c as usize) < end));
-            if list.is_empty() {
-                self.clusters = None;
-            }
+        if !self.clusters.is_empty() {
+            self.clusters
+                .retain(|(c, _)| !((*c as usize) >= start && (*c as usize) < end));
         }
     }
 
     /// True when the row holds any cluster text.
     #[inline]
     pub(crate) fn has_clusters(&self) -> bool {
-        self.clusters.is_some()
+        !self.clusters.is_empty()
     }
 
     /// Moves cluster entries after a shift of cells: every column `c` in
     /// `from..` becomes `c + delta`, dropping any that leave `0..cols`.
     pub(crate) fn shift_clusters(&mut self, from: usize, delta: isize, cols: usize) {
-        if let Some(list) = &mut self.clusters {
-            list.retain_mut(|(c, _)| {
+        if !self.clusters.is_empty() {
+            self.clusters.retain_mut(|(c, _)| {
                 if (*c as usize) < from {
                     return true;
                 }
@@ -157,22 +208,25 @@ impl Row {
                 *c = moved as u16;
                 true
             });
-            if list.is_empty() {
-                self.clusters = None;
-            }
         }
     }
 
     /// Resets every cell to a blank in `style` and clears the wrap flag.
     pub(crate) fn reset(&mut self, style: StyleId) {
-        self.cells.fill(Cell::blank(style));
-        self.clusters = None;
+        let end = if style == StyleId::DEFAULT {
+            self.used
+        } else {
+            self.cells.len()
+        };
+        self.fill(0, end, Cell::blank(style));
+        self.clusters.clear();
         self.wrapped = false;
     }
 
     /// Changes the width, cutting or padding with empty cells.
     pub(crate) fn resize(&mut self, cols: usize) {
         self.cells.resize(cols, Cell::EMPTY);
+        self.used = self.used.min(cols);
         if cols > 0 {
             if let Some(last) = self.cells.last_mut() {
                 if last.width() == 2 {
@@ -186,7 +240,7 @@ impl Row {
     /// Number of columns up to and including the last non-empty cell (xterm.js's
     /// trimmed length: explicitly written spaces count, erased cells do not).
     pub fn trimmed_len(&self) -> usize {
-        self.cells
+        self.cells[..self.used]
             .iter()
             .rposition(|c| !c.is_empty())
             .map_or(0, |i| i + 1)
@@ -195,7 +249,7 @@ impl Row {
     /// Number of columns up to the last cell that is not a default blank: what
     /// must be stored to reproduce the row.
     pub fn stored_len(&self) -> usize {
-        self.cells
+        self.cells[..self.used]
             .iter()
             .rposition(|c| !c.is_default_blank())
             .map_or(0, |i| i + 1)
@@ -240,8 +294,8 @@ impl Row {
     }
 }
 
-/// Longest text one cell may hold, in bytes.
-pub const MAX_CLUSTER_BYTES: usize = 64;
+/// Most codepoints one cell may hold (the wire protocol's limit too).
+pub const MAX_CLUSTER_CODEPOINTS: usize = 32;
 
 #[cfg(test)]
 mod tests {
@@ -274,6 +328,6 @@ mod tests {
         for _ in 0..10_000 {
             row.push_to_cluster(0, '\u{301}');
         }
-        assert!(row.cluster(0).unwrap().len() <= MAX_CLUSTER_BYTES + 4);
+        assert_eq!(row.cluster(0).unwrap().chars().count(), MAX_CLUSTER_CODEPOINTS);
     }
 }

@@ -39,7 +39,7 @@ pub struct StoredLine<'a> {
 
 impl<'a> StoredLine<'a> {
     /// The grapheme clusters of this line as (column, text).
-    pub fn clusters(&self) -> impl Iterator<Item = (u16, &'a CompactString)> + 'a {
+    pub fn clusters(self) -> impl Iterator<Item = (u16, &'a CompactString)> + 'a {
         let line = self.line;
         self.clusters
             .iter()
@@ -48,7 +48,7 @@ impl<'a> StoredLine<'a> {
     }
 
     /// Turns the stored line back into a row of `cols` columns.
-    pub fn to_row(&self, cols: usize, generation: u64) -> Row {
+    pub fn to_row(self, cols: usize, generation: u64) -> Row {
         let clusters = self.clusters().map(|(c, t)| (c, t.clone())).collect();
         Row::from_parts(self.cells.to_vec(), clusters, self.wrapped, cols, generation)
     }
@@ -78,11 +78,6 @@ impl Scrollback {
     /// Number of lines held.
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    /// True when no line is held.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The most lines kept.
@@ -133,25 +128,6 @@ impl Scrollback {
             self.blocks.pop_front();
             self.skip = 0;
         }
-    }
-
-    /// Removes and returns the newest line as a row of `cols` columns.
-    pub fn pop(&mut self, cols: usize, generation: u64) -> Option<Row> {
-        let row = self.get(self.len.checked_sub(1)?)?.to_row(cols, generation);
-        let single_block = self.blocks.len() == 1;
-        let block = self.blocks.back_mut()?;
-        let meta = block.lines.pop()?;
-        let line = block.lines.len() as u32;
-        block.cells.truncate(meta.start as usize);
-        block.clusters.retain(|(l, _, _)| *l != line);
-        self.len -= 1;
-        if block.lines.len() <= if single_block { self.skip } else { 0 } {
-            self.blocks.pop_back();
-            if self.blocks.is_empty() {
-                self.skip = 0;
-            }
-        }
-        Some(row)
     }
 
     /// The line `index` lines from the oldest (0 is the oldest).
@@ -230,18 +206,6 @@ mod tests {
         assert_eq!(sb.len(), 3);
         assert_eq!(sb.get(0).unwrap().to_row(20, 0).text(), "line 7");
         assert_eq!(sb.get(2).unwrap().to_row(20, 0).text(), "line 9");
-    }
-
-    #[test]
-    fn pop_returns_the_newest_line() {
-        let mut sb = Scrollback::new(100);
-        sb.push(&row_with("a", 10));
-        sb.push(&row_with("b", 10));
-        assert_eq!(sb.pop(10, 0).unwrap().text(), "b");
-        assert_eq!(sb.pop(10, 0).unwrap().text(), "a");
-        assert!(sb.pop(10, 0).is_none());
-        sb.push(&row_with("c", 10));
-        assert_eq!(sb.get(0).unwrap().to_row(10, 0).text(), "c");
     }
 
     #[test]

@@ -82,13 +82,11 @@ fn extended_color<'a>(param: &[u16], rest: &mut impl Iterator<Item = &'a [u16]>)
     if param.len() > 1 {
         return match param[1] {
             5 => param.get(2).map(|&n| Color::Indexed(n.min(255) as u8)),
+            // As xterm.js: the first sub-parameter after 2 is always the colour
+            // space id, and missing components read as 0.
             2 => {
-                let rgb = match param.len() {
-                    n if n >= 6 => &param[3..6],
-                    5 => &param[2..5],
-                    _ => return None,
-                };
-                Some(rgb_color(rgb[0], rgb[1], rgb[2]))
+                let at = |i: usize| param.get(i).copied().unwrap_or(0);
+                Some(rgb_color(at(3), at(4), at(5)))
             }
             _ => None,
         };
@@ -135,7 +133,8 @@ mod tests {
         assert_eq!(parse(b"\x1b[38:5:208m").fg, Color::Indexed(208));
         assert_eq!(parse(b"\x1b[48;2;10;200;30m").bg, Color::Rgb(10, 200, 30));
         assert_eq!(parse(b"\x1b[48:2::10:200:30m").bg, Color::Rgb(10, 200, 30));
-        assert_eq!(parse(b"\x1b[48:2:10:200:30m").bg, Color::Rgb(10, 200, 30));
+        assert_eq!(parse(b"\x1b[48:2:0:10:200:30m").bg, Color::Rgb(10, 200, 30));
+        assert_eq!(parse(b"\x1b[48:2:255:0:255m").bg, Color::Rgb(0, 255, 0));
         assert_eq!(parse(b"\x1b[58:5:3m").underline_color, Color::Indexed(3));
         assert_eq!(parse(b"\x1b[93m").fg, Color::Indexed(11));
         assert_eq!(parse(b"\x1b[104m").bg, Color::Indexed(12));
@@ -155,6 +154,6 @@ mod tests {
     fn truncated_extended_colours_are_ignored() {
         assert_eq!(parse(b"\x1b[38;2;1m").fg, Color::Default);
         assert_eq!(parse(b"\x1b[38;5m").fg, Color::Default);
-        assert_eq!(parse(b"\x1b[38:2m").fg, Color::Default);
+        assert_eq!(parse(b"\x1b[38:2m").fg, Color::Rgb(0, 0, 0));
     }
 }

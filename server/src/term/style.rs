@@ -1,7 +1,7 @@
 //! Cell styles: colours and attributes, interned in a per-terminal table so a
 //! cell holds only a 16-bit id (Ghostty's lesson: styles are few, cells many).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A colour as the program asked for it; the theme resolves it when painting.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -115,7 +115,9 @@ impl Style {
     }
 
     /// The canonical style string of the screen JSON (`fg:1 bg:#0ac81e bold ...`),
-    /// empty for the default style. Underline colour and links are not part of it.
+    /// empty for the default style. Hyperlinked text counts as underlined (it is
+    /// shown underlined, and the xterm.js reference reports it so); underline
+    /// colour and the link target are not part of it.
     pub fn describe(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
         for (name, color) in [("fg", self.fg), ("bg", self.bg)] {
@@ -129,7 +131,7 @@ impl Style {
             (self.attrs.contains(Attrs::BOLD), "bold"),
             (self.attrs.contains(Attrs::DIM), "dim"),
             (self.attrs.contains(Attrs::ITALIC), "italic"),
-            (self.underline != Underline::None, "underline"),
+            (self.underline != Underline::None || self.link != 0, "underline"),
             (self.attrs.contains(Attrs::BLINK), "blink"),
             (self.attrs.contains(Attrs::INVERSE), "inverse"),
             (self.attrs.contains(Attrs::INVISIBLE), "invisible"),
@@ -154,7 +156,7 @@ impl StyleId {
 #[derive(Clone, Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
-    index: HashMap<Style, StyleId>,
+    index: FxHashMap<Style, StyleId>,
     epoch: u32,
 }
 
@@ -163,7 +165,7 @@ pub const STYLE_CAPACITY: usize = 1 << 16;
 
 impl Default for StyleTable {
     fn default() -> Self {
-        let mut index = HashMap::new();
+        let mut index = FxHashMap::default();
         index.insert(Style::default(), StyleId::DEFAULT);
         StyleTable {
             styles: vec![Style::default()],
@@ -188,19 +190,9 @@ impl StyleTable {
         Some(id)
     }
 
-    /// The style behind an id; unknown ids read as the default style.
-    pub fn get(&self, id: StyleId) -> &Style {
-        self.styles.get(id.0 as usize).unwrap_or(&self.styles[0])
-    }
-
     /// Number of styles held, the default included.
     pub fn len(&self) -> usize {
         self.styles.len()
-    }
-
-    /// Always false: the default style is always present.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// Bumped every time ids are renumbered.
@@ -247,7 +239,7 @@ mod tests {
         let a = table.intern(&red).unwrap();
         assert_eq!(table.intern(&red), Some(a));
         assert_ne!(a, StyleId::DEFAULT);
-        assert_eq!(table.get(a), &red);
+        assert_eq!(table.styles()[a.0 as usize], red);
     }
 
     #[test]
@@ -268,7 +260,7 @@ mod tests {
         let remap = table.compact(&used);
         assert_eq!(table.len(), 2);
         assert_eq!(table.epoch(), 1);
-        assert_eq!(table.get(remap[ids[3].0 as usize]).fg, Color::Indexed(3));
+        assert_eq!(table.styles()[remap[ids[3].0 as usize].0 as usize].fg, Color::Indexed(3));
     }
 
     #[test]

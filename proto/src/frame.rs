@@ -1,0 +1,350 @@
+//! The `Frame` message: the screen's size, cursor, modes, title, scroll hint
+//! and changed lines since this viewer's previous frame.
+
+use crate::limits::{MAX_COLS, MAX_ROWS, MAX_TITLE};
+use crate::reader::Reader;
+use crate::{writer, DecodeError, Line};
+
+/// The cursor's shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CursorShape {
+    /// A filled block (0).
+    #[default]
+    Block,
+    /// A line under the cell (1).
+    Underline,
+    /// A vertical bar left of the cell (2).
+    Bar,
+}
+
+/// Where the cursor is and how it looks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// Row, 0 at the top; less than the frame's `rows`.
+    pub row: u16,
+    /// Column, 0 at the left; less than the frame's `cols`.
+    pub col: u16,
+    /// False when the program hid the cursor.
+    pub visible: bool,
+    /// True when the cursor should blink.
+    pub blink: bool,
+    /// Its shape.
+    pub shape: CursorShape,
+}
+
+const CURSOR_VISIBLE: u8 = 1 << 2;
+const CURSOR_BLINK: u8 = 1 << 3;
+
+impl Cursor {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        let mut byte = self.shape as u8;
+        if self.visible {
+            byte |= CURSOR_VISIBLE;
+        }
+        if self.blink {
+            byte |= CURSOR_BLINK;
+        }
+        out.push(byte);
+        writer::uint(out, self.row);
+        writer::uint(out, self.col);
+    }
+
+    fn decode(r: &mut Reader<'_>, cols: u16, rows: u16) -> Result<Cursor, DecodeError> {
+        let byte = r.flags(0x03 | CURSOR_VISIBLE | CURSOR_BLINK, "cursor flags")?;
+        let shape = match byte & 0x03 {
+            0 => CursorShape::Block,
+            1 => CursorShape::Underline,
+            2 => CursorShape::Bar,
+            _ => {
+                return Err(DecodeError::OutOfRange {
+                    field: "cursor shape",
+                })
+            }
+        };
+        let row = r.u16_in(0, rows - 1, "cursor row")?;
+        let col = r.u16_in(0, cols - 1, "cursor column")?;
+        Ok(Cursor {
+            row,
+            col,
+            visible: byte & CURSOR_VISIBLE != 0,
+            blink: byte & CURSOR_BLINK != 0,
+            shape,
+        })
+    }
+}
+
+/// Which mouse events the program asked for (xterm's tracking modes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MouseTracking {
+    /// No mouse reporting (0): the client may use the mouse for selection.
+    #[default]
+    Off,
+    /// Presses only (1, mode 9).
+    Press,
+    /// Presses and releases (2, mode 1000).
+    Click,
+    /// Also motion while a button is held (3, mode 1002).
+    Drag,
+    /// Also all motion (4, mode 1003).
+    Motion,
+}
+
+impl MouseTracking {
+    const ALL: [MouseTracking; 5] = [
+        MouseTracking::Off,
+        MouseTracking::Press,
+        MouseTracking::Click,
+        MouseTracking::Drag,
+        MouseTracking::Motion,
+    ];
+}
+
+/// Terminal modes the client needs to know about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Modes {
+    /// Application cursor keys (DECCKM), bit 0.
+    pub app_cursor: bool,
+    /// Bracketed paste (2004), bit 1.
+    pub bracketed_paste: bool,
+    /// Application keypad (DECKPAM), bit 2.
+    pub app_keypad: bool,
+    /// The alternate screen is shown (47/1047/1049), bit 3.
+    pub alt_screen: bool,
+    /// The program wants focus in/out events (1004), bit 4.
+    pub focus_events: bool,
+    /// Mouse reports use the SGR encoding (1006), bit 5.
+    pub mouse_sgr: bool,
+    /// Reverse video for the whole screen (DECSCNM), bit 6.
+    pub reverse_video: bool,
+    /// Mouse tracking, bits 7-9.
+    pub mouse: MouseTracking,
+}
+
+const MOUSE_SHIFT: u32 = 7;
+
+impl Modes {
+    /// The modes as the bitfield sent on the wire.
+    pub fn to_bits(self) -> u32 {
+        let flags = [
+            self.app_cursor,
+            self.bracketed_paste,
+            self.app_keypad,
+            self.alt_screen,
+            self.focus_events,
+            self.mouse_sgr,
+            self.reverse_video,
+        ];
+        let bits = flags
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &on)| acc | (u32::from(on) << i));
+        bits | (self.mouse as u32) << MOUSE_SHIFT
+    }
+
+    /// The modes from the wire bitfield; `None` if reserved bits (10 and up)
+    /// are set or the mouse tracking value is unknown.
+    pub fn from_bits(bits: u32) -> Option<Modes> {
+        if bits >> 10 != 0 {
+            return None;
+        }
+        let bit = |i: u32| bits & (1 << i) != 0;
+        let mouse = MouseTracking::ALL.get((bits >> MOUSE_SHIFT) as usize)?;
+        Some(Modes {
+            app_cursor: bit(0),
+            bracketed_paste: bit(1),
+            app_keypad: bit(2),
+            alt_screen: bit(3),
+            focus_events: bit(4),
+            mouse_sgr: bit(5),
+            reverse_video: bit(6),
+            mouse: *mouse,
+        })
+    }
+}
+
+/// A changed line and the row it goes to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrameLine {
+    /// Row index, 0 at the top.
+    pub row: u16,
+    /// The line's new content.
+    pub line: Line,
+}
+
+/// The screen's state and the lines that changed since the previous frame.
+///
+/// The client applies a frame in this order: if `full`, reset the screen to
+/// `cols` x `rows` blank cells; otherwise shift it up by `scroll` rows
+/// (clearing it when `scroll >= rows`); then replace each line in `lines`;
+/// then take the cursor, modes and (if present) title.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Frame {
+    /// Sequence number, counting this connection's frames from 0.
+    pub seq: u64,
+    /// Screen width, 1 to [`MAX_COLS`].
+    pub cols: u16,
+    /// Screen height, 1 to [`MAX_ROWS`].
+    pub rows: u16,
+    /// The client clears the whole screen before applying the lines: rows not
+    /// sent are blank. Set on a connection's first frame, on every size change
+    /// and whenever the server resynchronises.
+    pub full: bool,
+    /// The cursor.
+    pub cursor: Cursor,
+    /// Terminal modes.
+    pub modes: Modes,
+    /// The new window title, only when it changed (`Some("")` clears it).
+    pub title: Option<String>,
+    /// Rows the screen scrolled up since this viewer's previous frame; the
+    /// client shifts its rows up by this much before applying `lines`. Must be
+    /// 0 when `full` is set.
+    pub scroll: u32,
+    /// The changed lines, in increasing row order.
+    pub lines: Vec<FrameLine>,
+}
+
+/// A frame encoded without its sequence number (see [`Frame::encode_shared`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodedFrame {
+    body: Vec<u8>,
+}
+
+impl EncodedFrame {
+    /// Appends the complete message with sequence number `seq`.
+    pub fn write(&self, seq: u64, out: &mut Vec<u8>) {
+        out.push(FRAME);
+        writer::uint(out, seq);
+        out.extend_from_slice(&self.body);
+    }
+
+    /// Size of the message without its sequence number, in bytes.
+    pub fn body_len(&self) -> usize {
+        self.body.len()
+    }
+}
+
+/// The `Frame` message type byte.
+pub(crate) const FRAME: u8 = 0x03;
+const FULL: u8 = 1;
+const HAS_TITLE: u8 = 1 << 1;
+
+impl Frame {
+    /// Appends this frame as a complete message (type byte included).
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.push(FRAME);
+        writer::uint(out, self.seq);
+        writer::uint(out, self.cols);
+        writer::uint(out, self.rows);
+        let mut flags = 0;
+        if self.full {
+            flags |= FULL;
+        }
+        if self.title.is_some() {
+            flags |= HAS_TITLE;
+        }
+        out.push(flags);
+        self.cursor.encode_into(out);
+        writer::uint(out, self.modes.to_bits());
+        if let Some(title) = &self.title {
+            writer::str(out, title);
+        }
+        writer::uint(out, self.scroll);
+        writer::len(out, self.lines.len());
+        for line in &self.lines {
+            writer::uint(out, line.row);
+            line.line.encode_into(out);
+        }
+    }
+
+    /// Encodes everything but the sequence number, so a server can send the
+    /// same frame to many connections, each with its own `seq`.
+    pub fn encode_shared(&self) -> EncodedFrame {
+        let mut bytes = Vec::new();
+        self.encode_into(&mut bytes);
+        // The message is the type byte, `seq` as a varint, then the body.
+        let mut seq = Vec::new();
+        writer::uint(&mut seq, self.seq);
+        EncodedFrame {
+            body: bytes.split_off(1 + seq.len()),
+        }
+    }
+
+    /// Decodes the body of a frame (after the type byte).
+    pub(crate) fn decode_body(r: &mut Reader<'_>) -> Result<Frame, DecodeError> {
+        let seq = r.u64()?;
+        let cols = r.u16_in(1, MAX_COLS, "cols")?;
+        let rows = r.u16_in(1, MAX_ROWS, "rows")?;
+        let flags = r.flags(FULL | HAS_TITLE, "frame flags")?;
+        let cursor = Cursor::decode(r, cols, rows)?;
+        let modes = Modes::from_bits(r.u32()?).ok_or(DecodeError::OutOfRange { field: "modes" })?;
+        let title = match flags & HAS_TITLE {
+            0 => None,
+            _ => Some(r.str(MAX_TITLE, "title")?.to_owned()),
+        };
+        let full = flags & FULL != 0;
+        let scroll = r.u32()?;
+        if full && scroll != 0 {
+            return Err(DecodeError::OutOfRange { field: "scroll" });
+        }
+        let n = r.count(usize::from(rows), "lines")?;
+        let mut lines = Vec::with_capacity(n);
+        let mut next_row = 0;
+        for _ in 0..n {
+            let row = r.u16_in(next_row, rows - 1, "line row")?;
+            next_row = row + 1;
+            let line = Line::decode(r, cols)?;
+            lines.push(FrameLine { row, line });
+        }
+        Ok(Frame {
+            seq,
+            cols,
+            rows,
+            full,
+            cursor,
+            modes,
+            title,
+            scroll,
+            lines,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_bits_round_trip() {
+        let modes = Modes {
+            app_cursor: true,
+            alt_screen: true,
+            mouse_sgr: true,
+            mouse: MouseTracking::Drag,
+            ..Modes::default()
+        };
+        assert_eq!(modes.to_bits(), 0b011_0101001);
+        assert_eq!(Modes::from_bits(modes.to_bits()), Some(modes));
+        assert_eq!(Modes::from_bits(5 << MOUSE_SHIFT), None);
+        assert_eq!(Modes::from_bits(1 << 10), None);
+    }
+
+    #[test]
+    fn a_shared_frame_carries_each_connections_seq() {
+        let frame = Frame {
+            seq: 7,
+            cols: 80,
+            rows: 24,
+            full: true,
+            title: Some("t".into()),
+            ..Frame::default()
+        };
+        let shared = frame.encode_shared();
+        for seq in [0, 1, 127, 128, 1 << 40] {
+            let mut out = Vec::new();
+            shared.write(seq, &mut out);
+            let mut expected = Vec::new();
+            Frame { seq, ..frame.clone() }.encode_into(&mut expected);
+            assert_eq!(out, expected);
+        }
+    }
+}

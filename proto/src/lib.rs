@@ -1,0 +1,33 @@
+//! panecast's wire protocol: the messages a panecast server and its web client
+//! exchange over WebSocket, one protocol message per binary WebSocket message.
+//!
+//! `PROTOCOL.md` in this crate is the byte-level specification; golden vectors
+//! in `vectors/` pin it down. This crate does no I/O: it turns messages into
+//! bytes ([`ServerMessage::encode`], [`ClientMessage::encode`]) and bytes into
+//! messages ([`ServerMessage::decode`], [`ClientMessage::decode`]). Decoding
+//! never panics, whatever the input.
+//!
+//! A server builds frames line by line with [`LineBuilder`] (or
+//! [`Line::from_cells`]), and closes a connection whose message fails to decode
+//! with [`DecodeError::close_code`].
+
+#![warn(missing_docs)]
+
+mod client;
+pub mod close;
+mod error;
+mod frame;
+pub mod limits;
+mod line;
+mod reader;
+mod server;
+mod style;
+mod varint;
+mod writer;
+
+pub use client::{ClientMessage, Key, Modifiers, MouseButton, MouseEvent, MouseKind, NamedKey};
+pub use error::{DecodeError, LineError};
+pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};
+pub use line::{Cell, Cells, Cluster, Line, LineBuilder, StyleRun, WideRun};
+pub use server::{Hello, Role, Scrollback, ServerMessage, Styles, PROTOCOL_VERSION};
+pub use style::{Attrs, Color, Style, StyleDef, UnderlineKind};

@@ -1,0 +1,44 @@
+//! Every size limit of the protocol, in one place. PROTOCOL.md ("Limits")
+//! states the same numbers; a decoder rejects anything beyond them.
+
+/// Largest client-to-server message, in bytes (1 MiB). Bigger ones are
+/// rejected with [`DecodeError::TooLarge`](crate::DecodeError::TooLarge)
+/// before any parsing, and the server closes with 1009.
+pub const MAX_CLIENT_MESSAGE: usize = 1 << 20;
+
+/// Most columns a screen (or a scrollback line) may have.
+pub const MAX_COLS: u16 = 1000;
+
+/// Most rows a screen may have.
+pub const MAX_ROWS: u16 = 1000;
+
+/// Longest session id, in UTF-8 bytes.
+pub const MAX_SESSION_ID: usize = 128;
+
+/// Longest window title, in UTF-8 bytes.
+pub const MAX_TITLE: usize = 4096;
+
+/// Longest hyperlink URI, in UTF-8 bytes.
+pub const MAX_LINK: usize = 4096;
+
+/// Longest message of an `Error`, in UTF-8 bytes.
+pub const MAX_ERROR_MESSAGE: usize = 1024;
+
+/// Longest `Text` (typed or IME-committed), in UTF-8 bytes.
+pub const MAX_TEXT: usize = 64 * 1024;
+
+/// Longest `Paste`, in UTF-8 bytes: whatever fits in one client message.
+pub const MAX_PASTE: usize = MAX_CLIENT_MESSAGE;
+
+/// Most Unicode scalar values (codepoints) in the text of one cell.
+pub const MAX_CELL_CODEPOINTS: u8 = 32;
+
+/// Longest text of one line, in UTF-8 bytes: every column a cell with the
+/// longest allowed cluster of 4-byte codepoints.
+pub const MAX_LINE_TEXT: usize = MAX_COLS as usize * MAX_CELL_CODEPOINTS as usize * 4;
+
+/// Most style definitions in one `Styles` message.
+pub const MAX_STYLE_DEFS: usize = 1 << 16;
+
+/// Most lines in one scrollback request or answer.
+pub const MAX_SCROLLBACK_LINES: u16 = 1000;

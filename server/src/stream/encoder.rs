@@ -1,0 +1,279 @@
+//! Per-viewer frame state, and a cache that lets viewers at the same point
+//! share one encoded frame.
+
+use std::sync::{Arc, Mutex};
+
+use panecast_proto as proto;
+
+use super::lines::{encode_row, wire_style};
+use crate::term::{CursorShape, Mode, Modes, MouseTracking, Snapshot};
+
+/// What a frame is computed from: the snapshot and where the viewer stands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct FrameKey {
+    snapshot: u64,
+    /// `None` for a full frame.
+    from: Option<(u64, u64)>,
+    with_title: bool,
+}
+
+pub(super) struct CachedFrame {
+    key: FrameKey,
+    frame: Arc<proto::EncodedFrame>,
+    styles: Arc<Vec<u16>>,
+}
+
+/// Encoded frames shared by the viewers of one session.
+#[derive(Default)]
+pub struct FrameCache {
+    pub(super) entries: Mutex<Vec<CachedFrame>>,
+}
+
+/// Frames kept: viewers are rarely spread over more points than this.
+const CACHE_ENTRIES: usize = 8;
+
+impl FrameCache {
+    fn get_or_encode(
+        &self,
+        key: FrameKey,
+        encode: impl FnOnce() -> (proto::EncodedFrame, Vec<u16>),
+    ) -> (Arc<proto::EncodedFrame>, Arc<Vec<u16>>) {
+        // A poisoned lock only means another viewer panicked mid-insert; the
+        // entries are still whole, so keep using them.
+        let lookup = |entries: &Vec<CachedFrame>| {
+            entries
+                .iter()
+                .find(|e| e.key == key)
+                .map(|e| (Arc::clone(&e.frame), Arc::clone(&e.styles)))
+        };
+        if let Some(hit) = lookup(&self.entries.lock().unwrap_or_else(|e| e.into_inner())) {
+            return hit;
+        }
+        let (frame, styles) = encode();
+        let (frame, styles) = (Arc::new(frame), Arc::new(styles));
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.retain(|e| e.key.snapshot + 1 >= key.snapshot || e.key.snapshot > key.snapshot);
+        if entries.len() >= CACHE_ENTRIES {
+            entries.remove(0);
+        }
+        entries.push(CachedFrame {
+            key,
+            frame: Arc::clone(&frame),
+            styles: Arc::clone(&styles),
+        });
+        (frame, styles)
+    }
+}
+
+/// What one viewer has been sent.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Sent {
+    generation: u64,
+    scroll_count: u64,
+    cols: u16,
+    rows: u16,
+    style_epoch: u32,
+    cursor: proto::Cursor,
+    modes: proto::Modes,
+}
+
+/// The state of one viewer's stream: what it has, and the next sequence number.
+pub struct ViewerState {
+    seq: u64,
+    sent: Option<Sent>,
+    title: Arc<str>,
+    bells: Option<u64>,
+    /// Bit per grid style id: defined on this connection.
+    styles_sent: Vec<u64>,
+}
+
+impl Default for ViewerState {
+    fn default() -> Self {
+        ViewerState {
+            seq: 0,
+            sent: None,
+            title: Arc::from(""),
+            bells: None,
+            styles_sent: vec![0; (1 << 16) / 64],
+        }
+    }
+}
+
+impl ViewerState {
+    /// A viewer that has nothing yet: its first frame is full.
+    pub fn new() -> ViewerState {
+        ViewerState::default()
+    }
+
+    /// Makes the next frame full (after a resize request or to resynchronise).
+    pub fn resync(&mut self) {
+        self.sent = None;
+    }
+
+    /// Appends to `out` the messages (styles, frame, bell) that bring this
+    /// viewer to `snap`; nothing when it already has it.
+    pub fn update(&mut self, snap: &Snapshot, cache: &FrameCache, out: &mut Vec<Vec<u8>>) {
+        if let Some(seen) = self.bells {
+            if snap.bells > seen {
+                out.push(proto::ServerMessage::Bell.encode());
+            }
+        }
+        self.bells = Some(snap.bells);
+
+        let cursor = wire_cursor(snap);
+        let modes = wire_modes(&snap.modes, snap.alternate);
+        let with_title = *self.title != *snap.title;
+        let restart = match self.sent {
+            None => true,
+            Some(s) => s.cols != snap.cols || s.rows != snap.rows || s.style_epoch != snap.style_epoch,
+        };
+        if let Some(s) = self.sent {
+            let unchanged = s.generation == snap.generation
+                && s.cursor == cursor
+                && s.modes == modes
+                && !with_title
+                && !restart;
+            if unchanged {
+                return;
+            }
+            if s.style_epoch != snap.style_epoch {
+                self.styles_sent.fill(0);
+                out.push(
+                    proto::ServerMessage::Styles(proto::Styles {
+                        reset: true,
+                        epoch: snap.style_epoch,
+                        defs: Vec::new(),
+                    })
+                    .encode(),
+                );
+            }
+        }
+        let from = if restart {
+            None
+        } else {
+            self.sent.map(|s| (s.generation, s.scroll_count))
+        };
+        let key = FrameKey {
+            snapshot: snap.generation,
+            from,
+            with_title,
+        };
+        let (frame, used) = cache.get_or_encode(key, || encode_frame(snap, from, with_title));
+        self.define_styles(snap, &used, out);
+        let mut message = Vec::with_capacity(frame.body_len() + 10);
+        frame.write(self.seq, &mut message);
+        out.push(message);
+        self.seq += 1;
+        self.title = Arc::clone(&snap.title);
+        self.sent = Some(Sent {
+            generation: snap.generation,
+            scroll_count: snap.scroll_count,
+            cols: snap.cols,
+            rows: snap.rows,
+            style_epoch: snap.style_epoch,
+            cursor,
+            modes,
+        });
+    }
+
+    /// Sends definitions of the styles in `used` this viewer has not had.
+    fn define_styles(&mut self, snap: &Snapshot, used: &[u16], out: &mut Vec<Vec<u8>>) {
+        let mut defs = Vec::new();
+        for &id in used {
+            let (word, bit) = (id as usize / 64, id % 64);
+            if self.styles_sent[word] & (1 << bit) == 0 {
+                self.styles_sent[word] |= 1 << bit;
+                let style = snap.style(crate::term::StyleId(id));
+                defs.push(proto::StyleDef {
+                    id: id as u32,
+                    style: wire_style(&style, snap),
+                });
+            }
+        }
+        if !defs.is_empty() {
+            out.push(
+                proto::ServerMessage::Styles(proto::Styles {
+                    reset: false,
+                    epoch: snap.style_epoch,
+                    defs,
+                })
+                .encode(),
+            );
+        }
+    }
+}
+
+/// Encodes the frame from `from` (generation, scroll count) to `snap`, or a
+/// full frame when `from` is `None`. Also returns the style ids it uses.
+fn encode_frame(snap: &Snapshot, from: Option<(u64, u64)>, with_title: bool) -> (proto::EncodedFrame, Vec<u16>) {
+    let (since, scroll) = match from {
+        Some((generation, count)) => (
+            generation,
+            snap.scroll_count.saturating_sub(count).min(snap.rows as u64) as u32,
+        ),
+        None => (0, 0),
+    };
+    let mut used = Vec::new();
+    let mut lines = Vec::new();
+    for (r, row) in snap.lines.iter().enumerate() {
+        let changed = row.generation() > since;
+        let blank = row.stored_len() == 0 && !row.is_wrapped();
+        if !changed || (from.is_none() && blank) {
+            continue;
+        }
+        let line = encode_row(row, snap.cols);
+        for run in line.runs() {
+            used.push(run.style as u16);
+        }
+        used.push(line.fill() as u16);
+        lines.push(proto::FrameLine { row: r as u16, line });
+    }
+    used.sort_unstable();
+    used.dedup();
+    used.retain(|&id| id != 0);
+    let frame = proto::Frame {
+        seq: 0,
+        cols: snap.cols,
+        rows: snap.rows,
+        full: from.is_none(),
+        cursor: wire_cursor(snap),
+        modes: wire_modes(&snap.modes, snap.alternate),
+        title: (with_title || from.is_none()).then(|| snap.title.to_string()),
+        scroll,
+        lines,
+    };
+    (frame.encode_shared(), used)
+}
+
+fn wire_cursor(snap: &Snapshot) -> proto::Cursor {
+    proto::Cursor {
+        row: snap.cursor.row.min(snap.rows - 1),
+        col: snap.cursor.col.min(snap.cols - 1),
+        visible: snap.cursor.visible,
+        blink: snap.cursor.blink,
+        shape: match snap.cursor.shape {
+            CursorShape::Block => proto::CursorShape::Block,
+            CursorShape::Underline => proto::CursorShape::Underline,
+            CursorShape::Bar => proto::CursorShape::Bar,
+        },
+    }
+}
+
+fn wire_modes(modes: &Modes, alternate: bool) -> proto::Modes {
+    proto::Modes {
+        app_cursor: modes.get(Mode::AppCursor),
+        bracketed_paste: modes.get(Mode::BracketedPaste),
+        app_keypad: modes.get(Mode::AppKeypad),
+        alt_screen: alternate,
+        focus_events: modes.get(Mode::FocusEvents),
+        mouse_sgr: modes.get(Mode::MouseSgr),
+        reverse_video: modes.get(Mode::ReverseVideo),
+        mouse: match modes.mouse_tracking() {
+            MouseTracking::Off => proto::MouseTracking::Off,
+            MouseTracking::Press => proto::MouseTracking::Press,
+            MouseTracking::Click => proto::MouseTracking::Click,
+            MouseTracking::Drag => proto::MouseTracking::Drag,
+            MouseTracking::Motion => proto::MouseTracking::Motion,
+        },
+    }
+}

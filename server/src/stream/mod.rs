@@ -1,0 +1,17 @@
+//! Turning snapshots into wire messages for viewers.
+//!
+//! Each viewer remembers the generation and scroll count of the last frame it
+//! was sent; the next frame carries only rows changed since, plus a scroll
+//! hint. A slow viewer simply asks less often, so it skips intermediate
+//! states and always converges on the latest screen. Encoded frame bodies are
+//! shared between viewers that are at the same point, so a hundred viewers
+//! of one session cost about one encoding per frame.
+
+mod encoder;
+mod lines;
+
+pub use encoder::{FrameCache, ViewerState};
+pub use lines::{encode_row, wire_style};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,247 @@
+//! A model client applies the encoded messages exactly as PROTOCOL.md says;
+//! whatever frames it receives or misses, it must end with the server's screen.
+
+use std::collections::HashMap;
+
+use panecast_proto as proto;
+
+use super::{FrameCache, ViewerState};
+use crate::term::{Snapshot, StyleId, Term};
+
+/// The client's copy of the screen: per cell (text, style definition).
+#[derive(Default)]
+struct ModelClient {
+    cols: usize,
+    grid: Vec<Vec<(String, Option<proto::Style>)>>,
+    styles: HashMap<u32, proto::Style>,
+    title: String,
+    cursor: (u16, u16),
+    last_seq: Option<u64>,
+    bells: usize,
+}
+
+impl ModelClient {
+    fn apply(&mut self, bytes: &[u8]) {
+        match proto::ServerMessage::decode(bytes).expect("server messages decode") {
+            proto::ServerMessage::Styles(styles) => {
+                if styles.reset {
+                    self.styles.clear();
+                }
+                for def in styles.defs {
+                    self.styles.insert(def.id, def.style);
+                }
+            }
+            proto::ServerMessage::Frame(frame) => {
+                assert_eq!(frame.seq, self.last_seq.map_or(0, |s| s + 1), "seq counts up");
+                self.last_seq = Some(frame.seq);
+                let (cols, rows) = (frame.cols as usize, frame.rows as usize);
+                let blank = || vec![(" ".to_string(), None); cols];
+                if frame.full || self.grid.len() != rows || self.cols != cols {
+                    self.grid = vec![blank(); rows];
+                    self.cols = cols;
+                } else if frame.scroll > 0 {
+                    let n = (frame.scroll as usize).min(rows);
+                    self.grid.drain(..n);
+                    self.grid.extend((0..n).map(|_| blank()));
+                }
+                for fl in frame.lines {
+                    let mut row = blank();
+                    let mut end = 0;
+                    for cell in fl.line.cells() {
+                        let style = self.lookup(cell.style);
+                        row[cell.col as usize] = (cell.text.to_string(), style.clone());
+                        if cell.width == 2 {
+                            row[cell.col as usize + 1] = (String::new(), style);
+                        }
+                        end = (cell.col + cell.width as u16) as usize;
+                    }
+                    let fill = self.lookup(fl.line.fill());
+                    for cell in &mut row[end..] {
+                        *cell = (" ".to_string(), fill.clone());
+                    }
+                    self.grid[fl.row as usize] = row;
+                }
+                if let Some(title) = frame.title {
+                    self.title = title;
+                }
+                self.cursor = (frame.cursor.row, frame.cursor.col);
+            }
+            proto::ServerMessage::Bell => self.bells += 1,
+            other => panic!("unexpected message {other:?}"),
+        }
+    }
+
+    fn lookup(&self, id: u32) -> Option<proto::Style> {
+        if id == 0 {
+            return None;
+        }
+        Some(self.styles.get(&id).cloned().expect("style defined before use"))
+    }
+
+    fn text(&self) -> Vec<String> {
+        self.grid
+            .iter()
+            .map(|row| row.iter().map(|c| c.0.as_str()).collect::<String>().trim_end().to_string())
+            .collect()
+    }
+}
+
+fn expected(snap: &Snapshot) -> (Vec<String>, Vec<Vec<Option<proto::Style>>>) {
+    let text = snap
+        .lines
+        .iter()
+        .map(|row| row.text().trim_end().to_string())
+        .collect();
+    let styles = snap
+        .lines
+        .iter()
+        .map(|row| {
+            row.cells()
+                .iter()
+                .map(|c| {
+                    (c.style() != StyleId::DEFAULT).then(|| super::wire_style(&snap.style(c.style()), snap))
+                })
+                .collect()
+        })
+        .collect();
+    (text, styles)
+}
+
+fn check(client: &ModelClient, snap: &Snapshot) {
+    let (text, styles) = expected(snap);
+    assert_eq!(client.text(), text);
+    for (r, row) in styles.iter().enumerate() {
+        for (c, style) in row.iter().enumerate() {
+            assert_eq!(&client.grid[r][c].1, style, "style at row {r} col {c}");
+        }
+    }
+    assert_eq!(client.title, *snap.title);
+    assert_eq!(client.cursor, (snap.cursor.row, snap.cursor.col));
+}
+
+fn send(viewer: &mut ViewerState, client: &mut ModelClient, snap: &Snapshot, cache: &FrameCache) -> usize {
+    let mut out = Vec::new();
+    viewer.update(snap, cache, &mut out);
+    let bytes = out.iter().map(Vec::len).sum();
+    for message in &out {
+        client.apply(message);
+    }
+    bytes
+}
+
+#[test]
+fn a_viewer_that_skips_frames_converges() {
+    let mut term = Term::new(30, 8, 100);
+    let cache = FrameCache::default();
+    let (mut fast, mut slow) = (ViewerState::new(), ViewerState::new());
+    let (mut fast_client, mut slow_client) = (ModelClient::default(), ModelClient::default());
+    let chunks: Vec<Vec<u8>> = (0..60)
+        .map(|i| {
+            format!(
+                "\x1b[3{}mline {i} \u{4e2d}\u{6587} e\u{301}\x1b[0m\r\n{}",
+                i % 8,
+                if i % 7 == 0 { "\x1b[2;5r\x1b[5;1H\n\n\x1b[r" } else { "" }
+            )
+            .into_bytes()
+        })
+        .collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        term.advance(chunk);
+        if i == 30 {
+            term.advance(b"\x1b]2;half way\x07\x1b[?1049h\x1b[44mALT\x1b[0m");
+        }
+        if i == 45 {
+            term.advance(b"\x1b[?1049l");
+        }
+        let snap = term.snapshot();
+        send(&mut fast, &mut fast_client, &snap, &cache);
+        check(&fast_client, &snap);
+        if i % 9 == 0 {
+            send(&mut slow, &mut slow_client, &snap, &cache);
+            check(&slow_client, &snap);
+        }
+    }
+    let snap = term.snapshot();
+    send(&mut slow, &mut slow_client, &snap, &cache);
+    check(&slow_client, &snap);
+}
+
+#[test]
+fn scrolling_sends_only_the_new_lines_with_a_hint() {
+    let mut term = Term::new(40, 10, 100);
+    let cache = FrameCache::default();
+    let mut viewer = ViewerState::new();
+    let mut client = ModelClient::default();
+    for i in 0..10 {
+        term.advance(format!("line {i}\r\n").as_bytes());
+    }
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    term.advance(b"next 1\r\nnext 2\r\n");
+    let snap = term.snapshot();
+    let mut out = Vec::new();
+    viewer.update(&snap, &cache, &mut out);
+    let frame = match proto::ServerMessage::decode(out.last().unwrap()).unwrap() {
+        proto::ServerMessage::Frame(f) => f,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(frame.scroll, 2);
+    assert!(!frame.full);
+    let rows: Vec<u16> = frame.lines.iter().map(|l| l.row).collect();
+    assert_eq!(rows, [7, 8, 9], "only the rows that scrolled in or changed");
+    for message in &out {
+        client.apply(message);
+    }
+    check(&client, &snap);
+}
+
+#[test]
+fn nothing_is_sent_when_nothing_changed_and_bells_are_coalesced() {
+    let mut term = Term::new(10, 3, 0);
+    let cache = FrameCache::default();
+    let mut viewer = ViewerState::new();
+    let mut client = ModelClient::default();
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    assert_eq!(send(&mut viewer, &mut client, &term.snapshot(), &cache), 0);
+    term.advance(b"\x07\x07\x07");
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    assert_eq!(client.bells, 1);
+    term.advance(b"\x1b[2;2H");
+    assert!(send(&mut viewer, &mut client, &term.snapshot(), &cache) > 0, "cursor moves are sent");
+    assert_eq!(client.cursor, (1, 1));
+}
+
+#[test]
+fn viewers_at_the_same_point_share_one_encoding() {
+    let mut term = Term::new(20, 5, 0);
+    let cache = FrameCache::default();
+    let mut viewers: Vec<ViewerState> = (0..5).map(|_| ViewerState::new()).collect();
+    term.advance(b"hello");
+    let snap = term.snapshot();
+    let mut outs = Vec::new();
+    for viewer in &mut viewers {
+        let mut out = Vec::new();
+        viewer.update(&snap, &cache, &mut out);
+        outs.push(out);
+    }
+    assert!(outs.windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(cache.entries.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn a_style_renumbering_resets_the_clients_styles() {
+    let mut term = Term::new(8, 2, 0);
+    let cache = FrameCache::default();
+    let mut viewer = ViewerState::new();
+    let mut client = ModelClient::default();
+    term.advance(b"\x1b[31mred");
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    // Fill the style table past its 65,536 ids so it compacts and renumbers.
+    for i in 0..70_000u32 {
+        term.advance(format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16).as_bytes());
+    }
+    term.advance(b"\x1b[H\x1b[32mgreen");
+    let snap = term.snapshot();
+    assert!(snap.style_epoch > 0);
+    send(&mut viewer, &mut client, &snap, &cache);
+    check(&client, &snap);
+}

@@ -1,0 +1,1 @@
+//! Unit tests of the emulator, one module per feature family.

@@ -1,0 +1,233 @@
+// End-to-end: the real server (target/release/panecast, or PANECAST_BIN) with
+// the web client in headless Chromium. Run by tests/web.sh. Every test is
+// skipped, with the reason, when the binary is missing; nothing else skips.
+// Screenshots: tests/artifacts/browser/e2e-*.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { launch, readCanvas, screenshot, waitFor } from './lib/harness.mjs';
+import { startServer, startProxy, missing, TOKEN } from './lib/server.mjs';
+
+const skip = missing();
+if (skip) console.log(`# SKIPPING the end-to-end browser tests: ${skip}`);
+const e2e = (name, fn) => test(name, { skip: skip || false, timeout: 60000 }, fn);
+
+let server, browser, proxy;
+before(async () => {
+  if (skip) return;
+  server = await startServer();
+  proxy = await startProxy(Number(new URL(server.base).port));
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await server?.stop();
+});
+
+// A POSIX shell with a known prompt, whatever the machine's profiles are.
+const SHELL = ['sh', '-c', "export PS1='$ '; exec sh -i"];
+
+async function session(extra = {}) {
+  const s = await server.api('POST', '/api/sessions', { command: SHELL, ...extra });
+  assert.ok(s.id, 'the API returned an id');
+  await waitFor(async () => (await screenText(s.id)).some((l) => l.startsWith('$')), { what: 'the prompt' });
+  return s.id;
+}
+
+const screenText = async (id) => String(await server.api('GET', `/api/sessions/${id}/screen?format=text`)).split('\n');
+const screenJson = (id) => server.api('GET', `/api/sessions/${id}/screen?format=json`);
+const input = (id, text) => server.api('POST', `/api/sessions/${id}/input`, { text });
+
+async function open(id, { role = 'control', base = server.base, viewport = { width: 900, height: 520 }, path = 's', context } = {}) {
+  const ctx = context || await browser.newContext({ viewport });
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(`${base}/${path}/${id}?token=${TOKEN}&role=${role}`);
+  await connected(page);
+  return page;
+}
+
+const connected = (page) => waitFor(() => page.evaluate(() => window.panecast && window.panecast.status === 'connected'), { what: 'the page connected', timeout: 15000 });
+
+/** Waits until the canvas row that the API shows `text` on reads `text` too. */
+async function paintedLikeServer(page, id, text) {
+  return waitFor(async () => {
+    const lines = await screenText(id);
+    const row = lines.findIndex((l) => l === text);
+    if (row < 0) return false;
+    const [painted] = await readCanvas(page, { rows: [row] });
+    return painted === text && row;
+  }, { what: `"${text}" in the session's screen and painted on the same row` });
+}
+
+async function finish(page, name) {
+  await screenshot(page, 'e2e-' + name);
+  assert.deepEqual(page.errors, [], 'no errors in the page');
+  await page.context().close();
+}
+
+e2e('typing echo hello shows hello in the screen API and painted on the canvas', async () => {
+  const id = await session();
+  const page = await open(id);
+  await page.keyboard.type('echo hello');
+  await page.keyboard.press('Enter');
+  const row = await paintedLikeServer(page, id, 'hello');
+  const lines = await screenText(id);
+  assert.match(lines[row - 1], /echo hello$/);
+  const [cmd] = await readCanvas(page, { rows: [row - 1] });
+  assert.equal(cmd, lines[row - 1].replace(/ +$/, ''), 'the command line is painted as the server has it');
+  await finish(page, 'echo-hello');
+});
+
+e2e('a second tab on the same session sees the same screen', async () => {
+  const id = await session();
+  const a = await open(id);
+  const b = await open(id);
+  await a.keyboard.type('echo two tabs\n');
+  const row = await paintedLikeServer(b, id, 'two tabs');
+  assert.deepEqual(await readCanvas(a, { rows: [0, row] }), await readCanvas(b, { rows: [0, row] }));
+  await finish(b, 'second-tab');
+  await finish(a, 'first-tab');
+});
+
+e2e('a view page cannot type and shows the read-only marker', async () => {
+  const id = await session();
+  const page = await open(id, { role: 'view' });
+  assert.equal(await page.evaluate(() => window.panecast.role), 'view', 'the server said view in Hello');
+  assert.equal(await page.locator('panecast-terminal .pc-badge').isVisible(), true);
+  await page.click('panecast-terminal');
+  await page.keyboard.type('echo nope\n');
+  await new Promise((r) => setTimeout(r, 800));
+  assert.ok(!(await screenText(id)).join('\n').includes('nope'), 'nothing typed reached the session');
+  assert.equal(await page.evaluate(() => window.panecast.status), 'connected', 'and the server had no reason to close');
+  await input(id, 'echo from the api\r');
+  await paintedLikeServer(page, id, 'from the api');
+  await finish(page, 'view-role');
+});
+
+e2e('the server side closing the socket is followed by a reconnect that restores the screen', async () => {
+  const id = await session();
+  const page = await open(id, { base: proxy.base });
+  await page.keyboard.type('echo before\n');
+  await paintedLikeServer(page, id, 'before');
+  await page.evaluate(() => { window.seen = []; window.panecast.addEventListener('status', (e) => window.seen.push(e.detail.status)); });
+  proxy.dropAll();
+  await waitFor(() => page.evaluate(() => window.seen.includes('reconnecting')), { what: 'the reconnecting overlay' });
+  await input(id, 'echo during\r'); // the screen changes while the page is away
+  await connected(page);
+  await paintedLikeServer(page, id, 'during');
+  await paintedLikeServer(page, id, 'before');
+  await page.keyboard.type('echo after\n');
+  await paintedLikeServer(page, id, 'after');
+  await finish(page, 'reconnect');
+});
+
+e2e('resizing the window resizes the session', async () => {
+  const id = await session();
+  const page = await open(id, { viewport: { width: 900, height: 520 } });
+  const cell = await page.evaluate(() => window.panecast.metrics().cell);
+  const expect = (w, h) => [Math.floor(w / cell.width), Math.floor(h / cell.height)];
+  await waitFor(async () => { const j = await screenJson(id); return j.cols === expect(900, 520)[0] && j.rows === expect(900, 520)[1]; }, { what: 'the session fitted to the window' });
+  await page.setViewportSize({ width: 600, height: 330 });
+  const [cols, rows] = expect(600, 330);
+  await waitFor(async () => { const j = await screenJson(id); return j.cols === cols && j.rows === rows; }, { what: `the session at ${cols}x${rows}` });
+  await waitFor(() => page.evaluate(([c, r]) => window.panecast.cols === c && window.panecast.rows === r, [cols, rows]), { what: 'the page at the new size' });
+  await page.keyboard.type('stty size\n');
+  await paintedLikeServer(page, id, `${rows} ${cols}`);
+  await finish(page, 'resize');
+});
+
+e2e('CJK and emoji output paints in the right cells', async () => {
+  const id = await session();
+  const page = await open(id);
+  // printf with octal escapes: 你好|😀|x
+  await input(id, "printf '\\344\\275\\240\\345\\245\\275|\\360\\237\\230\\200|x\\n'\r");
+  const row = await waitFor(async () => { const l = await screenText(id); const r = l.indexOf('你好|😀|x'); return r >= 0 && r; }, { what: 'the CJK line in the session' });
+  const [painted] = await waitFor(async () => { const r = await readCanvas(page, { rows: [row] }); return r[0] === '##|#|x' && r; }, { what: 'wide cells and the bars painted at columns 4 and 7' });
+  assert.equal(painted, '##|#|x');
+  const json = await screenJson(id);
+  assert.equal(json.lines[row], '你好|😀|x');
+  await finish(page, 'cjk-emoji');
+});
+
+e2e('the program exiting shows the exit code', async () => {
+  const s = await server.api('POST', '/api/sessions', { command: ['sh', '-c', 'sleep 1; exit 3'] });
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  page.errors = [];
+  await page.goto(`${server.base}/s/${s.id}?token=${TOKEN}`);
+  await waitFor(() => page.evaluate(() => window.panecast && window.panecast.status === 'exited'), { what: 'the exited overlay', timeout: 15000 });
+  assert.match(await page.locator('panecast-terminal .pc-status').textContent(), /exited with code 3/);
+  await finish(page, 'exit-code');
+});
+
+e2e('the wheel scrolls back through scrollback fetched from the server', async () => {
+  const id = await session();
+  const page = await open(id, { viewport: { width: 700, height: 300 } });
+  await page.keyboard.type('seq 1 300\n');
+  await paintedLikeServer(page, id, '300');
+  await page.mouse.move(200, 100);
+  await page.mouse.wheel(0, -2000);
+  const rows = await waitFor(async () => {
+    const r = await readCanvas(page);
+    return r.some((l) => /^\d+$/.test(l) && Number(l) < 280) && r;
+  }, { what: 'older lines painted' });
+  assert.ok(!rows.includes('300'));
+  await page.keyboard.type('x');
+  await waitFor(async () => (await readCanvas(page)).includes('300'), { what: 'typing returns to the bottom' });
+  await page.keyboard.press('Backspace');
+  await finish(page, 'scrollback');
+});
+
+e2e('the index page lists sessions and creates one from a profile', async () => {
+  const id = await session();
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(`${server.base}/?token=${TOKEN}`);
+  await page.locator(`a[href="/s/${id}"]`).waitFor();
+  assert.ok(!page.url().includes('token='), 'the token left the address bar');
+  const profiles = await page.locator('#profile option').allTextContents();
+  assert.ok(profiles.length > 0, 'profiles listed');
+  await page.click('button[type=submit]');
+  await page.waitForURL(/\/s\/[^/?]+$/);
+  await connected(page);
+  await finish(page, 'index');
+});
+
+e2e('the embed page is a bare terminal', async () => {
+  const id = await session();
+  await input(id, 'echo embedded\r');
+  const page = await open(id, { role: 'view', path: 'embed', viewport: { width: 500, height: 300 } });
+  await paintedLikeServer(page, id, 'embedded');
+  const r = await page.evaluate(() => window.panecast.canvas.getBoundingClientRect().toJSON());
+  assert.ok(r.width <= 500 && r.height <= 300, 'scaled into the frame');
+  await finish(page, 'embed');
+});
+
+e2e('the custom element works on a page of another origin with its token attribute', async () => {
+  const id = await session();
+  await input(id, 'echo element\r');
+  const host = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(`<!doctype html><body><p>dashboard</p>
+      <panecast-terminal src="${server.base}/s/${id}" token="${TOKEN}" role="view" style="width:640px;height:320px"></panecast-terminal>
+      <script type="module" src="${server.base}/web/element.js"></script></body>`);
+  });
+  await new Promise((r) => host.listen(0, '127.0.0.1', r));
+  try {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    page.errors = [];
+    await page.goto(`http://127.0.0.1:${host.address().port}/`);
+    const get = 'document.querySelector("panecast-terminal").terminal';
+    await waitFor(() => page.evaluate((g) => (0, eval)(g)?.status === 'connected', get), { what: 'the element connected (needs CORS on /web/ and the Origin allowed on the WebSocket)' });
+    await waitFor(async () => (await readCanvas(page, { get })).includes('element'), { what: 'element painted' });
+    await finish(page, 'custom-element');
+  } finally {
+    host.close();
+  }
+});

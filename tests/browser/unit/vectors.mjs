@@ -1,0 +1,84 @@
+// Loads proto/vectors and converts decoded messages to the vectors' JSON shape.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const VECTORS = join(ROOT, 'proto', 'vectors');
+
+export function loadVectors() {
+  return readdirSync(VECTORS).filter((f) => f.endsWith('.json')).sort().map((f) => {
+    const json = JSON.parse(readFileSync(join(VECTORS, f), 'utf8'));
+    const bin = new Uint8Array(readFileSync(join(VECTORS, f.replace(/\.json$/, '.bin'))));
+    return { ...json, bin };
+  });
+}
+
+const ATTRS = ['bold', 'dim', 'italic', 'blink', 'inverse', 'invisible', 'strike'];
+const UNDERLINES = ['none', 'single', 'double', 'curly', 'dotted', 'dashed'];
+
+export function colorJson(c) {
+  if (c === -1) return 'default';
+  if (c < 256) return { indexed: c };
+  return { rgb: [(c >> 16) & 255, (c >> 8) & 255, c & 255] };
+}
+
+export function styleJson(s) {
+  return {
+    attrs: ATTRS.filter((_, i) => s.attrs & (1 << i)),
+    underline: UNDERLINES[s.underline],
+    fg: colorJson(s.fg), bg: colorJson(s.bg), underline_color: colorJson(s.ul),
+    link: s.link,
+  };
+}
+
+export function lineJson(l) {
+  const cells = [];
+  for (let c = 0; c < l.columns; c++) {
+    if (l.width[c] === 0) continue;
+    cells.push({ col: c, text: l.text[c], width: l.width[c], style: l.style[c] });
+  }
+  return {
+    wrapped: l.wrapped, text: l.raw.text, wide: l.raw.wide, clusters: l.raw.clusters,
+    runs: l.raw.runs.length === 0 && l.columns > 0 ? [[l.columns, 0]] : l.raw.runs,
+    columns: l.columns, fill: l.fill, cells,
+  };
+}
+
+const MODE_KEYS = {
+  appCursor: 'app_cursor', bracketedPaste: 'bracketed_paste', appKeypad: 'app_keypad',
+  altScreen: 'alt_screen', focusEvents: 'focus_events', mouseSgr: 'mouse_sgr',
+  reverseVideo: 'reverse_video', mouse: 'mouse',
+};
+
+export function messageJson(m) {
+  switch (m.type) {
+    case 'hello':
+      return { version: m.version, session_id: m.sessionId, role: m.role, cols: m.cols, rows: m.rows };
+    case 'styles':
+      return { reset: m.reset, epoch: m.epoch, defs: m.defs.map((d) => ({ id: d.id, style: styleJson(d.style) })) };
+    case 'frame':
+      return {
+        seq: String(m.seq), cols: m.cols, rows: m.rows, full: m.full, cursor: m.cursor,
+        modes: Object.fromEntries(Object.entries(m.modes).map(([k, v]) => [MODE_KEYS[k], v])),
+        title: m.title, scroll: m.scroll,
+        lines: m.lines.map((l) => ({ row: l.row, line: lineJson(l.line) })),
+      };
+    case 'bell': return {};
+    case 'exit': return { code: m.code };
+    case 'error': return { code: m.code, message: m.message };
+    case 'scrollback':
+      return { total: String(m.total), start: String(m.start), cols: m.cols, lines: m.lines.map(lineJson) };
+    case 'pong': return { token: String(m.token) };
+    default: throw new Error('unexpected type ' + m.type);
+  }
+}
+
+/** Sorts object keys recursively so deepStrictEqual ignores key order. */
+export function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])]));
+  }
+  return v;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every check and test of panecast: formatting, lints, the Rust tests
+# (unit, conformance, integration), the benchmark smoke run, and the web
+# client's tests. Installs what it needs, idempotently, so it works on a
+# clean machine. Usage: bash tests/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test (unit, conformance, integration)"
+cargo test --workspace --locked
+
+step "benchmark smoke run (each benchmark once)"
+cargo bench -p panecast-server --locked --bench throughput -- --test
+
+for extra in tests/run.d/*.sh; do
+  [[ -e "$extra" ]] || continue
+  step "$extra"
+  bash "$extra"
+done
+
+echo
+echo "all checks passed"

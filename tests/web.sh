@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The web client's tests. Installs what it needs, idempotently, on a clean
+# Debian machine (chromium and two fonts from Debian, playwright-core from npm),
+# then runs, in order:
+#   1. node unit tests: the decoder/encoder against proto/vectors, the key
+#      mapping, the screen model, selection (tests/browser/unit)
+#   2. the size check: everything in web/ at most 40 KB gzipped
+#   3. the client tests: web/ in headless Chromium against a mock server
+#      (tests/browser/client; no Rust server needed)
+#   4. the paint benchmark: a full 200x60 frame, median and p95 in ms
+#   5. the end-to-end browser tests against the real server
+#      (tests/browser/*.test.mjs), only when target/release/panecast exists:
+#      this script does not build it (a release build takes long on a shared
+#      machine). Build it first with `cargo build --release`, or set
+#      PANECAST_BIN to another binary. Without one, these tests are reported
+#      as skipped, with the reason, never silently.
+# Usage: bash tests/web.sh [--no-bench] [--e2e-only]
+# Screenshots of every browser test go to tests/artifacts/browser/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+bench=1
+only_e2e=0
+for a in "$@"; do
+  case "$a" in
+    --no-bench) bench=0 ;;
+    --e2e-only) only_e2e=1 ;;
+    *) echo "unknown option $a" >&2; exit 2 ;;
+  esac
+done
+
+step "install: chromium, fonts (Debian), playwright-core (npm)"
+missing=()
+[[ -x /usr/bin/chromium ]] || missing+=(chromium)
+# CJK and emoji glyphs, so the CJK/emoji tests paint real glyphs.
+[[ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]] || missing+=(fonts-wqy-microhei)
+[[ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]] || missing+=(fonts-noto-color-emoji)
+if ((${#missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [[ ! -d tests/browser/node_modules/playwright-core ]]; then
+  npm install --prefix tests/browser --no-audit --no-fund --loglevel=error
+fi
+/usr/bin/chromium --version
+node --version
+
+if ((!only_e2e)); then
+  step "node unit tests (tests/browser/unit)"
+  node --test tests/browser/unit/
+
+  step "size check (web/ at most 40 KB gzipped)"
+  node tests/browser/size-check.mjs
+
+  step "client tests in Chromium against the mock server (tests/browser/client)"
+  node --test --test-concurrency=1 tests/browser/client/
+
+  if ((bench)); then
+    step "paint benchmark"
+    node tests/browser/paint-bench.mjs
+  fi
+fi
+
+step "end-to-end browser tests against the real server (tests/browser/*.test.mjs)"
+node --test --test-concurrency=1 tests/browser/*.test.mjs

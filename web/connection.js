@@ -1,0 +1,124 @@
+// One WebSocket to a session, reconnected with exponential back-off and
+// jitter. Sends a protocol Ping now and then and reconnects when nothing has
+// arrived for too long (a dead connection the browser does not notice).
+import { encodePing } from './protocol.js';
+
+// Close codes after which reconnecting cannot help (PROTOCOL.md section 8).
+export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4004, 4010, 4029]);
+
+export function backoff(attempt, random = Math.random) {
+  const base = Math.min(10000, 500 * 2 ** Math.min(attempt, 10));
+  return Math.round(base * (0.7 + 0.6 * random()));
+}
+
+export class Connection {
+  /** handlers: open(), message(ArrayBuffer), close({code, reason, retryIn}) — retryIn null when final. */
+  constructor(url, handlers, { pingEvery = 25000, deadAfter = 70000 } = {}) {
+    this.url = url;
+    this.h = handlers;
+    this.pingEvery = pingEvery;
+    this.deadAfter = deadAfter;
+    this.attempt = 0;
+    this.ws = null;
+    this.timer = null;
+    this.stopped = false;
+    this.wake = () => { if (this.timer && !this.ws) this.retryNow(); };
+    if (typeof window !== 'undefined') {
+      window.addEventListener('online', this.wake);
+      document.addEventListener('visibilitychange', this.wake);
+    }
+  }
+
+  connect() {
+    this.stopped = false;
+    clearTimeout(this.timer);
+    this.timer = null;
+    const ws = new WebSocket(this.url);
+    ws.binaryType = 'arraybuffer';
+    this.ws = ws;
+    this.opened = false;
+    ws.onopen = () => {
+      this.opened = true;
+      this.last = Date.now();
+      this.openedAt = this.last;
+      this.pinger = setInterval(() => this.tick(), Math.min(this.pingEvery, 5000));
+      this.h.open();
+    };
+    ws.onmessage = (e) => {
+      this.last = Date.now();
+      if (typeof e.data === 'string') {
+        this.close(1003, 'text message');
+        return;
+      }
+      if (this.attempt && this.last - this.openedAt > 3000) this.attempt = 0;
+      this.h.message(e.data);
+    };
+    ws.onclose = (e) => this.closed(ws, e.code, e.reason);
+    ws.onerror = () => {};
+  }
+
+  tick() {
+    const now = Date.now();
+    if (now - this.last > this.deadAfter) {
+      // Nothing, not even a Pong, for too long: treat it as lost.
+      const ws = this.ws;
+      this.closed(ws, 1006, 'timed out');
+      try { ws.close(); } catch { /* already closing */ }
+      return;
+    }
+    if (now - (this.lastPing || 0) >= this.pingEvery) {
+      this.lastPing = now;
+      this.send(encodePing(BigInt(now)));
+    }
+  }
+
+  closed(ws, code, reason) {
+    if (ws !== this.ws) return;
+    clearInterval(this.pinger);
+    ws.onopen = ws.onmessage = ws.onclose = null;
+    this.ws = null;
+    if (this.stopped || FINAL.has(code)) {
+      this.h.close({ code, reason, retryIn: null, opened: this.opened });
+      return;
+    }
+    const delay = backoff(this.attempt++);
+    this.retryAt = Date.now() + delay;
+    this.timer = setTimeout(() => this.connect(), delay);
+    this.h.close({ code, reason, retryIn: delay, opened: this.opened });
+  }
+
+  retryNow() {
+    if (this.ws) return;
+    this.connect();
+  }
+
+  get open() { return !!this.ws && this.ws.readyState === 1; }
+
+  send(bytes) {
+    if (this.open) {
+      this.ws.send(bytes);
+      return true;
+    }
+    return false;
+  }
+
+  /** Closes for good (no reconnect). */
+  close(code = 1000, reason = '') {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = null;
+    const ws = this.ws;
+    if (ws) {
+      try { ws.close(code, reason); } catch { ws.close(); }
+      this.closed(ws, code, reason);
+    }
+  }
+
+  dispose() {
+    this.close();
+    if (typeof window !== 'undefined') {
+      window.removeEventListener('online', this.wake);
+      document.removeEventListener('visibilitychange', this.wake);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+// <panecast-terminal src="https://host/s/ID" token="T" role="view"></panecast-terminal>
+// A custom element around Terminal, in a shadow root. Attributes:
+//   src        the session: a page URL (/s/ID, /embed/ID), its API URL
+//              (/api/sessions/ID) or the WebSocket URL itself (.../ws)
+//   token      sent as ?token= on the WebSocket URL (for pages on another origin;
+//              same-origin pages have the cookie)
+//   role       view | control (default control)
+//   font-size  CSS pixels (default 14); theme: dark | light | solarized | xterm
+//   fit        auto | resize | scale | none (default auto: control resizes, view scales)
+// The element's `terminal` property is the Terminal; events bubble from it.
+import { Terminal } from './terminal.js';
+
+/** WebSocket and API URLs of a session from `src`, resolved against `base`. */
+export function sessionUrls(src, { role = 'control', token = '' } = {}, base = globalThis.location && location.href) {
+  const u = new URL(src, base);
+  const m = u.pathname.match(/^(.*?)\/(?:s|embed|api\/sessions)\/([^/]+)(\/ws)?\/?$/);
+  if (!m) throw new Error(`panecast-terminal: cannot find a session in src="${src}"`);
+  const prefix = m[1];
+  const id = decodeURIComponent(m[2]);
+  const api = `${u.origin}${prefix}/api/sessions/${encodeURIComponent(id)}`;
+  const ws = new URL(`${api}/ws`);
+  ws.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  ws.searchParams.set('role', role === 'view' ? 'view' : 'control');
+  if (token) ws.searchParams.set('token', token);
+  return { id, api, ws: ws.href };
+}
+
+export class PanecastTerminal extends HTMLElement {
+  static get observedAttributes() { return ['src', 'token', 'role', 'font-size', 'theme', 'fit']; }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = ':host{display:block;position:relative;width:100%;height:100%;min-height:4em;overflow:hidden}.box{position:absolute;inset:0}';
+    this.box = document.createElement('div');
+    this.box.className = 'box';
+    root.append(style, this.box);
+  }
+
+  connectedCallback() { this.restart(); }
+
+  disconnectedCallback() {
+    if (this.terminal) this.terminal.dispose();
+    this.terminal = null;
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (old === value) return;
+    if (this.terminal && name === 'theme') this.terminal.setTheme(value || 'dark');
+    else if (this.terminal && name === 'font-size') this.terminal.setFontSize(Number(value) || 14);
+    else this.restart();
+  }
+
+  /** Starts (again) once the current task has set all its attributes. */
+  restart() {
+    if (this.pending) return;
+    this.pending = true;
+    queueMicrotask(() => {
+      this.pending = false;
+      this.start();
+    });
+  }
+
+  start() {
+    if (this.terminal) this.terminal.dispose();
+    this.terminal = null;
+    const src = this.getAttribute('src');
+    if (!src || !this.isConnected) return;
+    const role = this.getAttribute('role') || 'control';
+    const token = this.getAttribute('token') || '';
+    const urls = sessionUrls(src, { role, token });
+    const t = new Terminal(this.box, {
+      url: urls.ws,
+      role,
+      fontSize: Number(this.getAttribute('font-size')) || 14,
+      theme: this.getAttribute('theme') || 'dark',
+      fit: this.getAttribute('fit') || 'auto',
+      probe: () => probe(urls.api, token),
+    });
+    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status']) {
+      t.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: e.detail, bubbles: type !== 'frame', composed: true })));
+    }
+    this.terminal = t;
+    t.connect();
+  }
+
+  focus() { if (this.terminal) this.terminal.focus(); }
+}
+
+/** After a failed WebSocket upgrade: a reason not to retry, or null. */
+async function probe(api, token) {
+  const r = await fetch(api, { headers: token ? { Authorization: `Bearer ${token}` } : {}, credentials: 'same-origin' });
+  if (r.status === 404) return 'Session not found';
+  if (r.status === 401 || r.status === 403) return 'Not authorised: open the link with its token again';
+  return null;
+}
+
+if (!customElements.get('panecast-terminal')) customElements.define('panecast-terminal', PanecastTerminal);

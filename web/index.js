@@ -1,0 +1,98 @@
+// The / page: lists sessions, creates one from a profile. The token came once
+// as ?token= (the server set a cookie from it); it is removed from the address
+// bar and the API is called with the cookie.
+const params = new URLSearchParams(location.search);
+if (params.has('token')) {
+  params.delete('token');
+  const q = params.toString();
+  history.replaceState(null, '', location.pathname + (q ? '?' + q : ''));
+}
+const $ = (id) => document.getElementById(id);
+
+async function api(path, init = {}) {
+  const r = await fetch(path, { credentials: 'same-origin', ...init, headers: { 'Content-Type': 'application/json', ...(init.headers || {}) } });
+  const body = r.status === 204 ? null : await r.json().catch(() => null);
+  if (!r.ok) throw new Error((body && body.error) || `${r.status} ${r.statusText}`);
+  return body;
+}
+
+function cell(row, text, cls) {
+  const td = document.createElement('td');
+  if (text instanceof Node) td.append(text); else td.textContent = text;
+  if (cls) td.className = cls;
+  row.append(td);
+  return td;
+}
+
+function link(href, text) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.textContent = text;
+  return a;
+}
+
+async function refresh() {
+  let list;
+  try {
+    list = await api('/api/sessions');
+  } catch (e) {
+    $('sessions').innerHTML = '';
+    const tr = document.createElement('tr');
+    cell(tr, `Cannot list sessions: ${e.message}`, 'err').colSpan = 5;
+    $('sessions').append(tr);
+    return;
+  }
+  const rows = (Array.isArray(list) ? list : list.sessions || []).map((s) => {
+    const tr = document.createElement('tr');
+    const id = encodeURIComponent(s.id);
+    cell(tr, link(`/s/${id}`, s.id));
+    const cmd = document.createElement('code');
+    cmd.textContent = s.profile || (Array.isArray(s.command) ? s.command.join(' ') : s.command || '');
+    cell(tr, cmd);
+    cell(tr, s.cols && s.rows ? `${s.cols}×${s.rows}` : '');
+    cell(tr, s.running === false ? `exited${s.exit_code != null ? ` (${s.exit_code})` : ''}` : 'running');
+    const actions = cell(tr, '');
+    actions.append(link(`/s/${id}?role=view`, 'watch'), link(`/embed/${id}?role=view`, 'embed'));
+    const del = document.createElement('button');
+    del.textContent = 'Delete';
+    del.onclick = async () => {
+      if (!confirm(`Delete session ${s.id}?`)) return;
+      await api(`/api/sessions/${id}`, { method: 'DELETE' }).catch((e) => { $('msg').textContent = e.message; });
+      refresh();
+    };
+    actions.append(del);
+    return tr;
+  });
+  $('sessions').replaceChildren(...rows);
+  if (!rows.length) {
+    const tr = document.createElement('tr');
+    cell(tr, 'No sessions yet.', 'muted').colSpan = 5;
+    $('sessions').append(tr);
+  }
+}
+
+async function loadProfiles() {
+  try {
+    const list = await api('/api/profiles');
+    const names = (Array.isArray(list) ? list : list.profiles || []).map((p) => (typeof p === 'string' ? p : p.name));
+    $('profile').replaceChildren(...names.map((n) => new Option(n, n)));
+  } catch (e) {
+    $('profile').replaceChildren(new Option('shell', 'shell'));
+    $('msg').textContent = `Cannot list profiles: ${e.message}`;
+  }
+}
+
+$('create').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  $('msg').textContent = '';
+  try {
+    const s = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ profile: $('profile').value }) });
+    location.href = `/s/${encodeURIComponent(s.id)}`;
+  } catch (err) {
+    $('msg').textContent = err.message;
+  }
+});
+
+loadProfiles();
+refresh();
+setInterval(() => { if (!document.hidden) refresh(); }, 5000);

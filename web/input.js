@@ -1,0 +1,133 @@
+// Keyboard, IME, paste and focus: turns browser events into protocol input.
+// Keys become Key events (named key + modifiers); typed and IME-composed text
+// comes through a hidden textarea's input events and is sent as Text, so dead
+// keys and input methods work. mapKey is pure (node tests it).
+import { M_SHIFT, M_ALT, M_CTRL, M_META } from './protocol.js';
+
+const NAMED = {
+  Enter: 'Enter', Tab: 'Tab', Backspace: 'Backspace', Escape: 'Escape', Esc: 'Escape',
+  ArrowUp: 'Up', ArrowDown: 'Down', ArrowLeft: 'Left', ArrowRight: 'Right', Up: 'Up', Down: 'Down',
+  Left: 'Left', Right: 'Right', Home: 'Home', End: 'End', PageUp: 'PageUp', PageDown: 'PageDown',
+  Insert: 'Insert', Delete: 'Delete', Del: 'Delete',
+};
+for (let n = 1; n <= 24; n++) NAMED['F' + n] = 'F' + n;
+
+const KEYPAD = {
+  NumpadDecimal: 'KpDecimal', NumpadDivide: 'KpDivide', NumpadMultiply: 'KpMultiply',
+  NumpadSubtract: 'KpSubtract', NumpadAdd: 'KpAdd', NumpadEnter: 'KpEnter', NumpadEqual: 'KpEqual',
+};
+for (let n = 0; n <= 9; n++) KEYPAD['Numpad' + n] = 'Kp' + n;
+
+export function modsOf(e) {
+  return (e.shiftKey ? M_SHIFT : 0) | (e.altKey ? M_ALT : 0) | (e.ctrlKey ? M_CTRL : 0) | (e.metaKey ? M_META : 0);
+}
+
+/**
+ * What a keydown should send: {key: 'Enter'|{char}, mods}, or null to let the
+ * browser handle it (plain text arrives as an input event; shortcuts such as
+ * Cmd-C stay the browser's; IME keys belong to the input method).
+ */
+export function mapKey(e, mac = false) {
+  if (e.isComposing || e.keyCode === 229) return null;
+  const mods = modsOf(e);
+  const key = e.key;
+  if (KEYPAD[e.code] && e.location === 3 && (key.length === 1 || key === 'Enter')) {
+    return { key: KEYPAD[e.code], mods };
+  }
+  if (NAMED[key]) return { key: NAMED[key], mods };
+  if (!key || [...key].length !== 1) return null; // Shift, Dead, Unidentified, ...
+  if (e.getModifierState && e.getModifierState('AltGraph')) return null; // AltGr composes a character
+  if (e.metaKey) return null; // Cmd/Super shortcuts are the browser's and the OS's
+  if (mac && e.altKey && !e.ctrlKey) return null; // Option types characters on a Mac
+  if (!e.ctrlKey && !e.altKey) return null; // plain text: sent from the input event
+  let ch = key;
+  // Ctrl with a non-Latin layout: use the key's Latin letter (Ctrl-C on a Cyrillic layout is ^C).
+  if (e.ctrlKey && /^Key[A-Z]$/.test(e.code || '') && !/^[\x20-\x7e]$/.test(key)) {
+    ch = e.shiftKey ? e.code[3] : e.code[3].toLowerCase();
+  }
+  return { key: { char: ch }, mods };
+}
+
+/** Browser shortcuts the terminal leaves alone: copy and paste. */
+export function clipboardAction(e, mac = false, hasSelection = false) {
+  const k = (e.key || '').toLowerCase();
+  if (mac) {
+    if (e.metaKey && !e.ctrlKey && !e.altKey && k === 'c') return 'copy';
+    if (e.metaKey && !e.ctrlKey && !e.altKey && k === 'v') return 'paste';
+    return null;
+  }
+  if (e.ctrlKey && e.shiftKey && !e.altKey && (k === 'c' || e.code === 'KeyC')) return 'copy';
+  if (e.ctrlKey && e.shiftKey && !e.altKey && (k === 'v' || e.code === 'KeyV')) return 'paste';
+  if (e.shiftKey && !e.ctrlKey && !e.altKey && e.key === 'Insert') return 'paste';
+  if (e.ctrlKey && !e.shiftKey && !e.altKey && !e.metaKey && (k === 'c' || e.code === 'KeyC') && hasSelection) return 'copy';
+  return null;
+}
+
+/**
+ * Wires a hidden textarea. `sink` receives: key(key, mods), text(str),
+ * paste(str), focus(bool), copy() -> string|null, localKey(e) -> bool (the
+ * terminal handled it, e.g. Shift-PageUp), composing(str), hasSelection().
+ */
+export class Input {
+  constructor(textarea, sink, mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '')) {
+    this.ta = textarea;
+    this.sink = sink;
+    this.mac = mac;
+    this.composing = false;
+    const on = (t, f) => textarea.addEventListener(t, f);
+    on('keydown', (e) => this.keydown(e));
+    on('input', (e) => this.input(e));
+    on('compositionstart', () => { this.composing = true; sink.composing(''); });
+    on('compositionupdate', (e) => sink.composing(e.data || ''));
+    on('compositionend', (e) => {
+      this.composing = false;
+      sink.composing('');
+      if (e.data) sink.text(e.data);
+      this.clear();
+    });
+    on('paste', (e) => {
+      e.preventDefault();
+      const text = e.clipboardData && e.clipboardData.getData('text/plain');
+      if (text) sink.paste(text);
+    });
+    on('copy', (e) => {
+      const text = sink.copy();
+      if (text) {
+        e.preventDefault();
+        e.clipboardData.setData('text/plain', text);
+      }
+    });
+    on('focus', () => sink.focus(true));
+    on('blur', () => sink.focus(false));
+  }
+
+  clear() { if (!this.composing) this.ta.value = ''; }
+
+  keydown(e) {
+    const act = clipboardAction(e, this.mac, this.sink.hasSelection());
+    if (act) {
+      // The browser fires copy or paste; copying also goes through the Clipboard API
+      // in case no copy event comes (nothing is selected in the textarea).
+      if (act === 'copy') this.sink.copyKey();
+      return;
+    }
+    if (this.sink.localKey(e)) {
+      e.preventDefault();
+      return;
+    }
+    const k = mapKey(e, this.mac);
+    if (!k) return;
+    e.preventDefault();
+    this.sink.key(k.key, k.mods);
+  }
+
+  input(e) {
+    if (e.isComposing || this.composing) return;
+    if ((e.inputType === 'insertText' || e.inputType === 'insertReplacementText') && e.data) {
+      this.sink.text(e.data);
+    } else if (e.inputType === 'insertLineBreak') {
+      this.sink.key('Enter', 0);
+    }
+    this.clear();
+  }
+}

@@ -1,0 +1,129 @@
+// The client's copy of a session's screen: applies Hello, Styles and Frame
+// messages exactly as PROTOCOL.md says, and caches scrollback lines. No DOM.
+//
+// Lines are numbered absolutely so that selections and cached scrollback
+// survive scrolling: screen row r is line `base + r`, scrollback index i
+// (1 = just above the screen) is line `base - i`. `base` grows by every
+// frame's scroll hint and resets on a full frame.
+
+export function blankLine(cols, style = 0) {
+  return {
+    wrapped: false,
+    text: new Array(cols).fill(' '),
+    width: new Uint8Array(cols).fill(1),
+    style: style ? new Uint32Array(cols).fill(style) : new Uint32Array(cols),
+  };
+}
+
+const DEFAULT_STYLE = Object.freeze({ attrs: 0, underline: 0, fg: -1, bg: -1, ul: -1, link: null });
+
+export class Screen {
+  constructor() {
+    this.cols = 80;
+    this.rows = 24;
+    this.lines = [];
+    this.cursor = { row: 0, col: 0, shape: 'block', visible: true, blink: false };
+    this.modes = { mouse: 'off' };
+    this.title = '';
+    this.role = 'view';
+    this.sessionId = '';
+    this.styles = new Map();
+    this.base = 0;
+    this.scrollback = new Map(); // absolute line -> line
+    this.total = 0; // scrollback lines the server holds (last known)
+    this.resize(80, 24);
+  }
+
+  style(id) { return this.styles.get(id) || DEFAULT_STYLE; }
+
+  resize(cols, rows) {
+    this.cols = cols;
+    this.rows = rows;
+    this.lines = [];
+    for (let r = 0; r < rows; r++) this.lines.push(blankLine(cols));
+  }
+
+  /** A new connection: nothing carries over (style ids are per connection). */
+  hello(m) {
+    this.role = m.role;
+    this.sessionId = m.sessionId;
+    this.styles.clear();
+    this.dropScrollback();
+    if (m.cols !== this.cols || m.rows !== this.rows) this.resize(m.cols, m.rows);
+  }
+
+  /** Returns true when the table was reset (a full frame follows). */
+  applyStyles(m) {
+    if (m.reset) this.styles.clear();
+    for (const d of m.defs) this.styles.set(d.id, d.style);
+    return m.reset;
+  }
+
+  dropScrollback() {
+    this.scrollback.clear();
+    this.total = 0;
+    this.base = 0;
+  }
+
+  /**
+   * Applies a frame. Returns what changed: {full, scroll, rows (changed rows),
+   * resized}. `scroll` is the shift applied (0 when full).
+   */
+  applyFrame(m) {
+    const resized = m.cols !== this.cols || m.rows !== this.rows;
+    const full = m.full || resized;
+    let scroll = 0;
+    if (full) {
+      this.resize(m.cols, m.rows);
+      this.dropScrollback();
+    } else if (m.scroll > 0) {
+      scroll = Math.min(m.scroll, this.rows);
+      if (this.modes.altScreen) {
+        // The scrollback is the main screen's; keep the cache as it is.
+      } else {
+        for (let r = 0; r < scroll; r++) this.scrollback.set(this.base + r, this.lines[r]);
+        this.base += m.scroll;
+        this.total += m.scroll;
+      }
+      this.lines.splice(0, scroll);
+      for (let r = 0; r < scroll; r++) this.lines.push(blankLine(this.cols));
+    }
+    const rows = [];
+    for (const { row, line } of m.lines) {
+      this.lines[row] = line;
+      rows.push(row);
+    }
+    this.cursor = m.cursor;
+    this.modes = m.modes;
+    if (m.title !== null) this.title = m.title;
+    return { full, scroll, rows, resized };
+  }
+
+  /** Stores a Scrollback answer. Lines laid out at another width are dropped. */
+  applyScrollback(m) {
+    this.total = Number(m.total);
+    if (m.cols !== this.cols) return;
+    const start = Number(m.start);
+    m.lines.forEach((line, i) => this.scrollback.set(this.base - (start + i), line));
+  }
+
+  /** Line at absolute number `a`: a screen row, a cached scrollback line, or undefined. */
+  line(a) {
+    const r = a - this.base;
+    if (r >= 0) return this.lines[r];
+    return this.scrollback.get(a);
+  }
+
+  /** The text of a line between columns [from, to), spacers skipped. */
+  static lineText(line, from = 0, to = Infinity) {
+    let s = '';
+    const end = Math.min(to, line.text.length);
+    for (let c = from; c < end; c++) if (line.width[c] !== 0) s += line.text[c];
+    return s;
+  }
+
+  /** Screen rows as text, trailing blanks trimmed (as the API's text format). */
+  text() {
+    return this.lines.map((l) => Screen.lineText(l).replace(/ +$/, '')).join('\n');
+  }
+}

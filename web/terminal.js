@@ -1,0 +1,646 @@
+// The terminal: ties the connection, the screen model, the painter, input and
+// selection together. Public API (see README.md):
+//   const t = new Terminal(container, {url, role, fontSize, fontFamily, theme, fit, probe});
+//   t.connect(); t.focus(); t.sendText(s); t.sendKey('Enter'); t.paste(s); t.text();
+//   t.selectionText(); t.setTheme(name); t.setFontSize(px); t.dispose();
+//   events (addEventListener): hello, frame, title, bell, exit, status.
+import * as P from './protocol.js';
+import { Screen } from './screen.js';
+import { Painter, DEFAULT_FONT } from './painter.js';
+import { Input, modsOf } from './input.js';
+import { Selection } from './selection.js';
+import { Connection } from './connection.js';
+
+const CSS = `
+.pc-term{position:relative;overflow:hidden;width:100%;height:100%;outline:none;user-select:none;-webkit-user-select:none;touch-action:none}
+.pc-screen{position:absolute;left:0;top:0;cursor:text}
+.pc-screen canvas{position:absolute;left:0;top:0;display:block}
+.pc-input{position:absolute;width:2px;height:1em;padding:0;border:0;margin:0;opacity:0;resize:none;overflow:hidden;white-space:pre;color:transparent;background:transparent;caret-color:transparent;outline:none;z-index:-1}
+.pc-status{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;background:rgba(0,0,0,.45);font:14px system-ui,sans-serif;z-index:3}
+.pc-status[hidden]{display:none}
+.pc-status div{background:#222;color:#eee;padding:12px 18px;border-radius:6px;box-shadow:0 2px 12px rgba(0,0,0,.5);text-align:center;max-width:80%}
+.pc-status button{margin-left:10px;font:inherit;cursor:pointer}
+.pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:rgba(200,60,60,.85);color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
+.pc-badge[hidden]{display:none}
+.pc-bell{animation:pc-bell .15s}
+@keyframes pc-bell{from{filter:brightness(1.6)}to{filter:none}}
+`;
+
+const STATUS_TEXT = {
+  4002: 'Session deleted',
+  4004: 'Session not found',
+  4029: 'Too many viewers on this session',
+  4010: 'Disconnected after being idle',
+  1008: 'Input refused (read-only)',
+  1002: 'Protocol error: reload the page',
+  1003: 'Protocol error: reload the page',
+  1009: 'Message too big',
+};
+
+const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '');
+
+function safeLink(url) {
+  try {
+    const u = new URL(url);
+    return ['http:', 'https:', 'mailto:'].includes(u.protocol) ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+export class Terminal extends EventTarget {
+  constructor(container, opts = {}) {
+    super();
+    this.opts = { role: 'control', fontSize: 14, fontFamily: DEFAULT_FONT, theme: 'dark', fit: 'auto', ...opts };
+    this.container = container;
+    const doc = container.ownerDocument || document;
+    const root = container.getRootNode ? container.getRootNode() : doc;
+    if (!(root.querySelector && root.querySelector('style[data-panecast]'))) {
+      const style = doc.createElement('style');
+      style.dataset.panecast = '';
+      style.textContent = CSS;
+      (root === doc ? doc.head : root).appendChild(style);
+    }
+    const el = (tag, cls, parent) => {
+      const e = doc.createElement(tag);
+      e.className = cls;
+      parent.appendChild(e);
+      return e;
+    };
+    this.el = el('div', 'pc-term', container);
+    this.screenEl = el('div', 'pc-screen', this.el);
+    this.canvas = el('canvas', 'pc-cells', this.screenEl);
+    this.overlayCanvas = el('canvas', 'pc-overlay', this.screenEl);
+    this.ta = el('textarea', 'pc-input', this.el);
+    for (const [k, v] of Object.entries({ autocomplete: 'off', autocorrect: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-label': 'Terminal input', tabindex: '0' })) this.ta.setAttribute(k, v);
+    this.statusEl = el('div', 'pc-status', this.el);
+    this.badge = el('div', 'pc-badge', this.el);
+    this.badge.textContent = 'read-only';
+    this.badge.hidden = true;
+
+    this.screen = new Screen();
+    this.painter = new Painter(this.canvas, this.overlayCanvas, this.opts);
+    this.el.style.background = this.painter.palette.bg;
+    this.selection = new Selection();
+    this.dirty = new Set();
+    this.dirtyAll = true;
+    this.pendingScroll = 0;
+    this.viewOffset = 0; // lines scrolled back into the scrollback
+    this.inflight = new Set();
+    this.focused = false;
+    this.cursorOn = true;
+    this.composition = '';
+    this.status = 'idle';
+    this.baseFont = this.opts.fontSize;
+    this.raf = 0;
+    this.wheelAcc = 0;
+    this.mouseCell = null;
+    this.buttons = 0;
+
+    this.input = new Input(this.ta, {
+      key: (key, mods) => this.sendKey(key, mods),
+      text: (t) => this.sendText(t),
+      paste: (t) => this.paste(t),
+      focus: (f) => this.onFocus(f),
+      copy: () => (this.selection.active ? this.selectionText() : null),
+      copyKey: () => {
+        if (this.selection.active && navigator.clipboard) navigator.clipboard.writeText(this.selectionText()).catch(() => {});
+      },
+      localKey: (e) => this.localKey(e),
+      composing: (s) => { this.composition = s; this.schedule(); },
+      hasSelection: () => this.selection.active,
+    }, isMac);
+    this.bindMouse();
+    this.ro = new ResizeObserver(() => this.layout());
+    this.ro.observe(this.el);
+    this.painter.resize(this.screen.cols, this.screen.rows);
+    this.setStatus('idle');
+  }
+
+  get role() { return this.screen.role; }
+  get cols() { return this.screen.cols; }
+  get rows() { return this.screen.rows; }
+  get canType() { return this.screen.role === 'control' && this.status === 'connected'; }
+
+  connect() {
+    if (this.conn) this.conn.dispose();
+    this.setStatus('connecting');
+    this.conn = new Connection(this.opts.url, {
+      open: () => {},
+      message: (data) => this.onMessage(data),
+      close: (info) => this.onClose(info),
+    });
+    this.conn.connect();
+  }
+
+  dispose() {
+    if (this.conn) this.conn.dispose();
+    this.ro.disconnect();
+    cancelAnimationFrame(this.raf);
+    clearInterval(this.blinkTimer);
+    this.el.remove();
+  }
+
+  focus() { this.ta.focus({ preventScroll: true }); }
+
+  // ---- messages ----
+
+  onMessage(data) {
+    let m;
+    try {
+      m = P.decode(data);
+    } catch (e) {
+      console.error('panecast: bad message from the server:', e.message);
+      this.conn.ws && this.conn.ws.close(4000, 'malformed message');
+      return;
+    }
+    switch (m.type) {
+      case 'hello':
+        if (m.version !== P.VERSION) {
+          this.conn.close(1000, 'unsupported protocol version');
+          this.setStatus('closed', `This page speaks protocol ${P.VERSION}, the server ${m.version}: reload the page`);
+          return;
+        }
+        this.screen.hello(m);
+        this.exitCode = undefined;
+        this.selection.clear();
+        this.viewOffset = 0;
+        this.inflight.clear();
+        this.painter.styleCache = new Map();
+        this.badge.hidden = m.role !== 'view';
+        this.el.dataset.role = m.role;
+        this.lastResize = null;
+        this.needLayout = true;
+        this.dispatchEvent(new CustomEvent('hello', { detail: m }));
+        break;
+      case 'styles':
+        if (this.screen.applyStyles(m)) this.dirtyAll = true;
+        this.painter.styleCache = new Map();
+        this.dirtyAll = true; // a redefined id may be on screen
+        break;
+      case 'frame':
+        this.onFrame(m);
+        break;
+      case 'bell':
+        this.el.classList.remove('pc-bell');
+        void this.el.offsetWidth;
+        this.el.classList.add('pc-bell');
+        this.dispatchEvent(new Event('bell'));
+        break;
+      case 'exit':
+        this.exitCode = m.code;
+        this.setStatus('exited', m.code === null ? 'The program was killed by a signal' : `The program exited with code ${m.code}`);
+        this.dispatchEvent(new CustomEvent('exit', { detail: { code: m.code } }));
+        break;
+      case 'error':
+        this.lastError = m;
+        if (m.code >= 4100 && m.code < 4200) console.warn('panecast:', m.message);
+        break;
+      case 'scrollback':
+        for (const r of this.inflight) if (r.start === Number(m.start)) this.inflight.delete(r);
+        this.screen.applyScrollback(m);
+        this.screen.totalKnown = true;
+        if (this.viewOffset > 0) {
+          this.viewOffset = Math.min(this.viewOffset, this.screen.total);
+          this.dirtyAll = true;
+          this.schedule();
+        }
+        break;
+      default:
+        break; // pong and unknown types
+    }
+  }
+
+  onFrame(m) {
+    const sc = this.screen;
+    const ch = sc.applyFrame(m);
+    if (this.painter.setReverse(!!m.modes.reverseVideo)) this.dirtyAll = true;
+    if (ch.full) {
+      this.dirtyAll = true;
+      this.pendingScroll = 0;
+      this.viewOffset = 0;
+      this.inflight.clear();
+      if (ch.resized) {
+        this.selection.clear();
+        this.layout();
+      }
+    } else if (this.viewOffset > 0) {
+      if (ch.scroll && !m.modes.altScreen) this.viewOffset = Math.min(this.viewOffset + ch.scroll, sc.total);
+      this.dirtyAll = true;
+    } else if (ch.scroll) {
+      const moved = new Set();
+      for (const r of this.dirty) if (r - ch.scroll >= 0) moved.add(r - ch.scroll);
+      this.dirty = moved;
+      this.pendingScroll += ch.scroll;
+    }
+    for (const r of ch.rows) this.dirty.add(r);
+    if (m.title !== null) this.dispatchEvent(new CustomEvent('title', { detail: sc.title }));
+    if (this.status !== 'connected' && this.status !== 'exited') this.setStatus('connected');
+    if (this.needLayout) {
+      this.needLayout = false;
+      this.layout();
+    }
+    this.cursorOn = true;
+    this.schedule();
+    this.dispatchEvent(new CustomEvent('frame', { detail: m }));
+  }
+
+  onClose({ code, retryIn, opened }) {
+    if (this.status === 'exited' || this.disposed) return;
+    if (retryIn === null) {
+      this.setStatus('closed', STATUS_TEXT[code] || `Disconnected (${code})`);
+      return;
+    }
+    if (!opened && this.opts.probe) {
+      // The upgrade failed: ask the API why (a 404 or 401 will not heal).
+      this.opts.probe().then((why) => {
+        if (why && !this.conn.ws) {
+          this.conn.close();
+          this.setStatus('closed', why);
+        }
+      }, () => {});
+    }
+    this.setStatus('reconnecting', retryIn);
+  }
+
+  setStatus(status, detail) {
+    this.status = status;
+    clearInterval(this.statusTimer);
+    const s = this.statusEl;
+    s.hidden = status === 'connected' || status === 'idle';
+    s.textContent = '';
+    const box = document.createElement('div');
+    s.appendChild(box);
+    if (status === 'connecting') box.textContent = 'Connecting…';
+    else if (status === 'reconnecting') {
+      const until = Date.now() + detail;
+      const label = document.createElement('span');
+      const btn = document.createElement('button');
+      btn.textContent = 'Reconnect now';
+      btn.onclick = () => this.conn.retryNow();
+      box.append(label, btn);
+      const tick = () => {
+        label.textContent = `Disconnected. Reconnecting in ${Math.max(0, Math.ceil((until - Date.now()) / 1000))} s…`;
+      };
+      tick();
+      this.statusTimer = setInterval(tick, 500);
+    } else if (status === 'exited' || status === 'closed') box.textContent = detail;
+    this.el.dataset.status = status;
+    this.dispatchEvent(new CustomEvent('status', { detail: { status, detail } }));
+  }
+
+  // ---- output ----
+
+  send(bytes) { return this.conn ? this.conn.send(bytes) : false; }
+
+  typing() {
+    if (this.viewOffset) {
+      this.viewOffset = 0;
+      this.dirtyAll = true;
+    }
+    this.cursorOn = true;
+    this.schedule();
+  }
+
+  sendKey(key, mods = 0) {
+    if (!this.canType) return false;
+    this.typing();
+    return this.send(P.encodeKey(key, mods));
+  }
+
+  sendText(text) {
+    if (!this.canType || !text) return false;
+    this.typing();
+    for (const part of P.splitUtf8(text)) this.send(P.encodeText(part));
+    return true;
+  }
+
+  paste(text) {
+    if (!this.canType || !text) return false;
+    if (new TextEncoder().encode(text).length > (1 << 20) - 6) {
+      console.warn('panecast: paste larger than 1 MiB refused');
+      return false;
+    }
+    this.typing();
+    return this.send(P.encodePaste(text));
+  }
+
+  onFocus(f) {
+    this.focused = f;
+    this.cursorOn = true;
+    if (this.canType && this.screen.modes.focusEvents) this.send(P.encodeFocus(f));
+    if (f && this.screen.role === 'control') {
+      this.lastResize = null; // the controller being typed in takes the size back
+      this.layout();
+    }
+    this.schedule();
+  }
+
+  /** Keys the terminal handles itself: Shift-PageUp/PageDown/Home/End scroll the scrollback. */
+  localKey(e) {
+    if (e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !this.screen.modes.altScreen) {
+      const page = this.rows - 1;
+      const d = { PageUp: page, PageDown: -page, Home: Infinity, End: -Infinity }[e.key];
+      if (d !== undefined && (this.viewOffset > 0 || d > 0)) {
+        this.scrollView(d === Infinity ? 1e9 : d === -Infinity ? -1e9 : d);
+        return true;
+      }
+    }
+    if (this.screen.role !== 'control' && (e.key === 'PageUp' || e.key === 'PageDown')) {
+      this.scrollView(e.key === 'PageUp' ? this.rows - 1 : 1 - this.rows);
+      return true;
+    }
+    return false;
+  }
+
+  // ---- scrollback ----
+
+  scrollView(lines) {
+    const sc = this.screen;
+    const max = sc.totalKnown ? sc.total : Math.max(this.viewOffset, 0) + Math.max(lines, 0);
+    const v = Math.max(0, Math.min(max, this.viewOffset + lines));
+    if (v === this.viewOffset) return;
+    this.viewOffset = v;
+    this.dirtyAll = true;
+    this.fetchScrollback();
+    this.schedule();
+  }
+
+  fetchScrollback() {
+    const sc = this.screen;
+    if (!this.viewOffset || !this.conn) return;
+    const top = sc.base - this.viewOffset;
+    let first = 0;
+    for (let y = 0; y < this.rows && top + y < sc.base; y++) {
+      if (!sc.line(top + y)) { first = sc.base - (top + y); }
+    }
+    if (!first) return; // first = the largest index missing
+    let start = first;
+    while (start > 1 && !sc.line(sc.base - (start - 1))) start--;
+    start = Math.max(1, start);
+    const count = Math.min(1000, Math.max(first - start + 1 + this.rows, this.rows * 2));
+    if ([...this.inflight].some((r) => r.start <= start && r.start + r.count > first)) return;
+    this.inflight.add({ start, count });
+    this.send(P.encodeScrollbackRequest(BigInt(start), count));
+  }
+
+  /** The line shown on display row y (scrolled back or not). */
+  displayLine(y) { return this.screen.line(this.screen.base - this.viewOffset + y); }
+
+  // ---- painting ----
+
+  schedule() {
+    if (!this.raf) this.raf = requestAnimationFrame(() => this.paint());
+  }
+
+  paint() {
+    this.raf = 0;
+    const p = this.painter, sc = this.screen;
+    if (p.cols !== sc.cols || p.rows !== sc.rows) {
+      p.resize(sc.cols, sc.rows);
+      this.dirtyAll = true;
+    }
+    if (this.dirtyAll || this.pendingScroll >= sc.rows) {
+      for (let y = 0; y < sc.rows; y++) p.paintRow(sc, y, this.displayLine(y));
+    } else {
+      if (this.pendingScroll) p.scroll(this.pendingScroll);
+      for (const y of this.dirty) if (y < sc.rows) p.paintRow(sc, y, this.displayLine(y));
+    }
+    this.dirtyAll = false;
+    this.dirty.clear();
+    this.pendingScroll = 0;
+    this.drawOverlay();
+    this.paints = (this.paints || 0) + 1;
+  }
+
+  drawOverlay() {
+    const sc = this.screen, c = sc.cursor;
+    const top = sc.base - this.viewOffset;
+    const row = c.row + this.viewOffset;
+    const showCursor = c.visible && row < sc.rows && (this.cursorOn || !c.blink || !this.focused);
+    const cursor = showCursor ? { row, col: c.col, shape: c.shape } : null;
+    this.painter.drawOverlay(sc, {
+      selection: this.selection.rects(top, sc.rows, sc.cols),
+      cursor,
+      focused: this.focused,
+      composition: this.composition && !this.viewOffset ? this.composition : '',
+    });
+    // Keep the hidden textarea on the cursor so the IME's window opens there.
+    const cell = this.painter.cellCss;
+    const left = Math.round(c.col * cell.width) + 'px';
+    const topPx = Math.round(c.row * cell.height) + 'px';
+    if (this.ta.style.left !== left) this.ta.style.left = left;
+    if (this.ta.style.top !== topPx) this.ta.style.top = topPx;
+    // Blink only while focused and the cursor asks for it.
+    const blink = c.blink && this.focused && c.visible;
+    if (blink && !this.blinkTimer) {
+      this.blinkTimer = setInterval(() => {
+        this.cursorOn = !this.cursorOn;
+        this.drawOverlay();
+      }, 530);
+    } else if (!blink && this.blinkTimer) {
+      clearInterval(this.blinkTimer);
+      this.blinkTimer = null;
+    }
+  }
+
+  // ---- size ----
+
+  /**
+   * Fits the terminal to its container. A control page resizes the session to
+   * the container (fit "resize"); a view page changes its font size so that the
+   * whole screen fits (fit "scale"), as does a control page showing a session
+   * that another controller made bigger. Fit "none" keeps the font size.
+   */
+  layout() {
+    const box = this.el.getBoundingClientRect();
+    if (!box.width || !box.height) return;
+    const p = this.painter, sc = this.screen;
+    if (p.dpr !== (window.devicePixelRatio || 1)) {
+      p.measure(p.fontSize);
+      this.dirtyAll = true;
+    }
+    const control = sc.role === 'control';
+    const fit = this.opts.fit === 'auto' ? (control ? 'resize' : 'scale') : this.opts.fit;
+    let size = this.baseFont;
+    if (fit === 'resize' || fit === 'scale') {
+      if (fit === 'resize' && control && this.conn && this.conn.open) {
+        if (p.fontSize !== this.baseFont) p.measure(this.baseFont);
+        const cell = p.cellCss;
+        const cols = Math.max(1, Math.min(1000, Math.floor(box.width / cell.width)));
+        const rows = Math.max(1, Math.min(1000, Math.floor(box.height / cell.height)));
+        const want = cols + 'x' + rows;
+        if ((cols !== sc.cols || rows !== sc.rows) && this.lastResize !== want) {
+          this.lastResize = want;
+          this.send(P.encodeResize(cols, rows));
+        }
+      }
+      size = this.fitFont(box, fit === 'resize' ? this.baseFont : Infinity);
+    }
+    if (Math.abs(size - p.fontSize) > 0.01) {
+      p.measure(size);
+      this.dirtyAll = true;
+    }
+    if (p.resize(sc.cols, sc.rows)) this.dirtyAll = true;
+    this.schedule();
+  }
+
+  /** The largest font size, at most max, at which the screen fits in box. */
+  fitFont(box, max) {
+    const p = this.painter, sc = this.screen;
+    const fits = () => sc.cols * p.cellCss.width <= box.width + 0.01 && sc.rows * p.cellCss.height <= box.height + 0.01;
+    if (p.fontSize === max && fits()) return max;
+    const ratio = Math.min(box.width / (sc.cols * p.cellCss.width), box.height / (sc.rows * p.cellCss.height));
+    const start = p.fontSize;
+    p.measure(Math.max(4, Math.min(max, start * ratio)));
+    for (let i = 0; i < 10 && !fits() && p.fontSize > 4; i++) p.measure(Math.max(4, p.fontSize * 0.97));
+    const size = p.fontSize;
+    p.measure(start);
+    return size;
+  }
+
+  setFontSize(px) {
+    this.baseFont = px;
+    this.painter.measure(px);
+    this.dirtyAll = true;
+    this.layout();
+  }
+
+  setTheme(theme) {
+    this.painter.setTheme(theme);
+    this.el.style.background = this.painter.palette.bg;
+    this.dirtyAll = true;
+    this.schedule();
+  }
+
+  // ---- mouse ----
+
+  cellAt(e) {
+    const r = this.canvas.getBoundingClientRect();
+    const col = Math.floor(((e.clientX - r.left) / r.width) * this.cols);
+    const row = Math.floor(((e.clientY - r.top) / r.height) * this.rows);
+    return {
+      col: Math.max(0, Math.min(this.cols - 1, col)),
+      row: Math.max(0, Math.min(this.rows - 1, row)),
+    };
+  }
+
+  reporting(e) {
+    return this.canType && this.screen.modes.mouse !== 'off' && !e.shiftKey && !this.viewOffset;
+  }
+
+  bindMouse() {
+    const s = this.screenEl;
+    const BTN = [1, 2, 3]; // DOM button 0/1/2 -> left/middle/right
+    s.addEventListener('pointerdown', (e) => {
+      this.focus();
+      e.preventDefault();
+      const cell = this.cellAt(e);
+      if (this.reporting(e)) {
+        if (e.button > 2) return;
+        s.setPointerCapture(e.pointerId);
+        this.buttons = BTN[e.button];
+        this.mouseCell = cell;
+        this.send(P.encodeMouse(0, BTN[e.button], modsOf(e), cell.row, cell.col));
+        return;
+      }
+      if (e.button !== 0) return;
+      const a = this.screen.base - this.viewOffset + cell.row;
+      const line = this.screen.line(a);
+      const link = line && this.painter.resolve(this.screen, line.style[cell.col]).link;
+      if (link && (e.ctrlKey || e.metaKey)) {
+        const url = safeLink(link);
+        if (url) window.open(url, '_blank', 'noopener,noreferrer');
+        return;
+      }
+      s.setPointerCapture(e.pointerId);
+      // Count clicks ourselves: a pointerdown's detail is 0 in some browsers.
+      const now = Date.now(), last = this.lastClick;
+      const clicks = last && now - last.t < 450 && Math.abs(last.x - e.clientX) < 5 && Math.abs(last.y - e.clientY) < 5 ? last.n % 3 + 1 : 1;
+      this.lastClick = { t: now, x: e.clientX, y: e.clientY, n: clicks };
+      const mode = clicks === 3 ? 'line' : clicks === 2 ? 'word' : 'char';
+      if (e.shiftKey && this.selection.anchor) this.selection.extend(this.screen, { a, col: cell.col });
+      else this.selection.start(this.screen, { a, col: cell.col }, mode);
+      this.selecting = true;
+      this.schedule();
+    });
+    s.addEventListener('pointermove', (e) => {
+      const cell = this.cellAt(e);
+      if (this.selecting) {
+        const r = this.canvas.getBoundingClientRect();
+        // Past the right half of a cell selects it too.
+        const x = ((e.clientX - r.left) / r.width) * this.cols;
+        const col = Math.max(0, Math.min(this.cols, Math.round(x)));
+        if (e.clientY < r.top) this.scrollView(1);
+        else if (e.clientY > r.bottom) this.scrollView(-1);
+        this.selection.extend(this.screen, { a: this.screen.base - this.viewOffset + cell.row, col });
+        this.schedule();
+        return;
+      }
+      if (this.reporting(e)) {
+        const mode = this.screen.modes.mouse;
+        if ((mode === 'drag' && this.buttons) || mode === 'motion') {
+          if (!this.mouseCell || cell.row !== this.mouseCell.row || cell.col !== this.mouseCell.col) {
+            this.mouseCell = cell;
+            this.send(P.encodeMouse(2, this.buttons, modsOf(e), cell.row, cell.col));
+          }
+        }
+        return;
+      }
+      // Show links: a pointer and the URL as a tooltip.
+      const line = this.displayLine(cell.row);
+      const link = line && this.painter.resolve(this.screen, line.style[cell.col]).link;
+      s.style.cursor = link ? 'pointer' : 'text';
+      s.title = link ? `${link}\n(${isMac ? 'Cmd' : 'Ctrl'}-click to open)` : '';
+    });
+    const up = (e) => {
+      if (this.selecting) {
+        this.selecting = false;
+        if (!this.selection.active) this.selection.clear();
+        this.schedule();
+        return;
+      }
+      if (this.buttons && this.canType) {
+        const cell = this.cellAt(e);
+        this.send(P.encodeMouse(1, this.buttons, modsOf(e), cell.row, cell.col));
+        this.buttons = 0;
+      }
+    };
+    s.addEventListener('pointerup', up);
+    s.addEventListener('pointercancel', up);
+    s.addEventListener('contextmenu', (e) => { if (this.reporting(e)) e.preventDefault(); });
+    this.el.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const lineH = this.painter.cellCss.height;
+      const d = e.deltaMode === 1 ? e.deltaY : e.deltaMode === 2 ? e.deltaY * this.rows : e.deltaY / lineH;
+      this.wheelAcc += d;
+      let n = Math.trunc(this.wheelAcc);
+      if (!n) return;
+      this.wheelAcc -= n;
+      n = Math.max(-30, Math.min(30, n));
+      if (this.reporting(e)) {
+        const cell = this.cellAt(e);
+        const kind = n < 0 ? 3 : 4;
+        for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.send(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
+      } else if (this.screen.modes.altScreen && this.canType) {
+        // No scrollback on the alternate screen: scroll the program (as xterm's alternateScroll).
+        for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.send(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
+      } else {
+        this.scrollView(-n);
+      }
+    }, { passive: false });
+  }
+
+  // ---- reading ----
+
+  /** The screen as text (what the client holds, trailing blanks trimmed). */
+  text() { return this.screen.text(); }
+
+  selectionText() { return this.selection.text(this.screen); }
+
+  /** Geometry for tests and embedders: cell size in device and CSS pixels, font, canvas. */
+  metrics() {
+    const p = this.painter;
+    return { cw: p.cw, ch: p.ch, dpr: p.dpr, baseline: p.baseline, fonts: p.fonts, fontSize: p.fontSize, cols: this.cols, rows: this.rows, cell: p.cellCss };
+  }
+}
