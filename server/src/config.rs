@@ -324,6 +324,13 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_example_holds_the_defaults() {
+        let example = include_str!("../../deploy/panecast.example.toml");
+        let config = Config::parse(example).expect("the example parses");
+        assert_eq!(config, Config::default());
+    }
+
+    #[test]
     fn wrong_types_are_parse_errors() {
         let err = Config::parse("[limits]\nmax_sessions = \"many\"").expect_err("type");
         assert!(matches!(err, ConfigError::Parse(_)));

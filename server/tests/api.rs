@@ -159,6 +159,23 @@ fn exit_code_is_reported_and_the_final_screen_kept() {
 }
 
 #[test]
+fn input_to_a_program_that_does_not_read_is_refused_not_queued_forever() {
+    let server = Server::start(test_config());
+    let id = id(&server.create(&["sleep", "1000"], json!({})));
+    let chunk = json!({ "text": "x".repeat(8192) }).to_string();
+    let path = format!("/api/sessions/{id}/input");
+    // The terminal takes a few KiB, the writer blocks, its queue fills up.
+    let busy = (0..200).find_map(|_| {
+        let response = server.call("POST", &path, Some(&chunk));
+        (response.status != 204).then_some(response)
+    });
+    let busy = busy.expect("input is refused once the queue is full");
+    assert_eq!((busy.status, busy.code()), (429, "input_busy".to_owned()));
+    // The session still answers, and ends normally.
+    assert_eq!(server.delete(&id).status, 200);
+}
+
+#[test]
 fn an_exited_session_goes_away_after_the_linger_time() {
     let mut config = test_config();
     config.limits.linger_secs = 1;

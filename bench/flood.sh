@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The flood benchmark (issue 3): `cat` of a 2,000,000-line file (about 70
+# characters a line, about 140 MB) in a 104x59 terminal, timed from start to
+# the child's exit, three ways:
+#   bare      a minimal program that runs the cat in a pty and discards the
+#             output (server/examples/pty_drain.rs): the floor;
+#   panecast  `panecast serve` on a random loopback port: create the session
+#             through the API, poll it until it has exited, read /screen once
+#             (server/examples/flood_client.rs); no viewer;
+#   tmux      a detached session of the same size running the same cat,
+#             timed until the cat has finished.
+# Runs them in turn, round after round, so a change in the machine's load
+# hits all three alike. Prints every round, the medians, the ratios and
+# panecast's peak RSS (VmHWM, reset before each run). Targets: panecast
+# within 1.25x of bare, faster than tmux, peak RSS under 64 MiB.
+#
+# Environment: RUNS (default 5), FLOOD_LINES (default 2000000),
+# CARGO_TARGET_DIR (default ./target).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${RUNS:-5}
+FLOOD_LINES=${FLOOD_LINES:-2000000}
+COLS=104
+ROWS=59
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=$CARGO_TARGET_DIR/release
+
+WORK=$(mktemp -d)
+SERVER_PID=
+TMUX_SOCKET=panecast-flood-$$
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== building (release)"
+(cd "$ROOT" && cargo build --release --quiet -p panecast-server \
+    --bin panecast --example pty_drain --example flood_client)
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "== installing tmux"
+    if ! apt-get install -y tmux >/dev/null 2>&1; then
+        apt-get update -qq && apt-get install -y -qq tmux >/dev/null
+    fi
+fi
+
+FILE=$WORK/flood.txt
+echo "== generating $FLOOD_LINES lines in $FILE"
+awk -v n="$FLOOD_LINES" 'BEGIN {
+    for (i = 0; i < n; i++)
+        printf "%09d the quick brown fox jumps over the lazy dog 0123456789 abcd\n", i
+}' > "$FILE"
+echo "   $(wc -c < "$FILE") bytes"
+
+now() { date +%s.%N; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+run_bare() {
+    "$BIN/examples/pty_drain" "$COLS" "$ROWS" cat "$FILE" 2>/dev/null
+}
+
+start_panecast() {
+    TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    "$BIN/panecast" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
+        > "$WORK/serve.out" 2> "$WORK/serve.log" &
+    SERVER_PID=$!
+    ADDR=
+    for _ in $(seq 500); do
+        ADDR=$(grep -o '127\.0\.0\.1:[0-9]*' "$WORK/serve.out" 2>/dev/null || true)
+        [ -n "$ADDR" ] && return
+        sleep 0.01
+    done
+    echo "panecast did not start:"; cat "$WORK/serve.log"; exit 1
+}
+
+run_panecast() {
+    echo 5 > "/proc/$SERVER_PID/clear_refs" 2>/dev/null || true  # resets VmHWM
+    "$BIN/examples/flood_client" "$ADDR" "$TOKEN" "$COLS" "$ROWS" cat "$FILE" 2>"$WORK/client.err" \
+        || { cat "$WORK/client.err" >&2; exit 1; }
+    awk '/VmHWM/ { print $2 }' "/proc/$SERVER_PID/status" >> "$WORK/rss"
+}
+
+run_tmux() {
+    local start
+    start=$(now)
+    tmux -L "$TMUX_SOCKET" new-session -d -s "flood$1" -x "$COLS" -y "$ROWS" \
+        "cat '$FILE'; tmux -L '$TMUX_SOCKET' wait-for -S flood$1"
+    tmux -L "$TMUX_SOCKET" wait-for "flood$1"
+    echo "$(now) - $start" | bc -l | awk '{ printf "%.3f\n", $1 }'
+}
+
+start_panecast
+tmux -L "$TMUX_SOCKET" -f /dev/null new-session -d -s keep  # server start is not timed
+echo "== $RUNS rounds, each running bare, panecast and tmux $(tmux -V | cut -d' ' -f2) in turn"
+echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+: > "$WORK/bare"; : > "$WORK/panecast"; : > "$WORK/tmux"; : > "$WORK/rss"
+for i in $(seq "$RUNS"); do
+    b=$(run_bare); p=$(run_panecast); t=$(run_tmux "$i")
+    [ -n "$b" ] && [ -n "$p" ] && [ -n "$t" ] || { echo "round $i failed"; exit 1; }
+    echo "$b" >> "$WORK/bare"; echo "$p" >> "$WORK/panecast"; echo "$t" >> "$WORK/tmux"
+    printf '   round %d: bare %s s, panecast %s s (peak RSS %d MiB), tmux %s s\n' \
+        "$i" "$b" "$p" "$(( $(tail -1 "$WORK/rss") / 1024 ))" "$t"
+done
+echo "   panecast's last screen line: $(tail -1 "$WORK/client.err" | sed 's/.*: //')"
+kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
+tmux -L "$TMUX_SOCKET" kill-server
+
+BARE=$(median < "$WORK/bare")
+PANECAST=$(median < "$WORK/panecast")
+TMUX=$(median < "$WORK/tmux")
+RSS_MIB=$(sort -n "$WORK/rss" | tail -1 | awk '{ printf "%.1f", $1 / 1024 }')
+echo
+echo "== medians of $RUNS runs ($FLOOD_LINES lines at ${COLS}x$ROWS)"
+printf '   bare pty drain  %7.3f s\n' "$BARE"
+printf '   panecast        %7.3f s   %.2fx bare (target <= 1.25x)\n' "$PANECAST" "$(echo "$PANECAST / $BARE" | bc -l)"
+printf '   tmux            %7.3f s   panecast/tmux %.2fx (target < 1)\n' "$TMUX" "$(echo "$PANECAST / $TMUX" | bc -l)"
+printf '   panecast peak RSS %s MiB (target < 64)\n' "$RSS_MIB"
