@@ -161,7 +161,13 @@ fn exit_code_is_reported_and_the_final_screen_kept() {
 #[test]
 fn input_to_a_program_that_does_not_read_is_refused_not_queued_forever() {
     let server = Server::start(test_config());
-    let id = id(&server.create(&["sleep", "1000"], json!({})));
+    // In raw mode the terminal holds what the program does not read (in
+    // canonical mode it drops what overflows the line).
+    let id = id(&server.create(
+        &["sh", "-c", "stty raw -echo; echo ready; exec sleep 1000"],
+        json!({}),
+    ));
+    server.wait_screen(&id, "raw mode", |s| s.contains("ready"));
     let chunk = json!({ "text": "x".repeat(8192) }).to_string();
     let path = format!("/api/sessions/{id}/input");
     // The terminal takes a few KiB, the writer blocks, its queue fills up.
@@ -247,6 +253,31 @@ fn delete_kills_a_group_that_ignores_the_hangup() {
         live_group_members(pgid).is_empty().then_some(())
     });
     assert!(!alive(sleeper));
+}
+
+#[test]
+fn an_exit_is_seen_even_when_an_escaped_process_keeps_the_terminal_open() {
+    let server = Server::start(test_config());
+    // setsid takes the sleep out of the group (and the ignored hangup keeps it
+    // alive until then), but it keeps the terminal open.
+    let id = id(&server.create(
+        &[
+            "sh",
+            "-c",
+            "trap '' HUP; setsid sleep 1000 & echo bg=$!; exit 4",
+        ],
+        json!({}),
+    ));
+    let escaped = background_pid(&server, &id);
+    let session = server.wait_exit(&id);
+    assert_eq!(session["exit_code"], 4, "{session}");
+    assert_eq!(server.delete(&id).status, 200);
+    assert!(
+        alive(escaped),
+        "out of reach of the hangup, as setsid meant"
+    );
+    // SAFETY: kill only sends a signal to the process this test started.
+    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
 }
 
 #[test]
@@ -442,6 +473,9 @@ fn shutdown_ends_every_child_quickly() {
         "took {:?}",
         start.elapsed()
     );
-    assert!(live_group_members(pgid).is_empty());
+    // SIGKILL was sent and the child reaped; the grandchild dies just after.
+    eventually("the group to be gone", || {
+        live_group_members(pgid).is_empty().then_some(())
+    });
     assert!(!alive(sleeper));
 }

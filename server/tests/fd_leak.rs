@@ -40,6 +40,27 @@ fn a_hundred_sessions_leave_no_descriptor_behind() {
         assert_eq!(response.status, 200, "{}", response.body);
     }
 
+    // A session whose child leaves a process holding the terminal open (out
+    // of reach of the hangup): ending it must still release every descriptor.
+    let session = server.create(
+        &[
+            "sh",
+            "-c",
+            "trap '' HUP; setsid sleep 1000 & echo bg=$!; exit 0",
+        ],
+        json!({}),
+    );
+    let id = session["id"].as_str().expect("id").to_owned();
+    let screen = server.wait_screen(&id, "the escaped pid", |s| s.contains("bg="));
+    let escaped: i32 = screen
+        .split("bg=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|pid| pid.parse().ok())
+        .expect("a pid after bg=");
+    server.wait_exit(&id);
+    assert_eq!(server.delete(&id).status, 200);
+
     let list = server.call("GET", "/api/sessions", None).json();
     assert_eq!(list["sessions"], json!([]));
     // Threads and sockets close just after the answers: poll, don't sleep.
@@ -49,6 +70,13 @@ fn a_hundred_sessions_leave_no_descriptor_behind() {
         std::thread::sleep(Duration::from_millis(20));
         open = open_fds();
     }
+    let escaped_alive = std::path::Path::new(&format!("/proc/{escaped}")).exists();
+    // SAFETY: kill only sends a signal to the process this test started.
+    unsafe { libc::kill(escaped, libc::SIGKILL) };
+    assert!(
+        escaped_alive,
+        "the escaped process held the terminal throughout"
+    );
     assert!(
         open <= baseline,
         "{open} descriptors open, {baseline} before"

@@ -71,8 +71,8 @@ pub struct Pty {
     master: Box<dyn MasterPty + Send>,
     pid: libc::pid_t,
     input: mpsc::Sender<Vec<u8>>,
-    /// Closing this pipe end wakes the reader thread and ends it.
-    _stop_reader: OwnedFd,
+    /// Closing this pipe end wakes the reader and writer threads and ends them.
+    _stop: OwnedFd,
 }
 
 /// What the child produces: output chunks (the channel closes at end of
@@ -112,14 +112,18 @@ pub fn spawn(spec: &SpawnSpec) -> Result<(Pty, PtyEvents), SpawnError> {
     let master_fd = unsafe { BorrowedFd::borrow_raw(raw) };
     let read_fd = master_fd.try_clone_to_owned().map_err(io_err)?;
     let write_fd = master_fd.try_clone_to_owned().map_err(io_err)?;
-    let (stop_read, stop_write) = fd::pipe().map_err(io_err)?;
+    // The threads wait in poll, never in read or write, so that closing the
+    // stop pipe always ends them.
+    fd::set_nonblocking(&read_fd).map_err(io_err)?;
+    let (reader_stop, stop) = fd::pipe().map_err(io_err)?;
+    let writer_stop = reader_stop.try_clone().map_err(io_err)?;
 
     // Every thread starts before the child, so no failure can leave a
     // child running without a waiter.
     let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
     let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
-    reader::start(read_fd, stop_read, output_tx).map_err(io_err)?;
-    writer::start(write_fd, input_rx).map_err(io_err)?;
+    reader::start(read_fd, reader_stop, output_tx).map_err(io_err)?;
+    writer::start(write_fd, writer_stop, input_rx).map_err(io_err)?;
     let (waiter, exit) = waiter::start().map_err(io_err)?;
 
     let mut command = CommandBuilder::from_argv(spec.argv.iter().map(OsString::from).collect());
@@ -144,7 +148,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<(Pty, PtyEvents), SpawnError> {
         master: pair.master,
         pid,
         input,
-        _stop_reader: stop_write,
+        _stop: stop,
     };
     Ok((pty, PtyEvents { output, exit }))
 }
