@@ -11,7 +11,8 @@
 #             timed until the cat has finished.
 # Runs them in turn, round after round, so a change in the machine's load
 # hits all three alike. Prints every round, the medians, the ratios and
-# panecast's peak RSS (VmHWM, reset before each run). Targets: panecast
+# panecast's peak RSS (VmHWM, reset before each run), and the CPU time each
+# used, which the machine's load does not skew as much. Targets: panecast
 # within 1.25x of bare, faster than tmux, peak RSS under 64 MiB.
 #
 # Environment: RUNS (default 5), FLOOD_LINES (default 2000000),
@@ -58,8 +59,17 @@ echo "   $(wc -c < "$FILE") bytes"
 now() { date +%s.%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# CPU seconds (user + system, with reaped children) a process has used.
+cpu_of() {
+    awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15 + $16 + $17) / hz }' "/proc/$1/stat"
+}
+
 run_bare() {
-    "$BIN/examples/pty_drain" "$COLS" "$ROWS" cat "$FILE" 2>/dev/null
+    local TIMEFORMAT='%U %S'
+    { time "$BIN/examples/pty_drain" "$COLS" "$ROWS" cat "$FILE" > "$WORK/bare.out" 2>/dev/null; } \
+        2> "$WORK/bare.time"
+    awk '{ printf "%.2f\n", $1 + $2 }' "$WORK/bare.time" >> "$WORK/bare.cpu"
+    cat "$WORK/bare.out"
 }
 
 start_panecast() {
@@ -77,32 +87,39 @@ start_panecast() {
 }
 
 run_panecast() {
+    local before
     echo 5 > "/proc/$SERVER_PID/clear_refs" 2>/dev/null || true  # resets VmHWM
+    before=$(cpu_of "$SERVER_PID")
     "$BIN/examples/flood_client" "$ADDR" "$TOKEN" "$COLS" "$ROWS" cat "$FILE" 2>"$WORK/client.err" \
         || { cat "$WORK/client.err" >&2; exit 1; }
+    echo "$(cpu_of "$SERVER_PID") - $before" | bc -l >> "$WORK/panecast.cpu"
     awk '/VmHWM/ { print $2 }' "/proc/$SERVER_PID/status" >> "$WORK/rss"
 }
 
 run_tmux() {
-    local start
+    local start before
+    before=$(cpu_of "$TMUX_PID")
     start=$(now)
     tmux -L "$TMUX_SOCKET" new-session -d -s "flood$1" -x "$COLS" -y "$ROWS" \
         "cat '$FILE'; tmux -L '$TMUX_SOCKET' wait-for -S flood$1"
     tmux -L "$TMUX_SOCKET" wait-for "flood$1"
     echo "$(now) - $start" | bc -l | awk '{ printf "%.3f\n", $1 }'
+    echo "$(cpu_of "$TMUX_PID") - $before" | bc -l >> "$WORK/tmux.cpu"
 }
 
 start_panecast
 tmux -L "$TMUX_SOCKET" -f /dev/null new-session -d -s keep  # server start is not timed
+TMUX_PID=$(tmux -L "$TMUX_SOCKET" display-message -p '#{pid}')
 echo "== $RUNS rounds, each running bare, panecast and tmux $(tmux -V | cut -d' ' -f2) in turn"
 echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-: > "$WORK/bare"; : > "$WORK/panecast"; : > "$WORK/tmux"; : > "$WORK/rss"
+for f in bare panecast tmux rss bare.cpu panecast.cpu tmux.cpu; do : > "$WORK/$f"; done
 for i in $(seq "$RUNS"); do
     b=$(run_bare); p=$(run_panecast); t=$(run_tmux "$i")
     [ -n "$b" ] && [ -n "$p" ] && [ -n "$t" ] || { echo "round $i failed"; exit 1; }
     echo "$b" >> "$WORK/bare"; echo "$p" >> "$WORK/panecast"; echo "$t" >> "$WORK/tmux"
-    printf '   round %d: bare %s s, panecast %s s (peak RSS %d MiB), tmux %s s\n' \
-        "$i" "$b" "$p" "$(( $(tail -1 "$WORK/rss") / 1024 ))" "$t"
+    printf '   round %d: bare %s s (cpu %s), panecast %s s (cpu %.2f, peak RSS %d MiB), tmux %s s (cpu %.2f)\n' \
+        "$i" "$b" "$(tail -1 "$WORK/bare.cpu")" "$p" "$(tail -1 "$WORK/panecast.cpu")" \
+        "$(( $(tail -1 "$WORK/rss") / 1024 ))" "$t" "$(tail -1 "$WORK/tmux.cpu")"
 done
 echo "   panecast's last screen line: $(tail -1 "$WORK/client.err" | sed 's/.*: //')"
 kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
@@ -114,7 +131,10 @@ TMUX=$(median < "$WORK/tmux")
 RSS_MIB=$(sort -n "$WORK/rss" | tail -1 | awk '{ printf "%.1f", $1 / 1024 }')
 echo
 echo "== medians of $RUNS runs ($FLOOD_LINES lines at ${COLS}x$ROWS)"
-printf '   bare pty drain  %7.3f s\n' "$BARE"
-printf '   panecast        %7.3f s   %.2fx bare (target <= 1.25x)\n' "$PANECAST" "$(echo "$PANECAST / $BARE" | bc -l)"
-printf '   tmux            %7.3f s   panecast/tmux %.2fx (target < 1)\n' "$TMUX" "$(echo "$PANECAST / $TMUX" | bc -l)"
+echo "   (cpu: user + system seconds of the process and the cat it reaped)"
+printf '   bare pty drain  %7.3f s   cpu %5.2f s\n' "$BARE" "$(median < "$WORK/bare.cpu")"
+printf '   panecast        %7.3f s   cpu %5.2f s   %.2fx bare (target <= 1.25x)\n' \
+    "$PANECAST" "$(median < "$WORK/panecast.cpu")" "$(echo "$PANECAST / $BARE" | bc -l)"
+printf '   tmux            %7.3f s   cpu %5.2f s   panecast/tmux %.2fx (target < 1)\n' \
+    "$TMUX" "$(median < "$WORK/tmux.cpu")" "$(echo "$PANECAST / $TMUX" | bc -l)"
 printf '   panecast peak RSS %s MiB (target < 64)\n' "$RSS_MIB"
