@@ -202,3 +202,47 @@ fn read_input(file: Option<&std::path::Path>) -> Result<Vec<u8>, String> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve_args(args: &[&str]) -> ServeArgs {
+        let argv = ["panecast", "serve"].iter().chain(args);
+        match Cli::try_parse_from(argv)
+            .expect("valid command line")
+            .command
+        {
+            Command::Serve(args) => args,
+            Command::Render(_) => unreachable!("parsed as serve"),
+        }
+    }
+
+    #[test]
+    fn serve_takes_every_option() {
+        let args = serve_args(&[
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+            "/etc/panecast.toml",
+            "--token",
+            "abc",
+            "--allow-any-command",
+        ]);
+        assert_eq!(args.listen, "127.0.0.1:0");
+        assert_eq!(args.config, Some(PathBuf::from("/etc/panecast.toml")));
+        assert_eq!(args.token.as_deref(), Some("abc"));
+        assert!(args.allow_any_command);
+    }
+
+    #[test]
+    fn serve_defaults_to_loopback_without_commands() {
+        if std::env::vars().any(|(name, _)| name.starts_with("PANECAST_")) {
+            return; // The environment would override the defaults under test.
+        }
+        let args = serve_args(&[]);
+        assert_eq!(args.listen, "127.0.0.1:7681");
+        assert_eq!(args.token, None);
+        assert!(!args.allow_any_command);
+    }
+}

@@ -34,7 +34,7 @@ pub use error::ApiError;
 const CONNECTION_DRAIN: Duration = Duration::from_secs(1);
 
 /// What the server runs with.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Settings {
     /// Profiles and limits.
     pub config: Config,
@@ -42,6 +42,16 @@ pub struct Settings {
     pub token: String,
     /// Whether requests may name their own argv and environment.
     pub allow_any_command: bool,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("config", &self.config)
+            .field("token", &"<redacted>")
+            .field("allow_any_command", &self.allow_any_command)
+            .finish()
+    }
 }
 
 /// The state every handler shares.
