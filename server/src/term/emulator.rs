@@ -273,16 +273,17 @@ impl Emulator {
             self.combine(c);
             return;
         }
+        if width > self.cols {
+            // A wide character cannot be shown on a one-column screen.
+            return;
+        }
         self.last_printed = Some(c);
         if self.cursor.pending_wrap || self.cursor.col + width > self.cols {
             if self.modes.get(Mode::AutoWrap) {
                 self.wrap_line();
             } else {
                 self.cursor.pending_wrap = false;
-                self.cursor.col = self.cols - width.min(self.cols);
-                if width > self.cols {
-                    return;
-                }
+                self.cursor.col = self.cols - width;
             }
         }
         let (row, col) = (self.cursor.row, self.cursor.col);
@@ -357,7 +358,13 @@ impl Emulator {
             let pen = self.pen_id;
             self.touch(row);
             let (col, cols) = (self.cursor.col, self.cols);
-            self.grid[row].fill(col, cols, Cell::wide_pad(pen));
+            let line = &mut self.grid[row];
+            if col > 0 && line.cells()[col].width() == 0 {
+                // The pad replaces the right half of a wide character: blank its left half.
+                let lead = line.cells()[col - 1];
+                line.put(col - 1, Cell::blank(lead.style()));
+            }
+            line.fill(col, cols, Cell::wide_pad(pen));
         }
         self.grid[row].set_wrapped(true);
         self.cursor.pending_wrap = false;
