@@ -405,7 +405,9 @@ impl Emulator {
         let n = n.min(cols - col);
         let cells = line.cells_mut();
         if col > 0 && cells[col].width() == 0 {
+            // Splitting a wide character: neither half survives.
             cells[col - 1] = Cell::blank(cells[col - 1].style());
+            cells[col] = Cell::blank(cells[col].style());
         }
         cells[col..].rotate_right(n);
         cells[col..col + n].fill(Cell::blank(erase));
