@@ -4,6 +4,7 @@
 //! ANSI, HTML or SVG; [`stream`] turns screens into wire frames for
 //! viewers; [`cli`] is the command line.
 
+pub mod assets;
 pub mod cli;
 pub mod render;
 pub mod stream;

@@ -282,8 +282,13 @@ impl Emulator {
             if self.modes.get(Mode::AutoWrap) {
                 self.wrap_line();
             } else {
+                // Without autowrap the last column is overwritten; a wide
+                // character that cannot fit there is dropped (as xterm.js).
                 self.cursor.pending_wrap = false;
-                self.cursor.col = self.cols - width;
+                self.cursor.col = self.cols - 1;
+                if width == 2 {
+                    return;
+                }
             }
         }
         let (row, col) = (self.cursor.row, self.cursor.col);
