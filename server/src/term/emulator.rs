@@ -273,14 +273,20 @@ impl Emulator {
             self.combine(c);
             return;
         }
+        if width > self.cols {
+            // A wide character cannot be shown on a one-column screen.
+            return;
+        }
         self.last_printed = Some(c);
         if self.cursor.pending_wrap || self.cursor.col + width > self.cols {
             if self.modes.get(Mode::AutoWrap) {
                 self.wrap_line();
             } else {
+                // Without autowrap the last column is overwritten; a wide
+                // character that cannot fit there is dropped (as xterm.js).
                 self.cursor.pending_wrap = false;
-                self.cursor.col = self.cols - width.min(self.cols);
-                if width > self.cols {
+                self.cursor.col = self.cols - 1;
+                if width == 2 {
                     return;
                 }
             }
@@ -357,7 +363,13 @@ impl Emulator {
             let pen = self.pen_id;
             self.touch(row);
             let (col, cols) = (self.cursor.col, self.cols);
-            self.grid[row].fill(col, cols, Cell::wide_pad(pen));
+            let line = &mut self.grid[row];
+            if col > 0 && line.cells()[col].width() == 0 {
+                // The pad replaces the right half of a wide character: blank its left half.
+                let lead = line.cells()[col - 1];
+                line.put(col - 1, Cell::blank(lead.style()));
+            }
+            line.fill(col, cols, Cell::wide_pad(pen));
         }
         self.grid[row].set_wrapped(true);
         self.cursor.pending_wrap = false;
@@ -398,7 +410,9 @@ impl Emulator {
         let n = n.min(cols - col);
         let cells = line.cells_mut();
         if col > 0 && cells[col].width() == 0 {
+            // Splitting a wide character: neither half survives.
             cells[col - 1] = Cell::blank(cells[col - 1].style());
+            cells[col] = Cell::blank(cells[col].style());
         }
         cells[col..].rotate_right(n);
         cells[col..col + n].fill(Cell::blank(erase));
