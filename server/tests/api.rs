@@ -197,23 +197,12 @@ fn an_exited_session_goes_away_after_the_linger_time() {
     });
 }
 
-/// Waits for the line `bg=PID` that the test commands print, and returns PID.
-fn background_pid(server: &Server, id: &str) -> u32 {
-    let screen = server.wait_screen(id, "the background pid", |s| s.contains("bg="));
-    screen
-        .split("bg=")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|pid| pid.parse().ok())
-        .expect("a pid after bg=")
-}
-
 #[test]
 fn delete_hangs_up_the_whole_process_group() {
     let server = Server::start(test_config());
     let session = server.create(&["sh", "-c", "sleep 1000 & echo bg=$!; wait"], json!({}));
     let (id, pgid) = (id(&session), session["pid"].as_u64().expect("pid") as u32);
-    let sleeper = background_pid(&server, &id);
+    let sleeper = server.background_pid(&id);
     assert!(live_group_members(pgid).contains(&sleeper));
 
     let response = server.delete(&id);
@@ -241,7 +230,7 @@ fn delete_kills_a_group_that_ignores_the_hangup() {
         json!({}),
     );
     let (id, pgid) = (id(&session), session["pid"].as_u64().expect("pid") as u32);
-    let sleeper = background_pid(&server, &id);
+    let sleeper = server.background_pid(&id);
     let start = Instant::now();
     let session = server.delete(&id).json();
     assert!(
@@ -268,7 +257,7 @@ fn an_exit_is_seen_even_when_an_escaped_process_keeps_the_terminal_open() {
         ],
         json!({}),
     ));
-    let escaped = background_pid(&server, &id);
+    let escaped = server.background_pid(&id);
     let session = server.wait_exit(&id);
     assert_eq!(session["exit_code"], 4, "{session}");
     assert_eq!(server.delete(&id).status, 200);
@@ -465,7 +454,7 @@ fn shutdown_ends_every_child_quickly() {
         json!({}),
     );
     let (id, pgid) = (id(&session), session["pid"].as_u64().expect("pid") as u32);
-    let sleeper = background_pid(&server, &id);
+    let sleeper = server.background_pid(&id);
     let start = Instant::now();
     server.stop();
     assert!(

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{eventually, open_fds, test_config, Server, DEADLINE};
+use common::{alive, eventually, open_fds, test_config, Server, DEADLINE};
 use serde_json::json;
 
 #[test]
@@ -51,13 +51,7 @@ fn a_hundred_sessions_leave_no_descriptor_behind() {
         json!({}),
     );
     let id = session["id"].as_str().expect("id").to_owned();
-    let screen = server.wait_screen(&id, "the escaped pid", |s| s.contains("bg="));
-    let escaped: i32 = screen
-        .split("bg=")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|pid| pid.parse().ok())
-        .expect("a pid after bg=");
+    let escaped = server.background_pid(&id);
     server.wait_exit(&id);
     assert_eq!(server.delete(&id).status, 200);
 
@@ -70,9 +64,9 @@ fn a_hundred_sessions_leave_no_descriptor_behind() {
         std::thread::sleep(Duration::from_millis(20));
         open = open_fds();
     }
-    let escaped_alive = std::path::Path::new(&format!("/proc/{escaped}")).exists();
+    let escaped_alive = alive(escaped);
     // SAFETY: kill only sends a signal to the process this test started.
-    unsafe { libc::kill(escaped, libc::SIGKILL) };
+    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
     assert!(
         escaped_alive,
         "the escaped process held the terminal throughout"

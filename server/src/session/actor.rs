@@ -173,9 +173,15 @@ impl Live {
         Ok(())
     }
 
-    fn output(&mut self, bytes: &[u8]) {
+    /// Applies a chunk to the terminal.
+    fn apply(&mut self, bytes: &[u8]) {
         self.actor.metrics.chunk_read(bytes.len());
         self.actor.term.advance(bytes);
+    }
+
+    /// Applies a chunk, sends the terminal's answers, publishes if it is time.
+    fn output(&mut self, bytes: &[u8]) {
+        self.apply(bytes);
         let replies = self.actor.term.take_replies();
         if !replies.is_empty() {
             // A child that does not read cannot take answers either: drop them.
@@ -246,8 +252,7 @@ impl Live {
         self.actor.pty = None;
         self.actor.events.output.close();
         while let Ok(bytes) = self.actor.events.output.try_recv() {
-            self.actor.metrics.chunk_read(bytes.len());
-            self.actor.term.advance(&bytes);
+            self.apply(&bytes);
         }
         self.publish(Instant::now());
         let status = self.exit.take().unwrap_or_else(unknown_exit);

@@ -78,10 +78,10 @@ impl Sessions {
     pub async fn create(self: &Arc<Self>, spec: SessionSpec) -> Result<SessionHandle, CreateError> {
         let _slot = self.reserve()?;
         let id = random::hex128().map_err(|e| CreateError::Internal(e.to_string()))?;
-        let spawn = spec.spawn.clone();
-        let (pty, events) = tokio::task::spawn_blocking(move || pty::spawn(&spawn))
+        let (spawned, spec) = tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn), spec))
             .await
-            .map_err(|e| CreateError::Internal(e.to_string()))??;
+            .map_err(|e| CreateError::Internal(e.to_string()))?;
+        let (pty, events) = spawned?;
 
         let info = SessionInfo {
             id: id.clone(),
