@@ -140,9 +140,11 @@ pub fn spawn(spec: &SpawnSpec) -> Result<(Pty, PtyEvents), SpawnError> {
     drop(pair.slave);
     let pid = child
         .process_id()
-        .and_then(|pid| libc::pid_t::try_from(pid).ok())
-        .ok_or_else(|| fail("the child has no process id".to_owned()))?;
+        .and_then(|pid| libc::pid_t::try_from(pid).ok());
+    // Reaped whatever happens next; without a pid, dropping the master
+    // below hangs it up.
     waiter.watch(child);
+    let pid = pid.ok_or_else(|| fail("the child has no process id".to_owned()))?;
 
     let pty = Pty {
         master: pair.master,
