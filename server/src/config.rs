@@ -23,6 +23,9 @@ pub struct Config {
     pub limits: Limits,
     /// Programs a request may start, by name.
     pub profiles: BTreeMap<String, Profile>,
+    /// Web pages on other origins allowed to open the WebSocket stream
+    /// with the cookie (e.g. `"https://dash.example.com"`).
+    pub allowed_origins: Vec<String>,
 }
 
 /// Limits and timings.
@@ -53,6 +56,8 @@ pub struct Limits {
     pub grace_ms: u64,
     /// Largest request body, in bytes.
     pub max_body_bytes: usize,
+    /// WebSocket connections to one session at once.
+    pub max_viewers: usize,
 }
 
 impl Default for Limits {
@@ -70,6 +75,7 @@ impl Default for Limits {
             linger_secs: 300,
             grace_ms: 2000,
             max_body_bytes: 1 << 20,
+            max_viewers: 256,
         }
     }
 }
@@ -141,6 +147,7 @@ impl Default for Config {
         Config {
             limits: Limits::default(),
             profiles,
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -217,6 +224,7 @@ impl Config {
             ("max_sessions", l.max_sessions as u64),
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
+            ("max_viewers", l.max_viewers as u64),
         ] {
             if value == 0 {
                 return invalid(format!("limits.{name} must be at least 1"));

@@ -10,8 +10,10 @@ mod body;
 mod create;
 mod error;
 mod ops;
+mod pages;
 mod sessions;
 mod view;
+mod ws;
 
 use std::future::{Future, IntoFuture};
 use std::sync::Arc;
@@ -91,16 +93,21 @@ pub fn router(state: AppState) -> Router {
         .route("/sessions/{id}/screen", get(sessions::screen))
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
+        .route("/sessions/{id}/ws", get(ws::upgrade))
+        .route("/profiles", get(pages::profiles))
         .fallback(ops::not_found);
     let protected = Router::new()
         .nest("/api", api)
-        .route("/", get(ops::index))
+        .route("/", get(pages::index))
+        .route("/s/{id}", get(pages::terminal))
+        .route("/embed/{id}", get(pages::embed))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_token,
         ));
     Router::new()
         .route("/healthz", get(ops::healthz))
+        .route("/web/{name}", get(pages::web_file))
         .route("/metrics", get(ops::metrics))
         .merge(protected)
         .fallback(ops::not_found)

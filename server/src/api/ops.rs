@@ -1,5 +1,5 @@
-//! The routes outside the session API: `/healthz`, `/metrics`, the page at
-//! `/`, and the JSON answers for unknown routes and methods.
+//! The routes outside the session API: `/healthz`, `/metrics`, and the JSON
+//! answers for unknown routes and methods.
 
 use std::fmt::Write;
 
@@ -74,19 +74,6 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
             "text/plain; version=0.0.4; charset=utf-8",
         )],
         body,
-    )
-}
-
-/// `GET /`: where the web client will be served; for now, a pointer to the API.
-pub async fn index() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        concat!(
-            "panecast ",
-            env!("CARGO_PKG_VERSION"),
-            " is running.\nThe web client is not part of this build yet; ",
-            "the HTTP API is under /api (see docs/api.md).\n"
-        ),
     )
 }
 

@@ -5,6 +5,10 @@
 
 mod encode;
 mod keys;
+mod mouse;
+mod paste;
 
 pub use encode::encode_key;
+pub use mouse::encode_mouse;
+pub use paste::encode_paste;
 pub use keys::{parse_key, Key, KeyCode, Modifiers, UnknownKey};

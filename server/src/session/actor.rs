@@ -14,7 +14,11 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{sleep_until, Instant};
 
-use crate::input::encode_key;
+use panecast_proto::Scrollback;
+
+use crate::input::{encode_key, encode_mouse, encode_paste};
+use crate::stream::encode_row;
+use crate::term::Mode;
 use crate::pty::{ExitStatus, Pty, PtyEvents};
 use crate::term::{Snapshot, Term};
 
@@ -84,6 +88,9 @@ impl Actor {
                     Some(Command::Input(_, reply)) | Some(Command::Resize { reply, .. }) => {
                         let _ = reply.send(Err(SessionError::Exited));
                     }
+                    Some(Command::Scrollback { start, count, reply }) => {
+                        let _ = reply.send(scrollback(&self.term, start, count));
+                    }
                     None => return,
                 },
                 () = sleep_until(deadline) => return,
@@ -125,6 +132,9 @@ impl Live {
                     Some(Command::Resize { cols, rows, reply }) => {
                         let _ = reply.send(self.resize(cols, rows));
                     }
+                    Some(Command::Scrollback { start, count, reply }) => {
+                        let _ = reply.send(scrollback(&self.actor.term, start, count));
+                    }
                     None => {
                         self.terminate().await;
                         return Ending::Killed(None);
@@ -152,6 +162,20 @@ impl Live {
                 keys.iter()
                     .flat_map(|key| encode_key(key.code, key.mods, &modes))
                     .collect()
+            }
+            Input::Paste(text) => encode_paste(&text, &self.actor.term.modes()),
+            Input::Mouse(event) => {
+                let term = &self.actor.term;
+                match encode_mouse(&event, &term.modes(), term.cols(), term.rows()) {
+                    Some(bytes) => bytes,
+                    None => return Ok(()),
+                }
+            }
+            Input::Focus(focused) => {
+                if !self.actor.term.modes().get(Mode::FocusEvents) {
+                    return Ok(());
+                }
+                if focused { b"\x1b[I".to_vec() } else { b"\x1b[O".to_vec() }
             }
         };
         self.write(bytes)
@@ -286,5 +310,25 @@ async fn sleep_until_some(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => sleep_until(deadline).await,
         None => std::future::pending().await,
+    }
+}
+
+/// Scrollback lines `start .. start + count` counted up from the screen
+/// (1 is the line just above it), laid out at the current width.
+fn scrollback(term: &Term, start: u64, count: u16) -> Scrollback {
+    let total = term.scrollback_len() as u64;
+    let cols = term.cols();
+    let start = start.max(1);
+    let count = count.min(panecast_proto::limits::MAX_SCROLLBACK_LINES) as u64;
+    let lines = (start..start.saturating_add(count))
+        .take_while(|&i| i <= total)
+        .filter_map(|i| term.scrollback_row((total - i) as usize))
+        .map(|row| encode_row(&row, cols))
+        .collect();
+    Scrollback {
+        total,
+        start,
+        cols,
+        lines,
     }
 }

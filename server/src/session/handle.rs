@@ -1,10 +1,13 @@
 //! The handle to a session: cheap to clone, used by the HTTP API and by
 //! viewers (the WebSocket) to read the screen and to send commands.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use panecast_proto::Scrollback;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
 use super::{Command, Input, SessionError, SessionInfo, Status};
@@ -20,6 +23,19 @@ struct Shared {
     commands: mpsc::Sender<Command>,
     screen: watch::Receiver<Arc<Snapshot>>,
     status: watch::Receiver<Status>,
+    frames: Arc<FrameCache>,
+    viewers: Arc<AtomicUsize>,
+}
+
+/// A place among a session's viewers, given back when dropped.
+pub struct ViewerSlot {
+    viewers: Arc<AtomicUsize>,
+}
+
+impl Drop for ViewerSlot {
+    fn drop(&mut self) {
+        self.viewers.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl SessionHandle {
@@ -35,6 +51,8 @@ impl SessionHandle {
                 commands,
                 screen,
                 status,
+                frames: Arc::default(),
+                viewers: Arc::default(),
             }),
         }
     }
@@ -62,6 +80,43 @@ impl SessionHandle {
         let mut screen = self.shared.screen.clone();
         screen.mark_changed();
         screen
+    }
+
+    /// Encoded frames shared by this session's viewers.
+    pub fn frame_cache(&self) -> Arc<FrameCache> {
+        Arc::clone(&self.shared.frames)
+    }
+
+    /// Takes a place among the viewers, or `None` when `max` are connected.
+    pub fn join_viewer(&self, max: usize) -> Option<ViewerSlot> {
+        let viewers = &self.shared.viewers;
+        viewers
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
+            .ok()?;
+        Some(ViewerSlot {
+            viewers: Arc::clone(viewers),
+        })
+    }
+
+    /// Viewers connected now.
+    pub fn viewer_count(&self) -> usize {
+        self.shared.viewers.load(Ordering::Acquire)
+    }
+
+    /// Scrollback lines `start .. start + count`, 1 being the line just
+    /// above the screen.
+    pub async fn scrollback(&self, start: u64, count: u16) -> Result<Scrollback, SessionError> {
+        let (reply, answer) = oneshot::channel();
+        self.shared
+            .commands
+            .send(Command::Scrollback {
+                start,
+                count,
+                reply,
+            })
+            .await
+            .map_err(|_| SessionError::Exited)?;
+        answer.await.map_err(|_| SessionError::Exited)
     }
 
     /// Whether the child runs, or how it ended.

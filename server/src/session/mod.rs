@@ -14,10 +14,12 @@ mod registry;
 
 use std::time::{Duration, SystemTime};
 
+use panecast_proto::{MouseEvent, Scrollback};
+
 use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 
-pub use handle::SessionHandle;
+pub use handle::{SessionHandle, ViewerSlot};
 pub use metrics::Metrics;
 pub use registry::{CreateError, Sessions};
 
@@ -68,13 +70,32 @@ impl Status {
     }
 }
 
-/// Input for the child.
+/// Input for the child. Everything but raw bytes is encoded with the
+/// terminal's modes at the moment it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     /// Bytes written as they are (typed text, `\r` for Enter).
     Bytes(Vec<u8>),
-    /// Named keys, encoded with the terminal's modes when they are written.
+    /// Named keys.
     Keys(Vec<Key>),
+    /// Pasted text: bracketed when the program asked, escapes removed.
+    Paste(String),
+    /// A mouse event: reported only in the program's mouse mode.
+    Mouse(MouseEvent),
+    /// The viewer's window gained (true) or lost focus: reported only in focus-event mode.
+    Focus(bool),
+}
+
+impl Input {
+    /// Roughly how many bytes this input writes, for rate limits.
+    pub fn size(&self) -> usize {
+        match self {
+            Input::Bytes(bytes) => bytes.len(),
+            Input::Keys(keys) => keys.len() * 8,
+            Input::Paste(text) => text.len(),
+            Input::Mouse(_) | Input::Focus(_) => 16,
+        }
+    }
 }
 
 /// A session could not do what was asked.
@@ -108,6 +129,11 @@ pub struct Timings {
 enum Command {
     Input(Input, Reply),
     Resize { cols: u16, rows: u16, reply: Reply },
+    Scrollback {
+        start: u64,
+        count: u16,
+        reply: tokio::sync::oneshot::Sender<Scrollback>,
+    },
     Kill(tokio::sync::oneshot::Sender<()>),
 }
 
