@@ -20,11 +20,10 @@ cargo test --workspace --locked
 step "benchmark smoke run (each benchmark once)"
 cargo bench -p panecast-server --locked --bench throughput -- --test
 
-for extra in tests/run.d/*.sh; do
-  [[ -e "$extra" ]] || continue
-  step "$extra"
-  bash "$extra"
-done
+step "web client: unit, size, browser and end-to-end tests (tests/web.sh)"
+# The end-to-end tests run the debug binary `cargo test` just built.
+cargo build --locked -p panecast-server --bin panecast
+PANECAST_BIN="$PWD/target/debug/panecast" bash tests/web.sh
 
 echo
 echo "all checks passed"

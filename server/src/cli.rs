@@ -124,11 +124,8 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the listening address: {e}"))?;
-        if generated {
-            println!("panecast listening: open http://{addr}/?token={token}");
-        } else {
-            println!("panecast listening on http://{addr}/ (with the token you gave)");
-        }
+        let origin = if generated { "a fresh token" } else { "the token you gave" };
+        println!("panecast listening: open http://{addr}/?token={token} ({origin})");
         let settings = Settings {
             config,
             token,

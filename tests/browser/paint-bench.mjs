@@ -5,7 +5,10 @@
 // drawing itself, not just recording the calls. The frame is encoded by the
 // test-side encoder and decoded by web/protocol.js before the clock starts
 // (decoding is timed separately).
-// Usage: node tests/browser/paint-bench.mjs [samples]   (budget: PANECAST_PAINT_BUDGET_MS, default 8)
+// Usage: node tests/browser/paint-bench.mjs [samples] [--report]
+// (budget: PANECAST_PAINT_BUDGET_MS, default 8). With --report (as the test
+// command runs it) the figure is reported and a miss is a warning: speed
+// targets are measured, not asserted in tests.
 import { loadavg, cpus } from 'node:os';
 import { launch, WEB } from './lib/harness.mjs';
 import { startMock } from './lib/mock-server.mjs';
@@ -13,6 +16,7 @@ import * as wire from './lib/wire.mjs';
 
 const COLS = 200, ROWS = 60;
 const SAMPLES = Number(process.argv[2]) || 200;
+const REPORT_ONLY = process.argv.includes('--report');
 const BUDGET = Number(process.env.PANECAST_PAINT_BUDGET_MS || 8);
 
 // A deterministic pseudo-random stream.
@@ -107,5 +111,5 @@ console.log(`  decode of the same frame: ${f(result.decodeMs)} ms; load average 
 console.log('PAINT_BENCH ' + JSON.stringify({ cols: COLS, rows: ROWS, samples: SAMPLES, median_ms: +f(result.median), p95_ms: +f(result.p95), decode_ms: +f(result.decodeMs) }));
 if (result.median > BUDGET) {
   console.error(`paint benchmark: median ${f(result.median)} ms is over the ${BUDGET} ms budget`);
-  process.exit(1);
+  if (!REPORT_ONLY) process.exit(1);
 }
