@@ -126,3 +126,28 @@ fn erased_cells_carry_no_link() {
     assert_eq!(link_at(&mut term, 0, 0), None);
     assert!(cell(&mut term, 0, 0).is_empty());
 }
+
+#[test]
+#[ignore = "vte 0.15 keeps at most 16 OSC parameters: the title is cut at its 15th ';'"]
+fn a_title_keeps_many_semicolons() {
+    // As xterm.js: everything after `2;` is the title.
+    let title: String = (b'a'..=b'z').map(|c| format!("{};", c as char)).collect();
+    let term = screen(10, 2, format!("\x1b]2;{title}\x07"));
+    assert_eq!(term.title(), title);
+}
+
+#[test]
+#[ignore = "the link table is never compacted: past 4096 URIs in a session new links are dropped"]
+fn links_keep_working_after_thousands_of_old_ones() {
+    // The old links scrolled out of a 100-line scrollback long ago.
+    let mut term = screen(20, 2, "");
+    for i in 0..5_000 {
+        term.advance(format!("\x1b]8;;https://example.com/{i}\x07x\x1b]8;;\x07\r\n").as_bytes());
+    }
+    term.advance(b"\x1b]8;;https://example.com/new\x07new\x1b]8;;\x07");
+    assert_eq!(lines(&mut term)[1], "new");
+    assert_eq!(
+        link_at(&mut term, 1, 0).as_deref(),
+        Some("https://example.com/new")
+    );
+}
