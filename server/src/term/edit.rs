@@ -205,7 +205,7 @@ impl Emulator {
     pub fn screen_alignment(&mut self) {
         self.top = 0;
         self.bottom = self.rows - 1;
-        let pen = self.pen_id;
+        let pen = self.pen();
         for r in 0..self.rows {
             self.touch(r);
             let line = &mut self.grid[r];

@@ -66,6 +66,8 @@ pub(crate) struct Emulator {
     pub links: LinkTable,
     pub pen: Style,
     pub pen_id: StyleId,
+    /// Set when `pen` changed and `pen_id` is stale.
+    pub pen_dirty: bool,
     /// The pen `pen_id` was interned from.
     pub interned_pen: Style,
     /// The erase style's id, interned on first use after a background change.
@@ -121,6 +123,7 @@ impl Emulator {
             links: LinkTable::default(),
             pen: Style::default(),
             pen_id: StyleId::DEFAULT,
+            pen_dirty: false,
             interned_pen: Style::default(),
             erase_id: Some(StyleId::DEFAULT),
             charsets: [Charset::Ascii; 4],
@@ -200,22 +203,28 @@ impl Emulator {
 
     // ----- printing -----
 
-    /// Writes the gathered run of printable ASCII. Where nothing special is
-    /// going on (no charset mapping, insert mode, protection, wide
-    /// characters or clusters under the run) whole row segments are written
-    /// at once; otherwise each character takes the general path.
+    /// Writes the gathered run of printable ASCII, if any.
+    #[inline]
     pub fn flush_run(&mut self) {
-        let len = self.run_len;
-        if len == 0 {
-            return;
+        if self.run_len != 0 {
+            self.write_run();
         }
+    }
+
+    /// Writes the gathered run. Where nothing special is going on (no
+    /// charset mapping, insert mode, protection, wide characters or clusters
+    /// under the run) whole row segments are written at once; otherwise each
+    /// character takes the general path.
+    fn write_run(&mut self) {
+        let len = self.run_len;
         self.run_len = 0;
-        let run = self.run;
+        let pen = self.pen();
         let simple = !self.mapping && !self.protect && !self.modes.get(Mode::Insert);
         let mut i = 0;
         while i < len {
             if !simple {
-                self.print(run[i] as char);
+                let b = self.run[i];
+                self.print(b as char);
                 i += 1;
                 continue;
             }
@@ -228,8 +237,9 @@ impl Emulator {
             }
             let (row, col) = (self.cursor.row, self.cursor.col);
             let n = (len - i).min(self.cols - col);
-            if !self.grid[row].write_ascii(col, &run[i..i + n], self.pen_id) {
-                self.print(run[i] as char);
+            if !self.grid[row].write_ascii(col, &self.run[i..i + n], pen) {
+                let b = self.run[i];
+                self.print(b as char);
                 i += 1;
                 continue;
             }
@@ -241,15 +251,15 @@ impl Emulator {
                 if !self.modes.get(Mode::AutoWrap) && i < len {
                     // Without autowrap the rest overwrites the last column:
                     // only the final character survives.
-                    let last = run[len - 1];
-                    self.grid[row].write_ascii(self.cols - 1, &[last], self.pen_id);
+                    let last = self.run[len - 1];
+                    self.grid[row].write_ascii(self.cols - 1, &[last], pen);
                     i = len;
                 }
             } else {
                 self.cursor.col = col + n;
             }
         }
-        self.last_printed = Some(run[len - 1] as char);
+        self.last_printed = Some(self.run[len - 1] as char);
     }
 
     /// Writes one printable character at the cursor (xterm's semantics for
@@ -296,14 +306,14 @@ impl Emulator {
         if self.modes.get(Mode::Insert) {
             self.shift_right(row, col, width);
         }
-        let pen = self.pen_id;
+        let pen = self.pen();
         let mut cell = Cell::new(c, pen, width as u8);
         if self.protect {
             cell.mark_protected();
         }
         let line = &mut self.grid[row];
         let old = line.put(col, cell);
-        if old.width() != 1 || line.has_clusters() {
+        if old.width() != 1 || old.has_cluster() {
             self.fix_overwrite(row, col, old);
         }
         if width == 2 {
@@ -360,7 +370,7 @@ impl Emulator {
         let row = self.cursor.row;
         if !self.cursor.pending_wrap {
             // A wide character that does not fit: pad the rest of this row.
-            let pen = self.pen_id;
+            let pen = self.pen();
             self.touch(row);
             let (col, cols) = (self.cursor.col, self.cols);
             let line = &mut self.grid[row];
@@ -625,8 +635,24 @@ impl Emulator {
 
     // ----- styles -----
 
-    /// Re-interns the pen after an SGR or hyperlink change.
+    /// Notes that the pen changed (SGR, hyperlink, restore); it is interned
+    /// when next used, so a burst of SGRs costs one lookup.
+    #[inline]
     pub fn update_pen(&mut self) {
+        self.pen_dirty = true;
+    }
+
+    /// The pen's style id, interning the pen if it changed.
+    #[inline]
+    pub fn pen(&mut self) -> StyleId {
+        if self.pen_dirty {
+            self.intern_pen();
+        }
+        self.pen_id
+    }
+
+    fn intern_pen(&mut self) {
+        self.pen_dirty = false;
         if self.pen == self.interned_pen {
             return;
         }
@@ -640,6 +666,9 @@ impl Emulator {
     /// The style erased cells take: the pen's background only.
     #[inline]
     pub fn erase_style(&mut self) -> StyleId {
+        if self.pen_dirty {
+            self.intern_pen();
+        }
         match self.erase_id {
             Some(id) => id,
             None => {

@@ -40,7 +40,13 @@ impl Grid {
     /// come out at its bottom (the caller clears them).
     #[inline]
     pub fn rotate_up(&mut self, top: usize, bottom: usize, n: usize) {
-        self.order[top..=bottom].rotate_left(n);
+        if n == 1 {
+            let first = self.order[top];
+            self.order.copy_within(top + 1..=bottom, top);
+            self.order[bottom] = first;
+        } else {
+            self.order[top..=bottom].rotate_left(n);
+        }
     }
 
     /// Rotates rows `top..=bottom` down by `n`: the bottom `n` rows of the

@@ -14,21 +14,37 @@ use super::style::StyleId;
 /// Longest title kept, in characters.
 const MAX_TITLE_CHARS: usize = 1024;
 
-/// The parameter at `i`, or `default` when absent or zero.
-fn arg(params: &Params, i: usize, default: u16) -> usize {
-    match params.iter().nth(i).and_then(|p| p.first().copied()) {
-        Some(0) | None => default as usize,
-        Some(n) => n as usize,
-    }
+/// The first four parameters of a CSI sequence (each parameter's first
+/// value), read once: no sequence but SGR and the modes (which iterate the
+/// parameters themselves) uses more.
+struct Args {
+    values: [u16; 4],
 }
 
-/// The parameter at `i` as given (absent reads as 0).
-fn raw(params: &Params, i: usize) -> u16 {
-    params
-        .iter()
-        .nth(i)
-        .and_then(|p| p.first().copied())
-        .unwrap_or(0)
+impl Args {
+    #[inline]
+    fn new(params: &Params) -> Args {
+        let mut values = [0; 4];
+        for (slot, param) in values.iter_mut().zip(params.iter()) {
+            *slot = param.first().copied().unwrap_or(0);
+        }
+        Args { values }
+    }
+
+    /// Parameter `i`, or `default` when absent or zero.
+    #[inline]
+    fn or(&self, i: usize, default: u16) -> usize {
+        match self.values[i] {
+            0 => default as usize,
+            n => n as usize,
+        }
+    }
+
+    /// Parameter `i` as given (absent reads as 0).
+    #[inline]
+    fn raw(&self, i: usize) -> u16 {
+        self.values[i]
+    }
 }
 
 impl Perform for Emulator {
@@ -76,41 +92,42 @@ impl Perform for Emulator {
         if ignore {
             return;
         }
+        let a = Args::new(params);
         match (intermediates, action) {
-            ([], '@') => self.insert_chars(arg(params, 0, 1)),
-            ([], 'A') => self.move_up(arg(params, 0, 1)),
-            ([], 'B') => self.move_down(arg(params, 0, 1)),
-            ([], 'e') => self.move_down_unbounded(arg(params, 0, 1)),
-            ([], 'C') | ([], 'a') => self.move_right(arg(params, 0, 1)),
-            ([], 'D') => self.move_left(arg(params, 0, 1)),
+            ([], '@') => self.insert_chars(a.or(0, 1)),
+            ([], 'A') => self.move_up(a.or(0, 1)),
+            ([], 'B') => self.move_down(a.or(0, 1)),
+            ([], 'e') => self.move_down_unbounded(a.or(0, 1)),
+            ([], 'C') | ([], 'a') => self.move_right(a.or(0, 1)),
+            ([], 'D') => self.move_left(a.or(0, 1)),
             ([], 'E') => {
-                self.move_down(arg(params, 0, 1));
+                self.move_down(a.or(0, 1));
                 self.carriage_return();
             }
             ([], 'F') => {
-                self.move_up(arg(params, 0, 1));
+                self.move_up(a.or(0, 1));
                 self.carriage_return();
             }
-            ([], 'G') | ([], '`') => self.goto_col(arg(params, 0, 1) - 1),
-            ([], 'H') | ([], 'f') => self.goto(arg(params, 0, 1) - 1, arg(params, 1, 1) - 1),
-            ([], 'I') => self.tab(arg(params, 0, 1)),
-            ([], 'J') => self.erase_in_display(raw(params, 0), false),
-            ([b'?'], 'J') => self.erase_in_display(raw(params, 0), true),
-            ([], 'K') => self.erase_in_line(raw(params, 0), false),
-            ([b'?'], 'K') => self.erase_in_line(raw(params, 0), true),
-            ([b'"'], 'q') => self.protect = raw(params, 0) == 1,
-            ([], 'L') => self.insert_lines(arg(params, 0, 1)),
-            ([], 'M') => self.delete_lines(arg(params, 0, 1)),
-            ([], 'P') => self.delete_chars(arg(params, 0, 1)),
-            ([], 'S') => self.scroll_text_up(arg(params, 0, 1)),
-            ([], 'T') => self.scroll_text_down(arg(params, 0, 1)),
-            ([], 'X') => self.erase_chars(arg(params, 0, 1)),
-            ([], 'Z') => self.back_tab(arg(params, 0, 1)),
-            ([], 'b') => self.repeat(preceding, arg(params, 0, 1)),
-            ([], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[?1;2c"),
-            ([b'>'], 'c') if raw(params, 0) == 0 => self.reply(b"\x1b[>0;276;0c"),
-            ([], 'd') => self.goto_row(arg(params, 0, 1) - 1),
-            ([], 'g') => match raw(params, 0) {
+            ([], 'G') | ([], '`') => self.goto_col(a.or(0, 1) - 1),
+            ([], 'H') | ([], 'f') => self.goto(a.or(0, 1) - 1, a.or(1, 1) - 1),
+            ([], 'I') => self.tab(a.or(0, 1)),
+            ([], 'J') => self.erase_in_display(a.raw(0), false),
+            ([b'?'], 'J') => self.erase_in_display(a.raw(0), true),
+            ([], 'K') => self.erase_in_line(a.raw(0), false),
+            ([b'?'], 'K') => self.erase_in_line(a.raw(0), true),
+            ([b'"'], 'q') => self.protect = a.raw(0) == 1,
+            ([], 'L') => self.insert_lines(a.or(0, 1)),
+            ([], 'M') => self.delete_lines(a.or(0, 1)),
+            ([], 'P') => self.delete_chars(a.or(0, 1)),
+            ([], 'S') => self.scroll_text_up(a.or(0, 1)),
+            ([], 'T') => self.scroll_text_down(a.or(0, 1)),
+            ([], 'X') => self.erase_chars(a.or(0, 1)),
+            ([], 'Z') => self.back_tab(a.or(0, 1)),
+            ([], 'b') => self.repeat(preceding, a.or(0, 1)),
+            ([], 'c') if a.raw(0) == 0 => self.reply(b"\x1b[?1;2c"),
+            ([b'>'], 'c') if a.raw(0) == 0 => self.reply(b"\x1b[>0;276;0c"),
+            ([], 'd') => self.goto_row(a.or(0, 1) - 1),
+            ([], 'g') => match a.raw(0) {
                 0 => self.tabs.clear(self.cursor.col),
                 3 => self.tabs.clear_all(),
                 _ => {}
@@ -123,20 +140,20 @@ impl Perform for Emulator {
                 sgr::apply(&mut self.pen, params);
                 self.update_pen();
             }
-            ([], 'n') => self.device_status(raw(params, 0), false),
-            ([b'?'], 'n') => self.device_status(raw(params, 0), true),
-            ([], 'r') => self.set_scroll_region(raw(params, 0) as usize, raw(params, 1) as usize),
+            ([], 'n') => self.device_status(a.raw(0), false),
+            ([b'?'], 'n') => self.device_status(a.raw(0), true),
+            ([], 'r') => self.set_scroll_region(a.raw(0) as usize, a.raw(1) as usize),
             ([], 's') => self.save_cursor(),
             ([], 'u') => self.restore_cursor(),
-            ([], 't') => self.window_op(raw(params, 0)),
-            ([b' '], 'q') => self.set_cursor_style(raw(params, 0)),
-            ([b' '], '@') => self.scroll_columns(-(arg(params, 0, 1) as isize)),
-            ([b' '], 'A') => self.scroll_columns(arg(params, 0, 1) as isize),
-            ([b'\''], '}') => self.edit_columns(arg(params, 0, 1) as isize),
-            ([b'\''], '~') => self.edit_columns(-(arg(params, 0, 1) as isize)),
+            ([], 't') => self.window_op(a.raw(0)),
+            ([b' '], 'q') => self.set_cursor_style(a.raw(0)),
+            ([b' '], '@') => self.scroll_columns(-(a.or(0, 1) as isize)),
+            ([b' '], 'A') => self.scroll_columns(a.or(0, 1) as isize),
+            ([b'\''], '}') => self.edit_columns(a.or(0, 1) as isize),
+            ([b'\''], '~') => self.edit_columns(-(a.or(0, 1) as isize)),
             ([b'!'], 'p') => self.soft_reset(),
-            ([b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Ansi),
-            ([b'?', b'$'], 'p') => self.report_mode(raw(params, 0), ModeKind::Dec),
+            ([b'$'], 'p') => self.report_mode(a.raw(0), ModeKind::Ansi),
+            ([b'?', b'$'], 'p') => self.report_mode(a.raw(0), ModeKind::Dec),
             ([b'>'], 'q') => {
                 let version = concat!("\x1bP>|panecast ", env!("CARGO_PKG_VERSION"), "\x1b\\");
                 self.reply(version.as_bytes());

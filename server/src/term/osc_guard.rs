@@ -14,9 +14,19 @@ enum State {
 }
 
 /// Tracks just enough of the byte stream to know when an OSC string runs long.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct OscGuard {
     state: State,
+    osc_start: memchr::memmem::Finder<'static>,
+}
+
+impl Default for OscGuard {
+    fn default() -> Self {
+        OscGuard {
+            state: State::Ground,
+            osc_start: memchr::memmem::Finder::new(b"\x1b]"),
+        }
+    }
 }
 
 impl OscGuard {
@@ -27,12 +37,19 @@ impl OscGuard {
         let mut start = 0;
         while i < bytes.len() {
             match self.state {
-                State::Ground => match memchr::memchr(0x1b, &bytes[i..]) {
+                // Only `ESC ]` matters: one fast search per chunk, with an ESC
+                // at the very end carried over to the next chunk.
+                State::Ground => match self.osc_start.find(&bytes[i..]) {
                     Some(p) => {
-                        i += p + 1;
-                        self.state = State::Escape;
+                        i += p + 2;
+                        self.state = State::Osc(0);
                     }
-                    None => break,
+                    None => {
+                        if bytes.last() == Some(&0x1b) {
+                            self.state = State::Escape;
+                        }
+                        break;
+                    }
                 },
                 State::Escape => {
                     self.state = match bytes[i] {
@@ -100,5 +117,15 @@ mod tests {
         passed.extend(run(&mut guard, b"\x07after"));
         assert!(passed.len() < MAX_OSC_BYTES + 64, "{}", passed.len());
         assert!(passed.ends_with(b"\x07after"));
+    }
+
+    #[test]
+    fn an_osc_start_split_across_chunks_is_seen() {
+        let mut guard = OscGuard::default();
+        let mut passed = run(&mut guard, b"abc\x1b");
+        passed.extend(run(&mut guard, b"]0;"));
+        passed.extend(run(&mut guard, &[b'x'; MAX_OSC_BYTES + 100]));
+        passed.extend(run(&mut guard, b"\x07"));
+        assert!(passed.len() < MAX_OSC_BYTES + 16, "{}", passed.len());
     }
 }

@@ -84,7 +84,9 @@ impl Row {
     pub(crate) fn write_ascii(&mut self, col: usize, text: &[u8], style: StyleId) -> bool {
         let end = col + text.len();
         let target = &mut self.cells[col..end];
-        if !self.clusters.is_empty() || target.iter().any(|c| c.width() != 1) {
+        // Readers trust a cell's cluster flag, so stale entries of
+        // overwritten clusters need no cleanup here.
+        if target.iter().any(|c| c.width() != 1 || c.has_cluster()) {
             return false;
         }
         for (cell, &b) in target.iter_mut().zip(text) {
@@ -185,12 +187,6 @@ impl Row {
             self.clusters
                 .retain(|(c, _)| !((*c as usize) >= start && (*c as usize) < end));
         }
-    }
-
-    /// True when the row holds any cluster text.
-    #[inline]
-    pub(crate) fn has_clusters(&self) -> bool {
-        !self.clusters.is_empty()
     }
 
     /// Moves cluster entries after a shift of cells: every column `c` in
