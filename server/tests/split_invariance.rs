@@ -248,7 +248,6 @@ proptest! {
 
     /// Split anywhere, inside UTF-8 characters too.
     #[test]
-    #[ignore = "vte 0.15 bug: a code point completed across two advance() calls swallows the next ASCII byte"]
     fn splitting_anywhere_changes_nothing(
         cols in 1..=40u16,
         rows in 1..=12u16,
@@ -260,7 +259,6 @@ proptest! {
 
     /// A byte at a time.
     #[test]
-    #[ignore = "vte 0.15 bug: a code point completed across two advance() calls swallows the next ASCII byte"]
     fn a_byte_at_a_time_changes_nothing(cols in 1..=40u16, rows in 1..=12u16, bytes in stream(200, true)) {
         let every: Vec<usize> = (0..=bytes.len()).collect();
         split_property(cols, rows, &bytes, &every)?;
@@ -271,7 +269,6 @@ proptest! {
 /// then `a` and a multibyte character. vte completes the `é` from the next
 /// chunk but skips the `a` too: the screen shows `é中` instead of `éa中`.
 #[test]
-#[ignore = "vte 0.15 bug: a code point completed across two advance() calls swallows the next ASCII byte"]
 fn a_split_character_does_not_swallow_the_next_byte() {
     let bytes = "\u{e9}a\u{4e2d}".as_bytes();
     let expected = whole(10, 1, bytes);

@@ -92,6 +92,12 @@ impl Perform for Emulator {
         if ignore {
             return;
         }
+        // SGR is by far the most frequent sequence; it reads its own parameters.
+        if intermediates.is_empty() && action == 'm' {
+            sgr::apply(&mut self.pen, params);
+            self.update_pen();
+            return;
+        }
         let a = Args::new(params);
         match (intermediates, action) {
             ([], '@') => self.insert_chars(a.or(0, 1)),
@@ -136,10 +142,6 @@ impl Perform for Emulator {
             ([], 'l') => self.set_modes(params, ModeKind::Ansi, false),
             ([b'?'], 'h') => self.set_modes(params, ModeKind::Dec, true),
             ([b'?'], 'l') => self.set_modes(params, ModeKind::Dec, false),
-            ([], 'm') => {
-                sgr::apply(&mut self.pen, params);
-                self.update_pen();
-            }
             ([], 'n') => self.device_status(a.raw(0), false),
             ([b'?'], 'n') => self.device_status(a.raw(0), true),
             ([], 'r') => self.set_scroll_region(a.raw(0) as usize, a.raw(1) as usize),

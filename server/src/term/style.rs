@@ -89,7 +89,7 @@ impl Attrs {
 }
 
 /// Everything about how a cell looks except its text.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Style {
     /// Foreground colour.
     pub fg: Color,
@@ -103,6 +103,32 @@ pub struct Style {
     pub underline: Underline,
     /// OSC 8 hyperlink id in the terminal's link table; 0 means none.
     pub link: u16,
+}
+
+impl Color {
+    /// The colour as 26 bits: a 2-bit kind and 24 bits of value.
+    #[inline]
+    fn packed(self) -> u64 {
+        match self {
+            Color::Default => 0,
+            Color::Indexed(i) => 1 << 24 | i as u64,
+            Color::Rgb(r, g, b) => 2 << 24 | (r as u64) << 16 | (g as u64) << 8 | b as u64,
+        }
+    }
+}
+
+/// Hashes a style as two words (it is hashed once per SGR-styled run, so
+/// this is on the print path of colourful output).
+impl std::hash::Hash for Style {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.fg.packed() | self.bg.packed() << 26);
+        state.write_u64(
+            self.underline_color.packed()
+                | (self.attrs.0 as u64) << 26
+                | (self.underline as u64) << 34
+                | (self.link as u64) << 40,
+        );
+    }
 }
 
 impl Style {
