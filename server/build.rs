@@ -33,7 +33,10 @@ fn main() {
     names.sort();
     let mut table = String::from("&[\n");
     for name in &names {
-        let path = web.join(name).canonicalize().expect("web file path resolves");
+        let path = web
+            .join(name)
+            .canonicalize()
+            .expect("web file path resolves");
         println!("cargo:rerun-if-changed={}", path.display());
         table.push_str(&format!(
             "    ({name:?}, {:?}, include_bytes!({:?})),\n",

@@ -343,7 +343,11 @@ mod tests {
             let mut out = Vec::new();
             shared.write(seq, &mut out);
             let mut expected = Vec::new();
-            Frame { seq, ..frame.clone() }.encode_into(&mut expected);
+            Frame {
+                seq,
+                ..frame.clone()
+            }
+            .encode_into(&mut expected);
             assert_eq!(out, expected);
         }
     }

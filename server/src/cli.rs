@@ -124,7 +124,11 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the listening address: {e}"))?;
-        let origin = if generated { "a fresh token" } else { "the token you gave" };
+        let origin = if generated {
+            "a fresh token"
+        } else {
+            "the token you gave"
+        };
         println!("panecast listening: open http://{addr}/?token={token} ({origin})");
         let settings = Settings {
             config,

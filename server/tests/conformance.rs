@@ -46,7 +46,11 @@ fn name_of(path: &Path, suffix: &str) -> String {
 fn corpus_cases_match_the_reference() {
     let dir = shared_dir().join("corpus/cases");
     let cases = files_with_suffix(&dir, ".expected.json");
-    assert!(cases.len() >= 50, "expected the corpus at {}", dir.display());
+    assert!(
+        cases.len() >= 50,
+        "expected the corpus at {}",
+        dir.display()
+    );
     let mut failures = Vec::new();
     let mut passed = 0;
     for expected_path in &cases {
@@ -55,8 +59,10 @@ fn corpus_cases_match_the_reference() {
             continue;
         }
         let meta: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(dir.join(format!("{name}.json"))).unwrap()).unwrap();
-        let expected: ScreenJson = serde_json::from_slice(&std::fs::read(expected_path).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(dir.join(format!("{name}.json"))).unwrap())
+                .unwrap();
+        let expected: ScreenJson =
+            serde_json::from_slice(&std::fs::read(expected_path).unwrap()).unwrap();
         let bytes = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
         let mut term = Term::new(
             meta["cols"].as_u64().unwrap() as u16,
@@ -86,17 +92,25 @@ fn compare(expected: &ScreenJson, actual: &ScreenJson) -> Option<String> {
         }
     }
     if expected.cursor != actual.cursor {
-        return Some(format!("cursor: expected {:?}, actual {:?}", expected.cursor, actual.cursor));
+        return Some(format!(
+            "cursor: expected {:?}, actual {:?}",
+            expected.cursor, actual.cursor
+        ));
     }
     if expected.alternate != actual.alternate {
         return Some(format!("alternate: expected {}", expected.alternate));
     }
     if expected.title != actual.title {
-        return Some(format!("title: expected {:?}, actual {:?}", expected.title, actual.title));
+        return Some(format!(
+            "title: expected {:?}, actual {:?}",
+            expected.title, actual.title
+        ));
     }
     for (i, (e, a)) in expected.styles.iter().zip(&actual.styles).enumerate() {
         if e != a {
-            return Some(format!("styles of line {i}:\n  expected {e:?}\n  actual   {a:?}"));
+            return Some(format!(
+                "styles of line {i}:\n  expected {e:?}\n  actual   {a:?}"
+            ));
         }
     }
     None
@@ -118,7 +132,11 @@ fn onlcr(bytes: &[u8]) -> Vec<u8> {
 fn xterm_escape_files_match_xterm() {
     let dir = shared_dir().join("corpus/xterm-escape");
     let inputs = files_with_suffix(&dir, ".in");
-    assert!(inputs.len() >= 70, "expected the escape files at {}", dir.display());
+    assert!(
+        inputs.len() >= 70,
+        "expected the escape files at {}",
+        dir.display()
+    );
     let mut failures = Vec::new();
     let mut passed = 0;
     for input in &inputs {
@@ -131,11 +149,18 @@ fn xterm_escape_files_match_xterm() {
         term.advance(b"\x1bc\x1b[H");
         term.advance(&onlcr(&std::fs::read(input).unwrap()));
         let snapshot = term.snapshot();
-        let actual: Vec<String> = snapshot.lines.iter().map(|l| l.text().trim_end().to_string()).collect();
-        let expected: Vec<String> = expected.lines().map(|l| l.trim_end().to_string()).take(25).collect();
-        let mismatch = (0..25).find(|&i| {
-            expected.get(i).map(String::as_str).unwrap_or("") != actual[i]
-        });
+        let actual: Vec<String> = snapshot
+            .lines
+            .iter()
+            .map(|l| l.text().trim_end().to_string())
+            .collect();
+        let expected: Vec<String> = expected
+            .lines()
+            .map(|l| l.trim_end().to_string())
+            .take(25)
+            .collect();
+        let mismatch =
+            (0..25).find(|&i| expected.get(i).map(String::as_str).unwrap_or("") != actual[i]);
         match mismatch {
             None => passed += 1,
             Some(i) => failures.push(format!(

@@ -16,15 +16,25 @@ use crate::assets::asset;
 /// upgraded server is picked up on reload.
 fn file(name: &str) -> Result<Response, ApiError> {
     let (content_type, bytes) = asset(name).ok_or_else(|| {
-        ApiError::new(axum::http::StatusCode::NOT_FOUND, "not_found", format!("no file '{name}'"))
+        ApiError::new(
+            axum::http::StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no file '{name}'"),
+        )
     })?;
     let mut response = bytes.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     if !name.ends_with(".html") {
-        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
     }
     Ok(response)
 }

@@ -9,6 +9,6 @@ mod mouse;
 mod paste;
 
 pub use encode::encode_key;
+pub use keys::{parse_key, Key, KeyCode, Modifiers, UnknownKey};
 pub use mouse::encode_mouse;
 pub use paste::encode_paste;
-pub use keys::{parse_key, Key, KeyCode, Modifiers, UnknownKey};

@@ -38,7 +38,11 @@ pub fn encode_mouse(event: &MouseEvent, modes: &Modes, cols: u16, rows: u16) -> 
         },
     };
     let motion = if event.kind == MouseKind::Move { 32 } else { 0 };
-    let mods = if x10_only { 0 } else { modifier_bits(event.mods) };
+    let mods = if x10_only {
+        0
+    } else {
+        modifier_bits(event.mods)
+    };
     let col = u32::from(event.col.min(cols.saturating_sub(1))) + 1;
     let row = u32::from(event.row.min(rows.saturating_sub(1))) + 1;
     let release = event.kind == MouseKind::Release;
@@ -65,7 +69,14 @@ pub fn encode_mouse(event: &MouseEvent, modes: &Modes, cols: u16, rows: u16) -> 
             if col > 223 || row > 223 {
                 return None;
             }
-            Some(vec![0x1b, b'[', b'M', (code + 32) as u8, (col + 32) as u8, (row + 32) as u8])
+            Some(vec![
+                0x1b,
+                b'[',
+                b'M',
+                (code + 32) as u8,
+                (col + 32) as u8,
+                (row + 32) as u8,
+            ])
         }
     }
 }
@@ -108,49 +119,89 @@ mod tests {
     #[test]
     fn nothing_is_reported_unless_asked() {
         let m = modes(b"");
-        assert_eq!(encode_mouse(&event(MouseKind::Press, MouseButton::Left, 0, 0), &m, 80, 24), None);
+        assert_eq!(
+            encode_mouse(
+                &event(MouseKind::Press, MouseButton::Left, 0, 0),
+                &m,
+                80,
+                24
+            ),
+            None
+        );
     }
 
     #[test]
     fn sgr_reports_press_release_and_wheel() {
         let m = modes(b"\x1b[?1000h\x1b[?1006h");
         let press = event(MouseKind::Press, MouseButton::Left, 4, 199);
-        assert_eq!(encode_mouse(&press, &m, 300, 50).unwrap(), b"\x1b[<0;200;5M");
+        assert_eq!(
+            encode_mouse(&press, &m, 300, 50).unwrap(),
+            b"\x1b[<0;200;5M"
+        );
         let release = event(MouseKind::Release, MouseButton::Right, 0, 0);
-        assert_eq!(encode_mouse(&release, &m, 300, 50).unwrap(), b"\x1b[<2;1;1m");
+        assert_eq!(
+            encode_mouse(&release, &m, 300, 50).unwrap(),
+            b"\x1b[<2;1;1m"
+        );
         let wheel = MouseEvent {
             mods: Modifiers::CTRL,
             ..event(MouseKind::WheelDown, MouseButton::None, 1, 1)
         };
         assert_eq!(encode_mouse(&wheel, &m, 300, 50).unwrap(), b"\x1b[<81;2;2M");
         let moved = event(MouseKind::Move, MouseButton::Left, 1, 1);
-        assert_eq!(encode_mouse(&moved, &m, 300, 50), None, "1000 reports no motion");
+        assert_eq!(
+            encode_mouse(&moved, &m, 300, 50),
+            None,
+            "1000 reports no motion"
+        );
     }
 
     #[test]
     fn drag_and_motion_tracking() {
         let drag = modes(b"\x1b[?1002h\x1b[?1006h");
         let held = event(MouseKind::Move, MouseButton::Left, 2, 3);
-        assert_eq!(encode_mouse(&held, &drag, 80, 24).unwrap(), b"\x1b[<32;4;3M");
+        assert_eq!(
+            encode_mouse(&held, &drag, 80, 24).unwrap(),
+            b"\x1b[<32;4;3M"
+        );
         let free = event(MouseKind::Move, MouseButton::None, 2, 3);
         assert_eq!(encode_mouse(&free, &drag, 80, 24), None);
         let motion = modes(b"\x1b[?1003h\x1b[?1006h");
-        assert_eq!(encode_mouse(&free, &motion, 80, 24).unwrap(), b"\x1b[<35;4;3M");
+        assert_eq!(
+            encode_mouse(&free, &motion, 80, 24).unwrap(),
+            b"\x1b[<35;4;3M"
+        );
     }
 
     #[test]
     fn x10_encoding_and_its_limits() {
         let m = modes(b"\x1b[?1000h");
         let press = event(MouseKind::Press, MouseButton::Middle, 0, 9);
-        assert_eq!(encode_mouse(&press, &m, 300, 50).unwrap(), [0x1b, b'[', b'M', 33, 42, 33]);
+        assert_eq!(
+            encode_mouse(&press, &m, 300, 50).unwrap(),
+            [0x1b, b'[', b'M', 33, 42, 33]
+        );
         let release = event(MouseKind::Release, MouseButton::Middle, 0, 9);
-        assert_eq!(encode_mouse(&release, &m, 300, 50).unwrap(), [0x1b, b'[', b'M', 35, 42, 33]);
+        assert_eq!(
+            encode_mouse(&release, &m, 300, 50).unwrap(),
+            [0x1b, b'[', b'M', 35, 42, 33]
+        );
         let far = event(MouseKind::Press, MouseButton::Left, 0, 250);
-        assert_eq!(encode_mouse(&far, &m, 300, 50), None, "X10 cannot encode column 251");
+        assert_eq!(
+            encode_mouse(&far, &m, 300, 50),
+            None,
+            "X10 cannot encode column 251"
+        );
         let utf8 = modes(b"\x1b[?1000h\x1b[?1005h");
-        assert_eq!(encode_mouse(&far, &utf8, 300, 50).unwrap(), "\x1b[M \u{11b}!".as_bytes());
+        assert_eq!(
+            encode_mouse(&far, &utf8, 300, 50).unwrap(),
+            "\x1b[M \u{11b}!".as_bytes()
+        );
         let urxvt = modes(b"\x1b[?1000h\x1b[?1015h");
-        assert_eq!(encode_mouse(&far, &urxvt, 300, 50).unwrap(), b"\x1b[32;251;1M");
+        assert_eq!(
+            encode_mouse(&far, &urxvt, 300, 50).unwrap(),
+            b"\x1b[32;251;1M"
+        );
     }
 
     #[test]
@@ -160,7 +211,10 @@ mod tests {
             mods: Modifiers::SHIFT,
             ..event(MouseKind::Press, MouseButton::Left, 0, 0)
         };
-        assert_eq!(encode_mouse(&press, &m, 80, 24).unwrap(), [0x1b, b'[', b'M', 32, 33, 33]);
+        assert_eq!(
+            encode_mouse(&press, &m, 80, 24).unwrap(),
+            [0x1b, b'[', b'M', 32, 33, 33]
+        );
         let release = event(MouseKind::Release, MouseButton::Left, 0, 0);
         assert_eq!(encode_mouse(&release, &m, 80, 24), None);
     }
@@ -169,6 +223,9 @@ mod tests {
     fn coordinates_are_clamped_to_the_screen() {
         let m = modes(b"\x1b[?1000h\x1b[?1006h");
         let outside = event(MouseKind::Press, MouseButton::Left, 999, 999);
-        assert_eq!(encode_mouse(&outside, &m, 80, 24).unwrap(), b"\x1b[<0;80;24M");
+        assert_eq!(
+            encode_mouse(&outside, &m, 80, 24).unwrap(),
+            b"\x1b[<0;80;24M"
+        );
     }
 }

@@ -50,7 +50,10 @@ mod tests {
 
     #[test]
     fn plain_paste_normalises_line_breaks() {
-        assert_eq!(encode_paste("a\r\nb\nc\rd\te", &modes(b"")), b"a\rb\rc\rd\te");
+        assert_eq!(
+            encode_paste("a\r\nb\nc\rd\te", &modes(b"")),
+            b"a\rb\rc\rd\te"
+        );
     }
 
     #[test]

@@ -625,7 +625,11 @@ impl Emulator {
     /// and homes the cursor.
     pub fn set_scroll_region(&mut self, top: usize, bottom: usize) {
         let top = top.max(1) - 1;
-        let bottom = if bottom == 0 { self.rows } else { bottom.min(self.rows) } - 1;
+        let bottom = if bottom == 0 {
+            self.rows
+        } else {
+            bottom.min(self.rows)
+        } - 1;
         if top < bottom {
             self.top = top;
             self.bottom = bottom;

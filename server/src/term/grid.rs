@@ -108,6 +108,9 @@ mod tests {
         g.rotate_down(0, 2, 1);
         assert_eq!(order(&g), [4, 1, 2, 0, 3]);
         let rows = g.into_vec();
-        assert_eq!(rows.iter().map(|r| r.generation()).collect::<Vec<_>>(), [4, 1, 2, 0, 3]);
+        assert_eq!(
+            rows.iter().map(|r| r.generation()).collect::<Vec<_>>(),
+            [4, 1, 2, 0, 3]
+        );
     }
 }

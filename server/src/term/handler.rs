@@ -296,7 +296,12 @@ impl Emulator {
                 self.cursor_blink = on;
             }
             Mode::MouseX10 | Mode::MouseClick | Mode::MouseDrag | Mode::MouseMotion => {
-                for m in [Mode::MouseX10, Mode::MouseClick, Mode::MouseDrag, Mode::MouseMotion] {
+                for m in [
+                    Mode::MouseX10,
+                    Mode::MouseClick,
+                    Mode::MouseDrag,
+                    Mode::MouseMotion,
+                ] {
                     self.modes.set(m, false);
                 }
                 self.modes.set(mode, on);

@@ -62,7 +62,11 @@ impl OscGuard {
                 State::Osc(len) => {
                     let b = bytes[i];
                     if matches!(b, 0x07 | 0x18 | 0x1a | 0x1b) {
-                        self.state = if b == 0x1b { State::Escape } else { State::Ground };
+                        self.state = if b == 0x1b {
+                            State::Escape
+                        } else {
+                            State::Ground
+                        };
                         i += 1;
                         continue;
                     }

@@ -45,7 +45,11 @@ impl Emulator {
         self.top = 0;
         self.bottom = rows - 1;
         self.tabs.resize(cols);
-        for cursor in [&mut self.cursor, &mut self.saved.cursor, &mut self.saved_other.cursor] {
+        for cursor in [
+            &mut self.cursor,
+            &mut self.saved.cursor,
+            &mut self.saved_other.cursor,
+        ] {
             cursor.row = cursor.row.min(rows - 1);
             cursor.col = cursor.col.min(cols - 1);
             cursor.pending_wrap = false;
@@ -58,7 +62,13 @@ impl Emulator {
 
     /// The alternate screen: keeps the top rows unless the cursor would fall
     /// off the bottom, then drops rows from the top instead.
-    fn cut_or_pad(&mut self, mut grid: Vec<Row>, cols: usize, rows: usize, cursor: &mut Cursor) -> Vec<Row> {
+    fn cut_or_pad(
+        &mut self,
+        mut grid: Vec<Row>,
+        cols: usize,
+        rows: usize,
+        cursor: &mut Cursor,
+    ) -> Vec<Row> {
         if cursor.row >= rows {
             let drop = cursor.row + 1 - rows;
             grid.drain(..drop);
@@ -77,7 +87,13 @@ impl Emulator {
 
     /// Reflows the main screen and its scrollback to the new size, moving the
     /// tracked cursors with the text they sit on.
-    fn reflow(&mut self, grid: Vec<Row>, cols: usize, rows: usize, tracked: &mut [&mut Cursor]) -> Vec<Row> {
+    fn reflow(
+        &mut self,
+        grid: Vec<Row>,
+        cols: usize,
+        rows: usize,
+        tracked: &mut [&mut Cursor],
+    ) -> Vec<Row> {
         let old_cols = self.cols;
         let sb_len = self.scrollback.len();
         let mut physical: Vec<Row> = Vec::with_capacity(sb_len + grid.len());
@@ -85,7 +101,8 @@ impl Emulator {
             physical.push(line.to_row(old_cols, 0));
         }
         physical.extend(grid);
-        let mut positions: Vec<(usize, usize)> = tracked.iter().map(|c| (sb_len + c.row, c.col)).collect();
+        let mut positions: Vec<(usize, usize)> =
+            tracked.iter().map(|c| (sb_len + c.row, c.col)).collect();
 
         // Trailing empty rows below every cursor are not content.
         let keep = positions.iter().map(|p| p.0 + 1).max().unwrap_or(0);
@@ -148,7 +165,13 @@ impl Emulator {
                     while row_cells.len() < cols {
                         row_cells.push(pad);
                     }
-                    out.push(Row::from_parts(std::mem::take(&mut row_cells), std::mem::take(&mut row_clusters), true, cols, 0));
+                    out.push(Row::from_parts(
+                        std::mem::take(&mut row_cells),
+                        std::mem::take(&mut row_clusters),
+                        true,
+                        cols,
+                        0,
+                    ));
                     starts.push(start);
                     start = i;
                 }

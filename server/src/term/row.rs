@@ -324,6 +324,9 @@ mod tests {
         for _ in 0..10_000 {
             row.push_to_cluster(0, '\u{301}');
         }
-        assert_eq!(row.cluster(0).unwrap().chars().count(), MAX_CLUSTER_CODEPOINTS);
+        assert_eq!(
+            row.cluster(0).unwrap().chars().count(),
+            MAX_CLUSTER_CODEPOINTS
+        );
     }
 }

@@ -50,7 +50,13 @@ impl<'a> StoredLine<'a> {
     /// Turns the stored line back into a row of `cols` columns.
     pub fn to_row(self, cols: usize, generation: u64) -> Row {
         let clusters = self.clusters().map(|(c, t)| (c, t.clone())).collect();
-        Row::from_parts(self.cells.to_vec(), clusters, self.wrapped, cols, generation)
+        Row::from_parts(
+            self.cells.to_vec(),
+            clusters,
+            self.wrapped,
+            cols,
+            generation,
+        )
     }
 }
 
@@ -124,7 +130,11 @@ impl Scrollback {
     fn drop_oldest(&mut self) {
         self.skip += 1;
         self.len -= 1;
-        if self.blocks.front().is_some_and(|b| self.skip >= b.lines.len()) {
+        if self
+            .blocks
+            .front()
+            .is_some_and(|b| self.skip >= b.lines.len())
+        {
             self.blocks.pop_front();
             self.skip = 0;
         }

@@ -157,7 +157,10 @@ impl Style {
             (self.attrs.contains(Attrs::BOLD), "bold"),
             (self.attrs.contains(Attrs::DIM), "dim"),
             (self.attrs.contains(Attrs::ITALIC), "italic"),
-            (self.underline != Underline::None || self.link != 0, "underline"),
+            (
+                self.underline != Underline::None || self.link != 0,
+                "underline",
+            ),
             (self.attrs.contains(Attrs::BLINK), "blink"),
             (self.attrs.contains(Attrs::INVERSE), "inverse"),
             (self.attrs.contains(Attrs::INVISIBLE), "invisible"),
@@ -286,7 +289,10 @@ mod tests {
         let remap = table.compact(&used);
         assert_eq!(table.len(), 2);
         assert_eq!(table.epoch(), 1);
-        assert_eq!(table.styles()[remap[ids[3].0 as usize].0 as usize].fg, Color::Indexed(3));
+        assert_eq!(
+            table.styles()[remap[ids[3].0 as usize].0 as usize].fg,
+            Color::Indexed(3)
+        );
     }
 
     #[test]
