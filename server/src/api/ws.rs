@@ -15,18 +15,34 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use panecast_proto::{self as proto, close, ClientMessage, Role, ServerMessage};
 use serde::Deserialize;
-use tokio::time::{interval, Instant, MissedTickBehavior};
+use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior};
 
 use super::error::ApiError;
 use super::AppState;
 use crate::input::{Key, KeyCode, Modifiers};
-use crate::session::{Input, SessionError, SessionHandle, Status, ViewerSlot};
-use crate::stream::ViewerState;
+use crate::session::{EndReason, Input, SessionError, SessionHandle, Status, ViewerSlot};
+use crate::stream::{rebase_scrollback, FrameCache, ViewerState};
+use crate::term::Snapshot;
 
-/// How often the server pings an idle connection.
+/// How often the server pings a connection.
 const PING_EVERY: Duration = Duration::from_secs(15);
-/// A connection that sends nothing (not even a pong) for this long is dead.
+/// A connection that sends nothing (not even a pong) for this long is
+/// dead; so is one whose socket has not taken a message for this long.
 const DEAD_AFTER: Duration = Duration::from_secs(45);
+/// How long closing may take: sending the `Error` and the close, and
+/// waiting for the client's close in answer.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
+/// Frames up to this size are read whole, so that a message over the 1 MiB
+/// limit is refused (1009) with the stream still in step, and the client,
+/// which is done sending, reads the close. A bigger frame is refused from
+/// its header, unread: the close is sent, but a client still busy sending
+/// the rest may see the connection reset instead.
+const FRAME_LIMIT: usize = 2 * proto::limits::MAX_CLIENT_MESSAGE;
+/// The socket's read buffer: clients send little (tungstenite's default of
+/// 128 KiB a connection adds up with hundreds of viewers).
+const READ_BUFFER: usize = 4096;
+/// WebSocket close reasons are limited to 123 bytes.
+const MAX_CLOSE_REASON: usize = 123;
 /// Input a connection may send per second, in bytes, and its burst.
 const INPUT_RATE: f64 = 1024.0 * 1024.0;
 const INPUT_BURST: f64 = 4.0 * 1024.0 * 1024.0;
@@ -38,7 +54,9 @@ pub struct WsQuery {
     token: Option<String>,
 }
 
-/// Checks the session, role and origin, then upgrades.
+/// Checks the origin, role and session (in that order, so that another
+/// site learns nothing about session ids), then upgrades. The token was
+/// checked before, as for every `/api` route.
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -46,10 +64,14 @@ pub async fn upgrade(
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let session = state
-        .sessions
-        .get(&id)
-        .ok_or_else(|| ApiError::no_session(&id))?;
+    let token_in_url = query.token.as_deref().is_some_and(|t| t == &*state.token);
+    if !origin_allowed(&headers, &state.config.allowed_origins, token_in_url) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "origin_forbidden",
+            "this page's origin may not open the stream; add it to allowed_origins or pass the token in the URL",
+        ));
+    }
     let role = match query.role.as_deref() {
         None | Some("control") => Role::Control,
         Some("view") => Role::View,
@@ -60,22 +82,23 @@ pub async fn upgrade(
             ))
         }
     };
-    let token_in_url = query.token.as_deref().is_some_and(|t| t == &*state.token);
-    if !origin_allowed(&headers, &state.config.allowed_origins, token_in_url) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "origin_forbidden",
-            "this page's origin may not open the stream; add it to allowed_origins or pass the token in the URL",
-        ));
-    }
+    let session = state
+        .sessions
+        .get(&id)
+        .ok_or_else(|| ApiError::no_session(&id))?;
     let max_viewers = state.config.limits.max_viewers;
     Ok(ws
+        .read_buffer_size(READ_BUFFER)
         .max_message_size(proto::limits::MAX_CLIENT_MESSAGE)
-        .max_frame_size(proto::limits::MAX_CLIENT_MESSAGE)
-        .on_upgrade(move |socket| async move {
+        .max_frame_size(FRAME_LIMIT)
+        .on_upgrade(move |mut socket| async move {
             match session.join_viewer(max_viewers) {
                 Some(slot) => Viewer::new(socket, session, role, slot).run().await,
-                None => refuse(socket, close::TOO_MANY_VIEWERS, "too many viewers").await,
+                None => {
+                    let ending =
+                        Ending::error(close::TOO_MANY_VIEWERS, "too many viewers on this session");
+                    close_with(&mut socket, ending).await;
+                }
             }
         }))
 }
@@ -95,46 +118,93 @@ fn origin_allowed(headers: &HeaderMap, allowed: &[String], token_in_url: bool) -
     host.is_some() && origin_host == host
 }
 
-async fn refuse(mut socket: WebSocket, code: u16, reason: &str) {
-    let error = ServerMessage::Error {
-        code,
-        message: reason.to_string(),
-    };
-    let _ = socket.send(Message::Binary(error.encode().into())).await;
-    let _ = socket.send(close_message(code, reason)).await;
-}
-
-fn close_message(code: u16, reason: &str) -> Message {
-    Message::Close(Some(CloseFrame {
-        code,
-        reason: reason.into(),
-    }))
-}
-
-/// Why a connection ends: a close code and reason, sent after an `Error`
-/// message when `explain` is set.
+/// Why a connection ends, and how to close it.
+#[derive(Debug, PartialEq, Eq)]
 struct Ending {
     code: u16,
     reason: String,
+    /// Send an `Error` with the code and reason before the close.
     explain: bool,
+    /// False when the socket is gone or stuck: nothing more is sent.
+    close: bool,
 }
 
 impl Ending {
+    /// An error the client is told about, then closed with.
     fn error(code: u16, reason: impl Into<String>) -> Ending {
         Ending {
             code,
             reason: reason.into(),
             explain: true,
+            close: true,
         }
     }
 
+    /// A close with no `Error` before it.
     fn quiet(code: u16, reason: &str) -> Ending {
         Ending {
             code,
             reason: reason.to_string(),
             explain: false,
+            close: true,
         }
     }
+
+    /// The socket is closed, broken or stuck: just drop it.
+    fn gone() -> Ending {
+        Ending {
+            code: close::NORMAL,
+            reason: String::new(),
+            explain: false,
+            close: false,
+        }
+    }
+}
+
+/// Ends a connection: the `Error` (if any), the close, then the client's
+/// close in answer (read and dropped), all within [`CLOSE_WAIT`].
+async fn close_with(socket: &mut WebSocket, ending: Ending) {
+    if !ending.close {
+        return;
+    }
+    let deadline = Instant::now() + CLOSE_WAIT;
+    if ending.explain {
+        let error = ServerMessage::Error {
+            code: ending.code,
+            message: clip(&ending.reason, proto::limits::MAX_ERROR_MESSAGE).to_string(),
+        };
+        let _ = timeout_at(
+            deadline,
+            socket.send(Message::Binary(error.encode().into())),
+        )
+        .await;
+    }
+    let frame = CloseFrame {
+        code: ending.code,
+        reason: clip(&ending.reason, MAX_CLOSE_REASON).into(),
+    };
+    let _ = timeout_at(deadline, socket.send(Message::Close(Some(frame)))).await;
+    // Reading on to the client's close keeps the connection from being
+    // reset under the close frame. (After a read error there is nothing
+    // more to read, and this ends at once.)
+    let _ = timeout_at(deadline, async {
+        while let Some(Ok(message)) = socket.recv().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a
+/// character boundary.
+fn clip(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// A token bucket for input bytes.
@@ -170,9 +240,9 @@ struct Viewer {
     session: SessionHandle,
     role: Role,
     state: ViewerState,
+    cache: std::sync::Arc<FrameCache>,
     budget: InputBudget,
     heard: Instant,
-    exit_sent: bool,
     _slot: ViewerSlot,
 }
 
@@ -180,105 +250,116 @@ impl Viewer {
     fn new(socket: WebSocket, session: SessionHandle, role: Role, slot: ViewerSlot) -> Viewer {
         Viewer {
             socket,
+            cache: session.frame_cache(),
             session,
             role,
             state: ViewerState::new(),
             budget: InputBudget::new(),
             heard: Instant::now(),
-            exit_sent: false,
             _slot: slot,
         }
     }
 
     async fn run(mut self) {
-        let ending = match self.serve().await {
-            Ok(ending) | Err(ending) => ending,
+        let ending = match self.stream().await {
+            Ok(never) => match never {},
+            Err(ending) => ending,
         };
-        if ending.explain {
-            let error = ServerMessage::Error {
-                code: ending.code,
-                message: ending.reason.clone(),
-            };
-            let _ = self.socket.send(Message::Binary(error.encode().into())).await;
+        close_with(&mut self.socket, ending).await;
+    }
+
+    /// Sends one message. A socket that has not taken it after
+    /// [`DEAD_AFTER`] belongs to a dead peer.
+    async fn send(&mut self, message: Message) -> Result<(), Ending> {
+        match timeout(DEAD_AFTER, self.socket.send(message)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) | Err(_) => Err(Ending::gone()),
         }
-        let _ = self.socket.send(close_message(ending.code, &ending.reason)).await;
     }
 
-    async fn send(&mut self, bytes: Vec<u8>) -> Result<(), Ending> {
-        self.socket
-            .send(Message::Binary(bytes.into()))
-            .await
-            .map_err(|_| Ending::quiet(close::NORMAL, "gone"))
+    async fn send_message(&mut self, message: ServerMessage) -> Result<(), Ending> {
+        self.send(Message::Binary(message.encode().into())).await
     }
 
-    /// The connection's life; returns how it ends.
-    async fn serve(&mut self) -> Result<Ending, Ending> {
+    /// Sends what brings the client to `screen` (nothing if it has it).
+    async fn update(&mut self, screen: &Snapshot) -> Result<(), Ending> {
+        let mut out = Vec::new();
+        self.state.update(screen, &self.cache, &mut out);
+        for message in out {
+            self.send(Message::Binary(message.into())).await?;
+        }
+        Ok(())
+    }
+
+    /// The connection's life, until it ends (the error says how).
+    async fn stream(&mut self) -> Result<std::convert::Infallible, Ending> {
         let mut screens = self.session.subscribe();
         let mut status = self.session.watch_status();
-        let cache = self.session.frame_cache();
+        // A session that has already exited says so at once.
+        status.mark_changed();
         let first = self.session.screen();
-        let hello = ServerMessage::Hello(proto::Hello {
+        self.send_message(ServerMessage::Hello(proto::Hello {
             version: proto::PROTOCOL_VERSION,
             session_id: self.session.id().to_string(),
             role: self.role,
             cols: first.cols,
             rows: first.rows,
-        });
-        self.send(hello.encode()).await?;
-        let mut ping = interval(PING_EVERY);
+        }))
+        .await?;
+        let mut ping = interval_at(Instant::now() + PING_EVERY, PING_EVERY);
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 message = self.socket.recv() => match message {
-                    None => return Ok(Ending::quiet(close::NORMAL, "closed")),
-                    Some(Err(error)) => return Ok(receive_error(&error)),
+                    None => return Err(Ending::gone()),
+                    Some(Err(error)) => return Err(receive_error(&error)),
                     Some(Ok(message)) => {
                         self.heard = Instant::now();
                         self.client_message(message).await?;
                     }
                 },
-                changed = screens.changed() => {
-                    if changed.is_err() {
-                        let code = if self.exit_sent { close::SESSION_ENDED } else { close::SESSION_DELETED };
-                        return Ok(Ending::quiet(code, "the session is over"));
-                    }
-                    let screen = screens.borrow_and_update().clone();
-                    let mut out = Vec::new();
-                    self.state.update(&screen, &cache, &mut out);
-                    for message in out {
-                        self.send(message).await?;
+                changed = status.changed() => {
+                    if changed.is_err() || !status.borrow_and_update().running() {
+                        return Err(self.ended().await);
                     }
                 },
-                changed = status.changed(), if !self.exit_sent => {
-                    let current = status.borrow_and_update().clone();
-                    if let Status::Exited { status: exit, .. } = current {
-                        // The final screen first, then the exit.
-                        let screen = self.session.screen();
-                        let mut out = Vec::new();
-                        self.state.update(&screen, &cache, &mut out);
-                        let code = match exit.signal {
-                            Some(_) => None,
-                            None => exit.code.map(|c| c as i32),
-                        };
-                        out.push(ServerMessage::Exit { code }.encode());
-                        for message in out {
-                            self.send(message).await?;
-                        }
-                        self.exit_sent = true;
-                    } else if changed.is_err() {
-                        self.exit_sent = true;
+                changed = screens.changed() => {
+                    if changed.is_err() {
+                        return Err(self.ended().await);
                     }
+                    let screen = screens.borrow_and_update().clone();
+                    self.update(&screen).await?;
                 },
                 _ = ping.tick() => {
                     if self.heard.elapsed() > DEAD_AFTER {
-                        return Ok(Ending::quiet(close::IDLE_TIMEOUT, "no answer to pings"));
+                        return Err(Ending::quiet(close::IDLE_TIMEOUT, "no answer to pings"));
                     }
-                    self.socket
-                        .send(Message::Ping(Default::default()))
-                        .await
-                        .map_err(|_| Ending::quiet(close::NORMAL, "gone"))?;
+                    self.send(Message::Ping(Default::default())).await?;
                 },
             }
+        }
+    }
+
+    /// The session is over: the final screen, the exit, and the close code
+    /// that says why.
+    async fn ended(&mut self) -> Ending {
+        let screen = self.session.screen();
+        if let Err(ending) = self.update(&screen).await {
+            return ending;
+        }
+        let code = match self.session.status() {
+            Status::Exited { status, .. } if status.signal.is_none() => {
+                status.code.map(|c| c as i32)
+            }
+            _ => None,
+        };
+        if let Err(ending) = self.send_message(ServerMessage::Exit { code }).await {
+            return ending;
+        }
+        match self.session.end_reason() {
+            EndReason::Exited => Ending::quiet(close::SESSION_ENDED, "the program exited"),
+            EndReason::Deleted => Ending::quiet(close::SESSION_DELETED, "the session was deleted"),
+            EndReason::ShutDown => Ending::quiet(close::GOING_AWAY, "the server is shutting down"),
         }
     }
 
@@ -305,15 +386,18 @@ impl Viewer {
         }
         let input = match message {
             ClientMessage::Ping { token } => {
-                return self.send(ServerMessage::Pong { token }.encode()).await;
+                return self.send_message(ServerMessage::Pong { token }).await;
             }
             ClientMessage::ScrollbackRequest { start, count } => {
-                let lines = self
-                    .session
-                    .scrollback(start, count)
-                    .await
-                    .map_err(|_| Ending::quiet(close::SESSION_ENDED, "the session is over"))?;
-                return self.send(ServerMessage::Scrollback(lines).encode()).await;
+                // An error means the session is over; the status says so next.
+                let Ok(lines) = self.session.scrollback(start, count).await else {
+                    return Ok(());
+                };
+                // Index the lines from the screen this client was last sent.
+                self.update(&self.session.screen()).await?;
+                let shown = self.state.scroll_count().unwrap_or(lines.scroll_count);
+                let answer = rebase_scrollback(lines.answer, lines.scroll_count, shown);
+                return self.send_message(ServerMessage::Scrollback(answer)).await;
             }
             ClientMessage::Resize { cols, rows } => {
                 return match self.session.resize(cols, rows).await {
@@ -341,22 +425,31 @@ impl Viewer {
 
     /// Tells the client some input was dropped; the connection stays.
     async fn warn(&mut self, message: &str) -> Result<(), Ending> {
-        let error = ServerMessage::Error {
+        self.send_message(ServerMessage::Error {
             code: close::INPUT_DROPPED,
             message: message.to_string(),
-        };
-        self.send(error.encode()).await
+        })
+        .await
     }
 }
 
 /// The close for an error reading the socket: a message over the size
-/// limit is 1009; anything else means the connection broke.
+/// limit is 1009, a WebSocket protocol error 1002; anything else means the
+/// connection broke. (axum hands the WebSocket error over as text.)
 fn receive_error(error: &axum::Error) -> Ending {
     let text = error.to_string();
-    if text.contains("too long") || text.contains("too big") || text.contains("Space limit") {
-        Ending::quiet(close::MESSAGE_TOO_BIG, "message too big")
+    if text.contains("Message too long") {
+        Ending::error(
+            close::MESSAGE_TOO_BIG,
+            "message too big: the limit is 1 MiB",
+        )
+    } else if text.contains("protocol error") {
+        Ending::error(
+            close::PROTOCOL_ERROR,
+            clip(&text, MAX_CLOSE_REASON).to_string(),
+        )
     } else {
-        Ending::quiet(close::PROTOCOL_ERROR, "broken connection")
+        Ending::gone()
     }
 }
 
@@ -425,12 +518,32 @@ mod tests {
     #[test]
     fn origins() {
         let none: Vec<String> = Vec::new();
-        assert!(origin_allowed(&headers(None, "127.0.0.1:7681"), &none, false));
-        assert!(origin_allowed(&headers(Some("http://127.0.0.1:7681"), "127.0.0.1:7681"), &none, false));
-        assert!(!origin_allowed(&headers(Some("https://evil.example"), "127.0.0.1:7681"), &none, false));
-        assert!(origin_allowed(&headers(Some("https://evil.example"), "127.0.0.1:7681"), &none, true));
+        assert!(origin_allowed(
+            &headers(None, "127.0.0.1:7681"),
+            &none,
+            false
+        ));
+        assert!(origin_allowed(
+            &headers(Some("http://127.0.0.1:7681"), "127.0.0.1:7681"),
+            &none,
+            false
+        ));
+        assert!(!origin_allowed(
+            &headers(Some("https://evil.example"), "127.0.0.1:7681"),
+            &none,
+            false
+        ));
+        assert!(origin_allowed(
+            &headers(Some("https://evil.example"), "127.0.0.1:7681"),
+            &none,
+            true
+        ));
         let allowed = vec!["https://dash.example".to_string()];
-        assert!(origin_allowed(&headers(Some("https://dash.example"), "127.0.0.1:7681"), &allowed, false));
+        assert!(origin_allowed(
+            &headers(Some("https://dash.example"), "127.0.0.1:7681"),
+            &allowed,
+            false
+        ));
     }
 
     #[test]
@@ -439,9 +552,15 @@ mod tests {
         assert_eq!(ctrl_c.code, KeyCode::Char('c'));
         assert!(ctrl_c.mods.ctrl);
         let f5 = proto::Key::Named(proto::NamedKey::from_code(0x24).unwrap());
-        assert_eq!(wire_key(f5, proto::Modifiers::NONE).unwrap().code, KeyCode::F(5));
+        assert_eq!(
+            wire_key(f5, proto::Modifiers::NONE).unwrap().code,
+            KeyCode::F(5)
+        );
         let kp7 = proto::Key::Named(proto::NamedKey::from_code(0x47).unwrap());
-        assert_eq!(wire_key(kp7, proto::Modifiers::NONE).unwrap().code, KeyCode::Char('7'));
+        assert_eq!(
+            wire_key(kp7, proto::Modifiers::NONE).unwrap().code,
+            KeyCode::Char('7')
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 use tokio::sync::{mpsc, oneshot};
 
 pub use env::child_env;
+pub use reader::READ_BUFFER;
 pub use waiter::ExitStatus;
 
 /// Chunks of output queued between the reader thread and the session.

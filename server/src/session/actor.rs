@@ -17,13 +17,13 @@ use tokio::time::{sleep_until, Instant};
 use panecast_proto::Scrollback;
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
+use crate::pty::{ExitStatus, Pty, PtyEvents};
 use crate::stream::encode_row;
 use crate::term::Mode;
-use crate::pty::{ExitStatus, Pty, PtyEvents};
 use crate::term::{Snapshot, Term};
 
 use super::pacer::Pacer;
-use super::{Command, Input, Metrics, SessionError, SessionInfo, Status, Timings};
+use super::{Command, Input, Metrics, ScrollbackLines, SessionError, SessionInfo, Status, Timings};
 
 /// How long output may still be read after the child exited, for when
 /// another process (a background job) keeps the terminal open.
@@ -117,7 +117,7 @@ impl Live {
             if self.exit.is_some() && !self.output_open {
                 return Ending::Exited;
             }
-            let hold_deadline = self.pacer.deadline();
+            let publish_deadline = self.pacer.deadline();
             let a = &mut self.actor;
             tokio::select! {
                 biased;
@@ -148,7 +148,7 @@ impl Live {
                     Some(bytes) => self.output(&bytes),
                     None => self.output_open = false,
                 },
-                () = sleep_until_some(hold_deadline) => self.publish(Instant::now()),
+                () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
                 () = sleep_until_some(drain_deadline) => self.output_open = false,
             }
         }
@@ -175,7 +175,11 @@ impl Live {
                 if !self.actor.term.modes().get(Mode::FocusEvents) {
                     return Ok(());
                 }
-                if focused { b"\x1b[I".to_vec() } else { b"\x1b[O".to_vec() }
+                if focused {
+                    b"\x1b[I".to_vec()
+                } else {
+                    b"\x1b[O".to_vec()
+                }
             }
         };
         self.write(bytes)
@@ -191,6 +195,11 @@ impl Live {
 
     fn resize(&mut self, cols: u16, rows: u16) -> Result<(), SessionError> {
         let pty = self.actor.pty.as_ref().ok_or(SessionError::Exited)?;
+        let term = &self.actor.term;
+        if (cols, rows) == (term.cols(), term.rows()) {
+            // Nothing to do: no SIGWINCH, no new frame.
+            return Ok(());
+        }
         pty.resize(cols, rows).map_err(SessionError::Resize)?;
         self.actor.term.resize(cols, rows);
         self.changed(false);
@@ -211,14 +220,19 @@ impl Live {
             // A child that does not read cannot take answers either: drop them.
             let _ = self.write(replies);
         }
-        let more_queued = !self.actor.events.output.is_empty();
-        self.changed(more_queued);
+        // The reader gathers reads into one chunk until its buffer is nearly
+        // full or the pty has nothing more ready; a big chunk means the
+        // program was still writing. Publishing after each chunk that merely
+        // outran the reader would send a frame every millisecond of a flood.
+        let more_expected =
+            !self.actor.events.output.is_empty() || bytes.len() >= crate::pty::READ_BUFFER / 2;
+        self.changed(more_expected);
     }
 
-    fn changed(&mut self, more_queued: bool) {
+    fn changed(&mut self, more_expected: bool) {
         let now = Instant::now();
         let synchronized = self.actor.term.synchronized();
-        if self.pacer.changed(now, more_queued, synchronized) {
+        if self.pacer.changed(now, more_expected, synchronized) {
             self.publish(now);
         }
     }
@@ -315,7 +329,7 @@ async fn sleep_until_some(deadline: Option<Instant>) {
 
 /// Scrollback lines `start .. start + count` counted up from the screen
 /// (1 is the line just above it), laid out at the current width.
-fn scrollback(term: &Term, start: u64, count: u16) -> Scrollback {
+fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines {
     let total = term.scrollback_len() as u64;
     let cols = term.cols();
     let start = start.max(1);
@@ -325,10 +339,13 @@ fn scrollback(term: &Term, start: u64, count: u16) -> Scrollback {
         .filter_map(|i| term.scrollback_row((total - i) as usize))
         .map(|row| encode_row(&row, cols))
         .collect();
-    Scrollback {
-        total,
-        start,
-        cols,
-        lines,
+    ScrollbackLines {
+        answer: Scrollback {
+            total,
+            start,
+            cols,
+            lines,
+        },
+        scroll_count: term.scrolled_since(0),
     }
 }

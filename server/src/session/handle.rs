@@ -1,16 +1,15 @@
 //! The handle to a session: cheap to clone, used by the HTTP API and by
 //! viewers (the WebSocket) to read the screen and to send commands.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use panecast_proto::Scrollback;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
-use super::{Command, Input, SessionError, SessionInfo, Status};
+use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
 
 /// A session seen from outside its actor.
 #[derive(Clone)]
@@ -25,6 +24,8 @@ struct Shared {
     status: watch::Receiver<Status>,
     frames: Arc<FrameCache>,
     viewers: Arc<AtomicUsize>,
+    /// An [`EndReason`] as a number, set before the session is killed.
+    end_reason: AtomicU8,
 }
 
 /// A place among a session's viewers, given back when dropped.
@@ -53,6 +54,7 @@ impl SessionHandle {
                 status,
                 frames: Arc::default(),
                 viewers: Arc::default(),
+                end_reason: AtomicU8::new(EndReason::Exited as u8),
             }),
         }
     }
@@ -91,21 +93,22 @@ impl SessionHandle {
     pub fn join_viewer(&self, max: usize) -> Option<ViewerSlot> {
         let viewers = &self.shared.viewers;
         viewers
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
             .ok()?;
         Some(ViewerSlot {
             viewers: Arc::clone(viewers),
         })
     }
 
-    /// Viewers connected now.
-    pub fn viewer_count(&self) -> usize {
-        self.shared.viewers.load(Ordering::Acquire)
-    }
-
     /// Scrollback lines `start .. start + count`, 1 being the line just
-    /// above the screen.
-    pub async fn scrollback(&self, start: u64, count: u16) -> Result<Scrollback, SessionError> {
+    /// above the terminal's screen as it is when the actor answers.
+    pub async fn scrollback(
+        &self,
+        start: u64,
+        count: u16,
+    ) -> Result<ScrollbackLines, SessionError> {
         let (reply, answer) = oneshot::channel();
         self.shared
             .commands
@@ -141,9 +144,36 @@ impl SessionHandle {
             .await
     }
 
-    /// Ends the session: hangs up the child's process groups, kills them
-    /// after the grace period, reaps the child, and returns the final status.
+    /// Why the session ended, once its status is [`Status::Exited`]:
+    /// [`EndReason::Exited`] unless it was deleted or the server shut down.
+    pub fn end_reason(&self) -> EndReason {
+        match self.shared.end_reason.load(Ordering::Acquire) {
+            r if r == EndReason::Deleted as u8 => EndReason::Deleted,
+            r if r == EndReason::ShutDown as u8 => EndReason::ShutDown,
+            _ => EndReason::Exited,
+        }
+    }
+
+    /// Ends the session because it was deleted: hangs up the child's process
+    /// groups, kills them after the grace period, reaps the child, and
+    /// returns the final status.
     pub async fn kill(&self) -> Status {
+        self.end(EndReason::Deleted).await
+    }
+
+    /// Ends the session because the server shuts down (as [`Self::kill`]).
+    pub async fn shut_down(&self) -> Status {
+        self.end(EndReason::ShutDown).await
+    }
+
+    async fn end(&self, reason: EndReason) -> Status {
+        // Set before the actor can publish the exit, so that viewers who see
+        // the exit also see why. A child that already exited keeps its reason.
+        if self.status().running() {
+            self.shared
+                .end_reason
+                .store(reason as u8, Ordering::Release);
+        }
         let (reply, done) = oneshot::channel();
         if self
             .shared

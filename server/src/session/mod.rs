@@ -70,6 +70,17 @@ impl Status {
     }
 }
 
+/// Why a session ended, for the close code its viewers are given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// The program exited by itself (or a signal from elsewhere ended it).
+    Exited = 0,
+    /// The session was deleted through the API.
+    Deleted = 1,
+    /// The server is shutting down.
+    ShutDown = 2,
+}
+
 /// Input for the child. Everything but raw bytes is encoded with the
 /// terminal's modes at the moment it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,6 +107,18 @@ impl Input {
             Input::Mouse(_) | Input::Focus(_) => 16,
         }
     }
+}
+
+/// Scrollback lines and the screen they were counted from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScrollbackLines {
+    /// The lines, indexed from the terminal's screen when they were read.
+    pub answer: Scrollback,
+    /// That screen's scroll count ([`Snapshot::scroll_count`]), to re-index
+    /// the answer for a viewer that was sent another screen.
+    ///
+    /// [`Snapshot::scroll_count`]: crate::term::Snapshot::scroll_count
+    pub scroll_count: u64,
 }
 
 /// A session could not do what was asked.
@@ -128,11 +151,15 @@ pub struct Timings {
 /// Messages from handles to the actor.
 enum Command {
     Input(Input, Reply),
-    Resize { cols: u16, rows: u16, reply: Reply },
+    Resize {
+        cols: u16,
+        rows: u16,
+        reply: Reply,
+    },
     Scrollback {
         start: u64,
         count: u16,
-        reply: tokio::sync::oneshot::Sender<Scrollback>,
+        reply: tokio::sync::oneshot::Sender<ScrollbackLines>,
     },
     Kill(tokio::sync::oneshot::Sender<()>),
 }

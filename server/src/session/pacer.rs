@@ -1,7 +1,8 @@
-//! When to publish the screen: at once when no more output is queued (low
-//! echo latency), at most once per frame interval while output streams in,
-//! and not while synchronized output (mode 2026) holds the screen, unless it
-//! has held it longer than the timeout.
+//! When to publish the screen: at once when no more output is expected (low
+//! echo latency), at most once per frame interval while output streams in
+//! (a change held back is published at the end of the interval even if no
+//! more output comes), and not while synchronized output (mode 2026) holds
+//! the screen, unless it has held it longer than the timeout.
 
 use std::time::Duration;
 
@@ -15,7 +16,8 @@ pub struct Pacer {
     sync_timeout: Duration,
     last_publish: Option<Instant>,
     held_since: Option<Instant>,
-    dirty: bool,
+    /// When the first change not yet published was made.
+    dirty_since: Option<Instant>,
 }
 
 impl Pacer {
@@ -27,37 +29,41 @@ impl Pacer {
             sync_timeout,
             last_publish: None,
             held_since: None,
-            dirty: false,
+            dirty_since: None,
         }
     }
 
-    /// The screen changed at `now`. `more_queued` tells whether more output
-    /// is already waiting; `synchronized` whether mode 2026 is set. Returns
-    /// true when the screen should be published now.
-    pub fn changed(&mut self, now: Instant, more_queued: bool, synchronized: bool) -> bool {
-        self.dirty = true;
+    /// The screen changed at `now`. `more_expected` tells whether more output
+    /// is on its way (already queued, or the program was still writing when
+    /// this was read); `synchronized` whether mode 2026 is set. Returns true
+    /// when the screen should be published now.
+    pub fn changed(&mut self, now: Instant, more_expected: bool, synchronized: bool) -> bool {
+        self.dirty_since.get_or_insert(now);
         if synchronized {
             let since = *self.held_since.get_or_insert(now);
             return now.duration_since(since) >= self.sync_timeout;
         }
         self.held_since = None;
-        !more_queued
+        !more_expected
             || self
                 .last_publish
                 .is_none_or(|last| now.duration_since(last) >= self.frame)
     }
 
     /// When a held change must be published even if no more output comes:
-    /// the end of the synchronized-output timeout. `None` when nothing waits.
+    /// the end of the synchronized-output timeout, else the end of the frame
+    /// interval. `None` when nothing waits.
     pub fn deadline(&self) -> Option<Instant> {
-        self.held_since
-            .filter(|_| self.dirty)
-            .map(|since| since + self.sync_timeout)
+        let dirty_since = self.dirty_since?;
+        Some(match self.held_since {
+            Some(since) => since + self.sync_timeout,
+            None => self.last_publish.unwrap_or(dirty_since) + self.frame,
+        })
     }
 
     /// The screen was published at `now`.
     pub fn published(&mut self, now: Instant) {
-        self.dirty = false;
+        self.dirty_since = None;
         self.last_publish = Some(now);
         if self.held_since.is_some() {
             // Still synchronized: the next forced frame is a full timeout away.
@@ -85,7 +91,8 @@ mod tests {
         pacer.published(t0);
         // Even right after the previous frame.
         assert!(pacer.changed(t0 + ms(1), false, false));
-        assert_eq!(pacer.deadline(), None);
+        pacer.published(t0 + ms(1));
+        assert_eq!(pacer.deadline(), None, "nothing waits");
     }
 
     #[test]
@@ -95,6 +102,11 @@ mod tests {
         assert!(pacer.changed(t0, true, false), "the first change publishes");
         pacer.published(t0);
         assert!(!pacer.changed(t0 + ms(5), true, false));
+        assert_eq!(
+            pacer.deadline(),
+            Some(t0 + FRAME),
+            "held for the rest of the frame"
+        );
         assert!(!pacer.changed(t0 + ms(15), true, false));
         assert!(pacer.changed(t0 + ms(16), true, false));
         pacer.published(t0 + ms(16));

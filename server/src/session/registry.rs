@@ -132,7 +132,7 @@ impl Sessions {
         });
         if closing {
             // Shutdown began while this child started: end it with the others.
-            handle.kill().await;
+            handle.shut_down().await;
             return Err(CreateError::ShuttingDown);
         }
         Ok(handle)
@@ -165,7 +165,7 @@ impl Sessions {
         };
         let mut ending = JoinSet::new();
         for session in sessions {
-            ending.spawn(async move { session.kill().await });
+            ending.spawn(async move { session.shut_down().await });
         }
         while ending.join_next().await.is_some() {}
     }

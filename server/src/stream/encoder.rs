@@ -8,13 +8,24 @@ use panecast_proto as proto;
 use super::lines::{encode_row, wire_style};
 use crate::term::{CursorShape, Mode, Modes, MouseTracking, Snapshot};
 
-/// What a frame is computed from: the snapshot and where the viewer stands.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Everything a frame is computed from: where the viewer stands and the
+/// snapshot's state. Rows are identified by the generation (a row's content
+/// never changes without a new generation), but the cursor, modes, title
+/// and size can change while it stays the same, so they are part of the
+/// key too: two snapshots of one generation are not the same frame.
+#[derive(Clone, PartialEq, Eq, Debug)]
 struct FrameKey {
-    snapshot: u64,
-    /// `None` for a full frame.
+    generation: u64,
+    scroll_count: u64,
+    cols: u16,
+    rows: u16,
+    style_epoch: u32,
+    cursor: proto::Cursor,
+    modes: proto::Modes,
+    /// The title, when the frame carries it.
+    title: Option<Arc<str>>,
+    /// `None` for a full frame, else the viewer's (generation, scroll count).
     from: Option<(u64, u64)>,
-    with_title: bool,
 }
 
 pub(super) struct CachedFrame {
@@ -52,7 +63,8 @@ impl FrameCache {
         let (frame, styles) = encode();
         let (frame, styles) = (Arc::new(frame), Arc::new(styles));
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.retain(|e| e.key.snapshot + 1 >= key.snapshot || e.key.snapshot > key.snapshot);
+        // Frames to a generation older than the previous one's are no use.
+        entries.retain(|e| e.key.generation + 1 >= key.generation);
         if entries.len() >= CACHE_ENTRIES {
             entries.remove(0);
         }
@@ -105,9 +117,10 @@ impl ViewerState {
         ViewerState::default()
     }
 
-    /// Makes the next frame full (after a resize request or to resynchronise).
-    pub fn resync(&mut self) {
-        self.sent = None;
+    /// The scroll count of the last screen this viewer was sent, if any:
+    /// scrollback indices it is given count from that screen.
+    pub fn scroll_count(&self) -> Option<u64> {
+        self.sent.map(|s| s.scroll_count)
     }
 
     /// Appends to `out` the messages (styles, frame, bell) that bring this
@@ -125,7 +138,9 @@ impl ViewerState {
         let with_title = *self.title != *snap.title;
         let restart = match self.sent {
             None => true,
-            Some(s) => s.cols != snap.cols || s.rows != snap.rows || s.style_epoch != snap.style_epoch,
+            Some(s) => {
+                s.cols != snap.cols || s.rows != snap.rows || s.style_epoch != snap.style_epoch
+            }
         };
         if let Some(s) = self.sent {
             let unchanged = s.generation == snap.generation
@@ -153,10 +168,17 @@ impl ViewerState {
         } else {
             self.sent.map(|s| (s.generation, s.scroll_count))
         };
+        let with_title = with_title || from.is_none();
         let key = FrameKey {
-            snapshot: snap.generation,
+            generation: snap.generation,
+            scroll_count: snap.scroll_count,
+            cols: snap.cols,
+            rows: snap.rows,
+            style_epoch: snap.style_epoch,
+            cursor,
+            modes,
+            title: with_title.then(|| Arc::clone(&snap.title)),
             from,
-            with_title,
         };
         let (frame, used) = cache.get_or_encode(key, || encode_frame(snap, from, with_title));
         self.define_styles(snap, &used, out);
@@ -205,11 +227,17 @@ impl ViewerState {
 
 /// Encodes the frame from `from` (generation, scroll count) to `snap`, or a
 /// full frame when `from` is `None`. Also returns the style ids it uses.
-fn encode_frame(snap: &Snapshot, from: Option<(u64, u64)>, with_title: bool) -> (proto::EncodedFrame, Vec<u16>) {
+fn encode_frame(
+    snap: &Snapshot,
+    from: Option<(u64, u64)>,
+    with_title: bool,
+) -> (proto::EncodedFrame, Vec<u16>) {
     let (since, scroll) = match from {
         Some((generation, count)) => (
             generation,
-            snap.scroll_count.saturating_sub(count).min(snap.rows as u64) as u32,
+            snap.scroll_count
+                .saturating_sub(count)
+                .min(snap.rows as u64) as u32,
         ),
         None => (0, 0),
     };
@@ -226,7 +254,10 @@ fn encode_frame(snap: &Snapshot, from: Option<(u64, u64)>, with_title: bool) -> 
             used.push(run.style as u16);
         }
         used.push(line.fill() as u16);
-        lines.push(proto::FrameLine { row: r as u16, line });
+        lines.push(proto::FrameLine {
+            row: r as u16,
+            line,
+        });
     }
     used.sort_unstable();
     used.dedup();
@@ -238,7 +269,7 @@ fn encode_frame(snap: &Snapshot, from: Option<(u64, u64)>, with_title: bool) -> 
         full: from.is_none(),
         cursor: wire_cursor(snap),
         modes: wire_modes(&snap.modes, snap.alternate),
-        title: (with_title || from.is_none()).then(|| snap.title.to_string()),
+        title: with_title.then(|| snap.title.to_string()),
         scroll,
         lines,
     };

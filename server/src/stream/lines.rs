@@ -20,7 +20,10 @@ pub fn encode_row(row: &Row, cols: u16) -> proto::Line {
         // The grid never holds more than the wire allows (widths 1-2, at most
         // 32 codepoints a cell, at most `cols` columns), so a refusal here
         // would be a grid bug: degrade to a blank cell rather than drop the row.
-        if builder.push(text, cell.width(), cell.style().0 as u32).is_err() {
+        if builder
+            .push(text, cell.width(), cell.style().0 as u32)
+            .is_err()
+        {
             let _ = builder.push(" ", 1, cell.style().0 as u32);
         }
     }

@@ -9,9 +9,11 @@
 
 mod encoder;
 mod lines;
+mod scrollback;
 
 pub use encoder::{FrameCache, ViewerState};
 pub use lines::{encode_row, wire_style};
+pub use scrollback::rebase_scrollback;
 
 #[cfg(test)]
 mod tests;

@@ -32,7 +32,11 @@ impl ModelClient {
                 }
             }
             proto::ServerMessage::Frame(frame) => {
-                assert_eq!(frame.seq, self.last_seq.map_or(0, |s| s + 1), "seq counts up");
+                assert_eq!(
+                    frame.seq,
+                    self.last_seq.map_or(0, |s| s + 1),
+                    "seq counts up"
+                );
                 self.last_seq = Some(frame.seq);
                 let (cols, rows) = (frame.cols as usize, frame.rows as usize);
                 let blank = || vec![(" ".to_string(), None); cols];
@@ -75,13 +79,24 @@ impl ModelClient {
         if id == 0 {
             return None;
         }
-        Some(self.styles.get(&id).cloned().expect("style defined before use"))
+        Some(
+            self.styles
+                .get(&id)
+                .cloned()
+                .expect("style defined before use"),
+        )
     }
 
     fn text(&self) -> Vec<String> {
         self.grid
             .iter()
-            .map(|row| row.iter().map(|c| c.0.as_str()).collect::<String>().trim_end().to_string())
+            .map(|row| {
+                row.iter()
+                    .map(|c| c.0.as_str())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
             .collect()
     }
 }
@@ -99,7 +114,8 @@ fn expected(snap: &Snapshot) -> (Vec<String>, Vec<Vec<Option<proto::Style>>>) {
             row.cells()
                 .iter()
                 .map(|c| {
-                    (c.style() != StyleId::DEFAULT).then(|| super::wire_style(&snap.style(c.style()), snap))
+                    (c.style() != StyleId::DEFAULT)
+                        .then(|| super::wire_style(&snap.style(c.style()), snap))
                 })
                 .collect()
         })
@@ -119,7 +135,12 @@ fn check(client: &ModelClient, snap: &Snapshot) {
     assert_eq!(client.cursor, (snap.cursor.row, snap.cursor.col));
 }
 
-fn send(viewer: &mut ViewerState, client: &mut ModelClient, snap: &Snapshot, cache: &FrameCache) -> usize {
+fn send(
+    viewer: &mut ViewerState,
+    client: &mut ModelClient,
+    snap: &Snapshot,
+    cache: &FrameCache,
+) -> usize {
     let mut out = Vec::new();
     viewer.update(snap, cache, &mut out);
     let bytes = out.iter().map(Vec::len).sum();
@@ -140,7 +161,11 @@ fn a_viewer_that_skips_frames_converges() {
             format!(
                 "\x1b[3{}mline {i} \u{4e2d}\u{6587} e\u{301}\x1b[0m\r\n{}",
                 i % 8,
-                if i % 7 == 0 { "\x1b[2;5r\x1b[5;1H\n\n\x1b[r" } else { "" }
+                if i % 7 == 0 {
+                    "\x1b[2;5r\x1b[5;1H\n\n\x1b[r"
+                } else {
+                    ""
+                }
             )
             .into_bytes()
         })
@@ -206,7 +231,10 @@ fn nothing_is_sent_when_nothing_changed_and_bells_are_coalesced() {
     send(&mut viewer, &mut client, &term.snapshot(), &cache);
     assert_eq!(client.bells, 1);
     term.advance(b"\x1b[2;2H");
-    assert!(send(&mut viewer, &mut client, &term.snapshot(), &cache) > 0, "cursor moves are sent");
+    assert!(
+        send(&mut viewer, &mut client, &term.snapshot(), &cache) > 0,
+        "cursor moves are sent"
+    );
     assert_eq!(client.cursor, (1, 1));
 }
 
@@ -244,4 +272,39 @@ fn a_style_renumbering_resets_the_clients_styles() {
     assert!(snap.style_epoch > 0);
     send(&mut viewer, &mut client, &snap, &cache);
     check(&client, &snap);
+}
+
+#[test]
+fn a_cached_frame_is_only_shared_by_the_same_screen() {
+    // The cursor, modes and title can change without a new row generation:
+    // a viewer that jumps straight to such a snapshot must not be given the
+    // frame another viewer got for the earlier one of that generation.
+    let mut term = Term::new(20, 5, 0);
+    let cache = FrameCache::default();
+    let (mut a, mut b) = (ViewerState::new(), ViewerState::new());
+    let (mut client_a, mut client_b) = (ModelClient::default(), ModelClient::default());
+    term.advance(b"hello");
+    let first = term.snapshot();
+    send(&mut a, &mut client_a, &first, &cache);
+    send(&mut b, &mut client_b, &first, &cache);
+    for change in [
+        &b"!"[..],
+        b"\x1b[3;3H\x1b[?1h",
+        b"\x1b]2;one\x07",
+        b"\x1b]2;two\x07",
+    ] {
+        let before = term.snapshot().generation;
+        term.advance(change);
+        let snap = term.snapshot();
+        if change != b"!" {
+            assert_eq!(snap.generation, before, "no row changed");
+        }
+        // `a` follows every step, `b` only every other one.
+        send(&mut a, &mut client_a, &snap, &cache);
+        check(&client_a, &snap);
+        if change.starts_with(b"\x1b[3") || change.ends_with(b"two\x07") {
+            send(&mut b, &mut client_b, &snap, &cache);
+            check(&client_b, &snap);
+        }
+    }
 }
