@@ -5,6 +5,7 @@
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
 pub mod http;
+pub mod ws;
 
 use std::net::SocketAddr;
 use std::thread::JoinHandle;
@@ -133,6 +134,24 @@ impl Server {
         response.body
     }
 
+    /// The screen as the screen JSON (`?format=json`).
+    pub fn screen_json(&self, id: &str) -> Value {
+        let response = self.call(
+            "GET",
+            &format!("/api/sessions/{id}/screen?format=json"),
+            None,
+        );
+        assert_eq!(response.status, 200, "screen: {}", response.body);
+        response.json()
+    }
+
+    /// The session object.
+    pub fn session(&self, id: &str) -> Value {
+        let response = self.call("GET", &format!("/api/sessions/{id}"), None);
+        assert_eq!(response.status, 200, "session: {}", response.body);
+        response.json()
+    }
+
     /// Polls the screen until `done` holds, and returns it.
     pub fn wait_screen(&self, id: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
         let mut last = String::new();
@@ -172,6 +191,11 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// The id of a session object.
+pub fn session_id(session: &Value) -> String {
+    session["id"].as_str().expect("an id").to_owned()
 }
 
 /// Calls `check` every 20 ms until it returns `Some`, failing after the deadline.
