@@ -20,6 +20,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/lib.sh"
 RUNS=${RUNS:-5}
 FLOOD_LINES=${FLOOD_LINES:-2000000}
 COLS=104
@@ -50,10 +51,7 @@ fi
 
 FILE=$WORK/flood.txt
 echo "== generating $FLOOD_LINES lines in $FILE"
-awk -v n="$FLOOD_LINES" 'BEGIN {
-    for (i = 0; i < n; i++)
-        printf "%09d the quick brown fox jumps over the lazy dog 0123456789 abcd\n", i
-}' > "$FILE"
+flood_file "$FILE" "$FLOOD_LINES"
 echo "   $(wc -c < "$FILE") bytes"
 
 now() { date +%s.%N; }
@@ -70,20 +68,6 @@ run_bare() {
         2> "$WORK/bare.time"
     awk '{ printf "%.2f\n", $1 + $2 }' "$WORK/bare.time" >> "$WORK/bare.cpu"
     cat "$WORK/bare.out"
-}
-
-start_panecast() {
-    TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-    "$BIN/panecast" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
-        > "$WORK/serve.out" 2> "$WORK/serve.log" &
-    SERVER_PID=$!
-    ADDR=
-    for _ in $(seq 500); do
-        ADDR=$(grep -o '127\.0\.0\.1:[0-9]*' "$WORK/serve.out" 2>/dev/null || true)
-        [ -n "$ADDR" ] && return
-        sleep 0.01
-    done
-    echo "panecast did not start:"; cat "$WORK/serve.log"; exit 1
 }
 
 run_panecast() {
@@ -107,7 +91,7 @@ run_tmux() {
     echo "$(cpu_of "$TMUX_PID") - $before" | bc -l >> "$WORK/tmux.cpu"
 }
 
-start_panecast
+start_panecast "$BIN" "$WORK"
 tmux -L "$TMUX_SOCKET" -f /dev/null new-session -d -s keep  # server start is not timed
 TMUX_PID=$(tmux -L "$TMUX_SOCKET" display-message -p '#{pid}')
 echo "== $RUNS rounds, each running bare, panecast and tmux $(tmux -V | cut -d' ' -f2) in turn"

@@ -1,0 +1,28 @@
+# Shared by the benchmark scripts (source it): the flood file and starting
+# `panecast serve` on a random loopback port.
+
+# flood_file FILE LINES: LINES lines of about 70 characters (the line number
+# and a pangram), about 140 MB for 2,000,000 lines.
+flood_file() {
+    awk -v n="$2" 'BEGIN {
+        for (i = 0; i < n; i++)
+            printf "%09d the quick brown fox jumps over the lazy dog 0123456789 abcd\n", i
+    }' > "$1"
+}
+
+# start_panecast BIN WORK: starts BIN/panecast serve with a fresh token and
+# --allow-any-command, logging to WORK/serve.log; sets SERVER_PID, ADDR
+# (host:port) and TOKEN. Stop it with: kill "$SERVER_PID".
+start_panecast() {
+    TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    "$1/panecast" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
+        > "$2/serve.out" 2> "$2/serve.log" &
+    SERVER_PID=$!
+    ADDR=
+    for _ in $(seq 500); do
+        ADDR=$(grep -o '127\.0\.0\.1:[0-9]*' "$2/serve.out" 2>/dev/null || true)
+        [ -n "$ADDR" ] && return
+        sleep 0.01
+    done
+    echo "panecast did not start:"; cat "$2/serve.log"; exit 1
+}
