@@ -272,6 +272,15 @@ impl Emulator {
         for mode in RESET {
             self.modes.set(mode, defaults.get(mode));
         }
+        self.reset_pen_region_and_charsets();
+        self.saved = SavedCursor::default();
+        self.cursor.pending_wrap = false;
+    }
+
+    /// What both resets restore: cursor shape, scroll region, pen,
+    /// protection (DECSCA) and charsets.
+    fn reset_pen_region_and_charsets(&mut self) {
+        self.protect = false;
         self.cursor_shape = CursorShape::Block;
         self.cursor_blink = false;
         self.top = 0;
@@ -281,8 +290,6 @@ impl Emulator {
         self.gl = 0;
         self.mapping = false;
         self.update_pen();
-        self.saved = SavedCursor::default();
-        self.cursor.pending_wrap = false;
     }
 
     /// RIS: everything back to the power-on state, scrollback included.
@@ -300,16 +307,8 @@ impl Emulator {
         self.cursor = Default::default();
         self.saved = SavedCursor::default();
         self.saved_other = SavedCursor::default();
-        self.top = 0;
-        self.bottom = self.rows - 1;
-        self.pen = Style::default();
-        self.charsets = [Charset::Ascii; 4];
-        self.gl = 0;
-        self.mapping = false;
         self.title.clear();
-        self.cursor_shape = CursorShape::Block;
-        self.cursor_blink = false;
         self.last_printed = None;
-        self.update_pen();
+        self.reset_pen_region_and_charsets();
     }
 }
