@@ -46,10 +46,15 @@ test('typing reaches the session and the echo is painted on the canvas', async (
   await page.keyboard.type('echo hello');
   await page.keyboard.press('Enter');
   await waitFor(() => serverText(s).includes('hello'), { what: 'hello in the session' });
-  const rows = await canvasHas(page, 'hello');
-  const text = serverText(s);
-  // Every row painted is the row the session holds.
+  // The command line ("echo hello") can be painted a frame before its
+  // output: wait until the first rows show what the session holds.
+  const { rows, text } = await waitFor(async () => {
+    const r = await readCanvas(page);
+    const t = serverText(s);
+    return [0, 1, 2].every((i) => r[i] === t[i]) && { rows: r, text: t };
+  }, { what: 'the first rows painted as the session holds them' });
   for (let r = 0; r < 3; r++) assert.equal(rows[r], text[r], `row ${r}`);
+  assert.equal(text[1], 'hello');
   assert.equal(await page.evaluate(() => window.panecast.text().split('\n')[1]), 'hello');
   assert.ok(received(s, 'text').length >= 1, 'typed text went as Text');
   assert.deepEqual(received(s, 'key').at(-1), { type: 'key', key: { named: 'Enter' }, mods: [], role: 'control' });
