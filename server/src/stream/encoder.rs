@@ -15,13 +15,8 @@ use crate::term::{CursorShape, Mode, Modes, MouseTracking, Snapshot};
 /// key too: two snapshots of one generation are not the same frame.
 #[derive(Clone, PartialEq, Eq, Debug)]
 struct FrameKey {
-    generation: u64,
-    scroll_count: u64,
-    cols: u16,
-    rows: u16,
-    style_epoch: u32,
-    cursor: proto::Cursor,
-    modes: proto::Modes,
+    /// The screen the frame brings the viewer to.
+    to: Sent,
     /// The title, when the frame carries it.
     title: Option<Arc<str>>,
     /// `None` for a full frame, else the viewer's (generation, scroll count).
@@ -64,7 +59,7 @@ impl FrameCache {
         let (frame, styles) = (Arc::new(frame), Arc::new(styles));
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         // Frames to a generation older than the previous one's are no use.
-        entries.retain(|e| e.key.generation + 1 >= key.generation);
+        entries.retain(|e| e.key.to.generation + 1 >= key.to.generation);
         if entries.len() >= CACHE_ENTRIES {
             entries.remove(0);
         }
@@ -77,7 +72,8 @@ impl FrameCache {
     }
 }
 
-/// What one viewer has been sent.
+/// A screen as a viewer has it: what one viewer has been sent, and what a
+/// frame brings it to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Sent {
     generation: u64,
@@ -169,7 +165,7 @@ impl ViewerState {
             self.sent.map(|s| (s.generation, s.scroll_count))
         };
         let with_title = with_title || from.is_none();
-        let key = FrameKey {
+        let to = Sent {
             generation: snap.generation,
             scroll_count: snap.scroll_count,
             cols: snap.cols,
@@ -177,6 +173,9 @@ impl ViewerState {
             style_epoch: snap.style_epoch,
             cursor,
             modes,
+        };
+        let key = FrameKey {
+            to,
             title: with_title.then(|| Arc::clone(&snap.title)),
             from,
         };
@@ -187,15 +186,7 @@ impl ViewerState {
         out.push(message);
         self.seq += 1;
         self.title = Arc::clone(&snap.title);
-        self.sent = Some(Sent {
-            generation: snap.generation,
-            scroll_count: snap.scroll_count,
-            cols: snap.cols,
-            rows: snap.rows,
-            style_epoch: snap.style_epoch,
-            cursor,
-            modes,
-        });
+        self.sent = Some(to);
     }
 
     /// Sends definitions of the styles in `used` this viewer has not had.
