@@ -39,10 +39,14 @@ const STATUS_TEXT = {
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '');
 
+// The schemes a link may have to be opened: the server's policy
+// (LINK_SCHEMES in server/src/render/markup.rs; a Rust test keeps them equal).
+export const LINK_SCHEMES = ['http', 'https', 'mailto'];
+
 function safeLink(url) {
   try {
     const u = new URL(url);
-    return ['http:', 'https:', 'mailto:'].includes(u.protocol) ? u.href : null;
+    return LINK_SCHEMES.includes(u.protocol.slice(0, -1)) ? u.href : null;
   } catch {
     return null;
   }
