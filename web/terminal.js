@@ -370,20 +370,22 @@ export class Terminal extends EventTarget {
     this.schedule();
   }
 
+  /** Requests the scrollback lines the view shows but the cache lacks, and a page either side. */
   fetchScrollback() {
     const sc = this.screen;
     if (!this.viewOffset || !this.conn) return;
     const top = sc.base - this.viewOffset;
-    let first = 0;
+    let lo = Infinity, hi = 0; // scrollback indices missing (1 = just above the screen)
     for (let y = 0; y < this.rows && top + y < sc.base; y++) {
-      if (!sc.line(top + y)) { first = sc.base - (top + y); }
+      if (!sc.line(top + y)) {
+        lo = Math.min(lo, sc.base - top - y);
+        hi = Math.max(hi, sc.base - top - y);
+      }
     }
-    if (!first) return; // first = the largest index missing
-    let start = first;
-    while (start > 1 && !sc.line(sc.base - (start - 1))) start--;
-    start = Math.max(1, start);
-    const count = Math.min(1000, Math.max(first - start + 1 + this.rows, this.rows * 2));
-    if ([...this.inflight].some((r) => r.start <= start && r.start + r.count > first)) return;
+    if (!hi) return;
+    if ([...this.inflight].some((r) => r.start <= lo && r.start + r.count > hi)) return;
+    const start = Math.max(1, lo - this.rows);
+    const count = Math.min(1000, hi - start + 1 + this.rows);
     this.inflight.add({ start, count });
     this.send(P.encodeScrollbackRequest(BigInt(start), count));
   }

@@ -25,7 +25,7 @@ e2e('a 300,000-line flood and a long scroll back leave the page heap under 8 MiB
       t.scrollView(t.rows * 40);
       const end = Date.now() + 5000;
       while (Date.now() < end && !(t.displayLine(0) && t.displayLine(t.rows - 1))) await new Promise((r) => setTimeout(r, 10));
-      if (!t.displayLine(0)) throw new Error(`scroll step ${i}: rows not fetched`);
+      if (!t.displayLine(0)) throw new Error(`scroll step ${i}: rows not fetched (offset ${t.viewOffset}, cached ${t.screen.scrollback.size})`);
       most = Math.max(most, t.screen.scrollback.size);
     }
     return { most, offset: t.viewOffset };
