@@ -22,7 +22,9 @@ const CSS = `
 .pc-status button{margin-left:10px;font:inherit;cursor:pointer}
 .pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:rgba(200,60,60,.85);color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
 .pc-badge[hidden]{display:none}
+.pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
+@media (prefers-reduced-motion:reduce){.pc-bell{animation:none}}
 @keyframes pc-bell{from{filter:brightness(1.6)}to{filter:none}}
 `;
 
@@ -36,6 +38,15 @@ const STATUS_TEXT = {
   1003: 'Protocol error: reload the page',
   1009: 'Message too big',
 };
+
+let helpIds = 0;
+const media = (q) => typeof matchMedia === 'function' && matchMedia(q).matches;
+
+/** A theme name, with `auto` (the default) resolved from the user's contrast and colour-scheme preferences. */
+export function themeOf(t) {
+  if (t && t !== 'auto') return t;
+  return media('(prefers-contrast: more)') ? 'contrast' : media('(prefers-color-scheme: light)') ? 'light' : 'dark';
+}
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '');
 
@@ -55,7 +66,7 @@ function safeLink(url) {
 export class Terminal extends EventTarget {
   constructor(container, opts = {}) {
     super();
-    this.opts = { role: 'control', fontSize: 14, fontFamily: DEFAULT_FONT, theme: 'dark', fit: 'auto', ...opts };
+    this.opts = { role: 'control', fontSize: 14, fontFamily: DEFAULT_FONT, theme: 'auto', fit: 'auto', ...opts };
     this.container = container;
     const doc = container.ownerDocument || document;
     const root = container.getRootNode ? container.getRootNode() : doc;
@@ -76,14 +87,25 @@ export class Terminal extends EventTarget {
     this.canvas = el('canvas', 'pc-cells', this.screenEl);
     this.overlayCanvas = el('canvas', 'pc-overlay', this.screenEl);
     this.ta = el('textarea', 'pc-input', this.el);
-    for (const [k, v] of Object.entries({ autocomplete: 'off', autocorrect: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-label': 'Terminal input', tabindex: '0' })) this.ta.setAttribute(k, v);
+    for (const [k, v] of Object.entries({ autocomplete: 'off', autocorrect: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-label': 'Terminal', 'aria-roledescription': 'terminal', 'aria-describedby': 'pc-help' + ++helpIds, tabindex: '0' })) this.ta.setAttribute(k, v);
+    this.el.tabIndex = -1; // where focus goes on Ctrl-Shift-M, so Tab then leaves the terminal
+    // For screen readers: the screen's text, new output announced (see announce), how to leave.
+    this.mirror = el('pre', 'pc-sr', this.el);
+    this.mirror.setAttribute('role', 'region');
+    this.mirror.setAttribute('aria-label', 'Terminal screen');
+    this.live = el('div', 'pc-sr', this.el);
+    this.live.setAttribute('aria-live', 'polite');
+    const help = el('p', 'pc-sr', this.el);
+    help.id = this.ta.getAttribute('aria-describedby');
+    help.textContent = 'Ctrl-Shift-M leaves the terminal.';
+    this.spoken = new Set();
     this.statusEl = el('div', 'pc-status', this.el);
     this.badge = el('div', 'pc-badge', this.el);
     this.badge.textContent = 'read-only';
     this.badge.hidden = true;
 
     this.screen = new Screen();
-    this.painter = new Painter(this.canvas, this.overlayCanvas, this.opts);
+    this.painter = new Painter(this.canvas, this.overlayCanvas, { ...this.opts, theme: themeOf(this.opts.theme) });
     this.el.style.background = this.painter.palette.bg;
     this.selection = new Selection();
     this.dirty = new Set();
@@ -142,6 +164,7 @@ export class Terminal extends EventTarget {
     this.ro.disconnect();
     cancelAnimationFrame(this.raf);
     clearInterval(this.blinkTimer);
+    clearTimeout(this.speakTimer);
     this.el.remove();
   }
 
@@ -172,6 +195,7 @@ export class Terminal extends EventTarget {
         this.inflight.clear();
         this.painter.styleCache = new Map();
         this.badge.hidden = m.role !== 'view';
+        this.ta.setAttribute('aria-readonly', m.role === 'view');
         this.el.dataset.role = m.role;
         this.lastResize = null;
         this.needLayout = true;
@@ -237,8 +261,15 @@ export class Terminal extends EventTarget {
       this.dirty = moved;
       this.pendingScroll += ch.scroll;
     }
-    for (const r of ch.rows) this.dirty.add(r);
-    if (m.title !== null) this.dispatchEvent(new CustomEvent('title', { detail: sc.title }));
+    for (const r of ch.rows) {
+      this.dirty.add(r);
+      this.spoken.add(r);
+    }
+    if (!this.speakTimer) this.speakTimer = setTimeout(() => this.announce(), 500);
+    if (m.title !== null) {
+      this.ta.setAttribute('aria-label', sc.title ? 'Terminal: ' + sc.title : 'Terminal');
+      this.dispatchEvent(new CustomEvent('title', { detail: sc.title }));
+    }
     if (this.status !== 'connected' && this.status !== 'exited') this.setStatus('connected');
     if (this.needLayout) {
       this.needLayout = false;
@@ -293,6 +324,21 @@ export class Terminal extends EventTarget {
     this.dispatchEvent(new CustomEvent('status', { detail: { status, detail } }));
   }
 
+  /**
+   * At most twice a second: the mirror gets the screen's text and the live
+   * region the rows that changed since (not the cursor's row, which the
+   * reader echoes as it is typed), at most 12 lines, so a flood neither
+   * floods the reader nor costs the page more than one pass over the screen.
+   */
+  announce() {
+    this.speakTimer = 0;
+    const sc = this.screen, rows = [...this.spoken].sort((a, b) => a - b).filter((r) => r !== sc.cursor.row && r < sc.rows);
+    this.spoken.clear();
+    this.mirror.textContent = sc.text().replace(/\n+$/, '');
+    const said = rows.slice(-12).map((r) => Screen.lineText(sc.lines[r]).trim()).filter(Boolean).join('\n');
+    if (said) this.live.textContent = said;
+  }
+
   // ---- output ----
 
   send(bytes) { return this.conn ? this.conn.send(bytes) : false; }
@@ -331,6 +377,7 @@ export class Terminal extends EventTarget {
 
   onFocus(f) {
     this.focused = f;
+    if (f) this.ta.tabIndex = 0;
     this.cursorOn = true;
     if (this.canType && this.screen.modes.focusEvents) this.send(P.encodeFocus(f));
     if (f && this.screen.role === 'control') {
@@ -340,8 +387,13 @@ export class Terminal extends EventTarget {
     this.schedule();
   }
 
-  /** Keys the terminal handles itself: Shift-PageUp/PageDown/Home/End scroll the scrollback. */
+  /** Keys the terminal handles itself: Ctrl-Shift-M leaves it, Shift-PageUp/PageDown/Home/End scroll the scrollback. */
   localKey(e) {
+    if (e.ctrlKey && e.shiftKey && e.code === 'KeyM') {
+      this.ta.tabIndex = -1; // until the terminal is focused again
+      this.el.focus();
+      return true;
+    }
     if (e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !this.screen.modes.altScreen) {
       const page = this.rows - 1;
       const d = { PageUp: page, PageDown: -page, Home: Infinity, End: -Infinity }[e.key];
@@ -438,7 +490,7 @@ export class Terminal extends EventTarget {
     if (this.ta.style.left !== left) this.ta.style.left = left;
     if (this.ta.style.top !== topPx) this.ta.style.top = topPx;
     // Blink only while focused and the cursor asks for it.
-    const blink = c.blink && this.focused && c.visible;
+    const blink = c.blink && this.focused && c.visible && !media('(prefers-reduced-motion: reduce)');
     if (blink && !this.blinkTimer) {
       this.blinkTimer = setInterval(() => {
         this.cursorOn = !this.cursorOn;
@@ -513,7 +565,7 @@ export class Terminal extends EventTarget {
   }
 
   setTheme(theme) {
-    this.painter.setTheme(theme);
+    this.painter.setTheme(themeOf(theme));
     this.el.style.background = this.painter.palette.bg;
     this.dirtyAll = true;
     this.schedule();

@@ -20,7 +20,7 @@ after(async () => {
 const serverText = (s) => s.lines.map((l) => l.cells.map((c) => c.text).join('').replace(/ +$/, ''));
 
 async function open(s, { role = 'control', viewport = { width: 800, height: 480 }, dpr = 1, query = '', context } = {}) {
-  const ctx = context || await browser.newContext({ viewport, deviceScaleFactor: dpr });
+  const ctx = context || await browser.newContext({ viewport, deviceScaleFactor: dpr, colorScheme: 'dark' });
   const page = await ctx.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
