@@ -77,6 +77,8 @@ export class PanecastTerminal extends HTMLElement {
       fontSize: Number(this.getAttribute('font-size')) || 14,
       theme: this.getAttribute('theme') || 'auto',
       fit: this.getAttribute('fit') || 'auto',
+      api: urls.api,
+      token,
       probe: () => probe(urls.api, token),
     });
     for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status']) {

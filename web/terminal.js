@@ -10,6 +10,7 @@ import { Painter, DEFAULT_FONT } from './painter.js';
 import { Input, modsOf } from './input.js';
 import { Selection } from './selection.js';
 import { Connection } from './connection.js';
+import { Search } from './search.js';
 
 const CSS = `
 .pc-term{position:relative;overflow:hidden;width:100%;height:100%;outline:none;user-select:none;-webkit-user-select:none;touch-action:none}
@@ -25,6 +26,8 @@ const CSS = `
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
 @media (prefers-reduced-motion:reduce){.pc-bell{animation:none}}
+.pc-find{position:absolute;right:8px;top:8px;z-index:4;display:flex;gap:4px;align-items:center;padding:4px 6px;border-radius:6px;background:#2d2d2d;color:#eee;font:13px system-ui,sans-serif;box-shadow:0 2px 8px #0008}
+.pc-find[hidden]{display:none}.pc-find input{font:inherit}.pc-find button{font:inherit;min-width:2em}
 @keyframes pc-bell{from{filter:brightness(1.6)}to{filter:none}}
 `;
 
@@ -99,6 +102,7 @@ export class Terminal extends EventTarget {
     help.id = this.ta.getAttribute('aria-describedby');
     help.textContent = 'Ctrl-Shift-M leaves the terminal.';
     this.spoken = new Set();
+    this.search = new Search(this);
     this.statusEl = el('div', 'pc-status', this.el);
     this.badge = el('div', 'pc-badge', this.el);
     this.badge.textContent = 'read-only';
@@ -389,6 +393,10 @@ export class Terminal extends EventTarget {
 
   /** Keys the terminal handles itself: Ctrl-Shift-M leaves it, Shift-PageUp/PageDown/Home/End scroll the scrollback. */
   localKey(e) {
+    if (e.code === 'KeyF' && (isMac ? e.metaKey && !e.ctrlKey : e.ctrlKey && e.shiftKey)) {
+      this.search.open();
+      return true;
+    }
     if (e.ctrlKey && e.shiftKey && e.code === 'KeyM') {
       this.ta.tabIndex = -1; // until the terminal is focused again
       this.el.focus();
@@ -420,6 +428,12 @@ export class Terminal extends EventTarget {
     this.dirtyAll = true;
     this.fetchScrollback();
     this.schedule();
+  }
+
+  /** Scrolls so that absolute line `a` shows, about mid-screen when it is in the scrollback. */
+  reveal(a) {
+    const sc = this.screen;
+    this.scrollView((a >= sc.base ? 0 : sc.base - a + (this.rows >> 1)) - this.viewOffset);
   }
 
   /** Requests the scrollback lines the view shows but the cache lacks, and a page either side. */
@@ -479,6 +493,7 @@ export class Terminal extends EventTarget {
     const cursor = showCursor ? { row, col: c.col, shape: c.shape } : null;
     this.painter.drawOverlay(sc, {
       selection: this.selection.rects(top, sc.rows, sc.cols),
+      found: this.search.rects(top, sc.rows, sc.cols),
       cursor,
       focused: this.focused,
       composition: this.composition && !this.viewOffset ? this.composition : '',

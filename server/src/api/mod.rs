@@ -11,6 +11,7 @@ mod create;
 mod error;
 mod ops;
 mod pages;
+mod search;
 mod sessions;
 mod view;
 mod ws;
@@ -93,6 +94,7 @@ pub fn router(state: AppState) -> Router {
         .route("/sessions/{id}/screen", get(sessions::screen))
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
+        .route("/sessions/{id}/search", get(search::search))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/profiles", get(pages::profiles))
         .fallback(ops::not_found);

@@ -145,7 +145,8 @@ pub async fn resize(
     Ok(StatusCode::NO_CONTENT)
 }
 
-fn find(state: &AppState, id: &str) -> Result<SessionHandle, ApiError> {
+/// The session `id` names, or 404.
+pub(super) fn find(state: &AppState, id: &str) -> Result<SessionHandle, ApiError> {
     state
         .sessions
         .get(id)

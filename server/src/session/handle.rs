@@ -9,6 +9,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
+use super::search;
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
 
 /// A session seen from outside its actor.
@@ -100,6 +101,25 @@ impl SessionHandle {
         Some(ViewerSlot {
             viewers: Arc::clone(viewers),
         })
+    }
+
+    /// The first `limit` matches of `pattern` in the scrollback and screen.
+    pub async fn search(
+        &self,
+        pattern: search::Pattern,
+        limit: usize,
+    ) -> Result<search::Found, SessionError> {
+        let (reply, answer) = oneshot::channel();
+        self.shared
+            .commands
+            .send(Command::Search {
+                pattern,
+                limit,
+                reply,
+            })
+            .await
+            .map_err(|_| SessionError::Exited)?;
+        answer.await.map_err(|_| SessionError::Exited)
     }
 
     /// Scrollback lines `start .. start + count`, 1 being the line just

@@ -11,6 +11,7 @@ mod handle;
 mod metrics;
 mod pacer;
 mod registry;
+pub mod search;
 
 use std::time::{Duration, SystemTime};
 
@@ -160,6 +161,11 @@ enum Command {
         start: u64,
         count: u16,
         reply: tokio::sync::oneshot::Sender<ScrollbackLines>,
+    },
+    Search {
+        pattern: search::Pattern,
+        limit: usize,
+        reply: tokio::sync::oneshot::Sender<search::Found>,
     },
     Kill(tokio::sync::oneshot::Sender<()>),
 }
