@@ -111,6 +111,7 @@ fn the_clients_close_codes_are_the_protocols() {
         close::INTERNAL_ERROR,
         close::SESSION_ENDED,
         close::SESSION_DELETED,
+        close::ACCESS_REVOKED,
         close::SESSION_NOT_FOUND,
         close::RATE_LIMITED,
         close::IDLE_TIMEOUT,

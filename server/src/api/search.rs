@@ -2,15 +2,15 @@
 //! pattern in a session's scrollback and screen (see [`crate::session::search`]).
 
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
-use axum::Json;
+use axum::extract::Query;
+use axum::{Extension, Json};
 use serde::Deserialize;
 
 use crate::session::search::{Found, Pattern, MAX_MATCHES};
 
+use crate::session::SessionHandle;
+
 use super::error::ApiError;
-use super::sessions::find;
-use super::AppState;
 
 /// Matches returned when the request names no limit.
 const DEFAULT_LIMIT: usize = 100;
@@ -38,8 +38,7 @@ fn flag(value: Option<u8>, name: &str) -> Result<bool, ApiError> {
 
 /// The handler: 200 with [`Found`], 400 for a bad pattern or limit.
 pub async fn search(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
+    Extension(session): Extension<SessionHandle>,
     query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Json<Found>, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
@@ -56,6 +55,5 @@ pub async fn search(
         flag(query.case, "case")?,
     )
     .map_err(|e| ApiError::bad_request("bad_pattern", e.to_string()))?;
-    let session = find(&state, &id)?;
     Ok(Json(session.search(pattern, limit).await?))
 }
