@@ -70,7 +70,7 @@ export class Search {
     this.show(j.matches.map((m) => ({ a: base + m.line - j.screen_top, s: m.start, e: m.end })));
   }
 
-  /** New matches (null: an error is shown); the newest is the current one. */
+  /** New matches (null: an error is shown); the newest is current. */
   show(list) {
     this.matches = list || [];
     this.i = this.matches.length - 1;
@@ -86,7 +86,7 @@ export class Search {
     this.t.schedule();
   }
 
-  /** Overlay rectangles ({y, from, to, cur}) of the matches on display rows [top, top + rows). */
+  /** Overlay rectangles ({y, from, to, cur}) of matches on display rows [top, top + rows). */
   rects(top, rows, cols) {
     const out = [];
     this.matches.forEach((m, k) => {
