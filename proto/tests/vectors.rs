@@ -413,6 +413,14 @@ fn cases() -> Vec<Case> {
             "Answer to a ping with the largest token (a 10-byte varint).",
             ServerMessage::Pong { token: u64::MAX },
         ),
+        server(
+            "presence",
+            "Three viewers and one controller.",
+            ServerMessage::Presence {
+                view: 3,
+                control: 1,
+            },
+        ),
         client(
             "key_ctrl_c",
             "Ctrl+C.",
@@ -701,6 +709,9 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
             }),
         ),
         ServerMessage::Pong { token } => ("pong", json!({ "token": u64_json(*token) })),
+        ServerMessage::Presence { view, control } => {
+            ("presence", json!({ "view": view, "control": control }))
+        }
     }
 }
 
