@@ -232,9 +232,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         }
     }
 
-    // A routed method missing from the table needs the admin role.
-    let needed = action.unwrap_or(crate::access::Action::Delete);
-    if let Err(denied) = grant.check(needed, target) {
+    if let Err(denied) = grant.check(action, target) {
         return match denied {
             Denied::NotFound => ApiError::no_session(target.map_or("", |t| t.id)).into_response(),
             Denied::Forbidden(message) => ApiError::forbidden(message).into_response(),
