@@ -130,3 +130,27 @@ fn links_end_with_their_session() {
         401
     );
 }
+
+#[test]
+fn a_link_dies_with_a_session_that_ends_by_itself() {
+    let mut config = keyed_config();
+    config.limits.linger_secs = 0;
+    let server = Server::start(config);
+    let id = session_id(&server.create(&["sh", "-c", "read x"], json!({})));
+    let link = mint(&server, &id, "view");
+    let token = link["token"].as_str().expect("token");
+    assert_eq!(status(&server, token, "GET", "/api/sessions", None), 200);
+    server.call(
+        "POST",
+        &format!("/api/sessions/{id}/input"),
+        Some(r#"{"text": "\r"}"#),
+    );
+    crate::common::eventually("the session to be gone", || {
+        (server
+            .call("GET", &format!("/api/sessions/{id}"), None)
+            .status
+            == 404)
+            .then_some(())
+    });
+    assert_eq!(status(&server, token, "GET", "/api/sessions", None), 401);
+}
