@@ -5,12 +5,8 @@
 // survive scrolling: screen row r is line `base + r`, scrollback index i
 // (1 = just above the screen) is line `base - i`. `base` grows by every
 // frame's scroll hint and resets on a full frame.
-//
-// The scrollback cache is bounded: at most CACHE_LINES lines (fewer when the
-// session keeps fewer), the least recently used evicted first; an evicted
-// line is fetched again when it is shown.
 
-/** The most scrollback lines the client keeps (a page left open on a busy log must not grow). */
+/** The most scrollback lines cached (least recently used evicted, refetched when shown). */
 export const CACHE_LINES = 2000;
 
 export function blankLine(cols, style = 0) {

@@ -1,19 +1,17 @@
-// The search bar (Ctrl-Shift-F; Cmd-F on a Mac). The server searches the
-// scrollback and screen (GET {api}/search); matches are highlighted on the
-// overlay and the bar scrolls from one to the next, fetching the scrollback.
-// Enter and the up arrow go to the previous (older) match, Shift-Enter and
-// the down arrow to the next (newer) one; Escape closes the bar. Upper case
-// in the query makes it case-sensitive; the .* box makes it a regex.
+// The search bar (Ctrl-Shift-F, Cmd-F on a Mac): the server searches
+// scrollback and screen; matches are highlighted, Enter/↑ goes to the older
+// match and Shift-Enter/↓ to the newer one (scrolling back, fetching as
+// needed), Escape closes. Upper case makes it case-sensitive; .* a regex.
 export class Search {
   constructor(term) {
     this.t = term;
     this.matches = [];
     this.i = -1;
-    const bar = this.bar = term.el.ownerDocument.createElement('form');
+    const bar = this.bar = term.el.ownerDocument.createElement('div');
     bar.className = 'pc-find';
     bar.setAttribute('role', 'search');
     bar.hidden = true;
-    bar.innerHTML = '<input type="search" aria-label="Search the terminal" placeholder="Search"><label title="Regular expression"><input type="checkbox" aria-label="Regular expression">.*</label><output role="status"></output><button type="button" aria-label="Previous match">↑</button><button type="button" aria-label="Next match">↓</button><button type="button" aria-label="Close search">✕</button>';
+    bar.innerHTML = '<input type="search" aria-label="Search the terminal" placeholder="Search"><label><input type="checkbox" aria-label="Regular expression">.*</label><output role="status"></output><button aria-label="Previous match">↑</button><button aria-label="Next match">↓</button><button aria-label="Close search">✕</button>';
     term.el.appendChild(bar);
     const [q, re] = bar.querySelectorAll('input');
     const [prev, next, close] = bar.querySelectorAll('button');
@@ -24,7 +22,6 @@ export class Search {
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.run(), 150);
     };
-    bar.onsubmit = (e) => { e.preventDefault(); };
     q.onkeydown = (e) => {
       if (e.key === 'Enter') this.go(e.shiftKey ? 1 : -1);
       else if (e.key === 'Escape') this.close();

@@ -26,7 +26,7 @@ const CSS = `
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
 @media (prefers-reduced-motion:reduce){.pc-bell{animation:none}}
-.pc-find{position:absolute;right:8px;top:8px;z-index:4;display:flex;gap:4px;align-items:center;padding:4px 6px;border-radius:6px;background:#2d2d2d;color:#eee;font:13px system-ui,sans-serif;box-shadow:0 2px 8px #0008}
+.pc-find{position:absolute;right:8px;top:8px;z-index:4;display:flex;gap:4px;align-items:center;padding:4px;background:#333;color:#eee;font:13px system-ui,sans-serif}
 .pc-find[hidden]{display:none}.pc-find input{font:inherit}.pc-find button{font:inherit;min-width:2em}
 @keyframes pc-bell{from{filter:brightness(1.6)}to{filter:none}}
 `;
@@ -93,7 +93,7 @@ export class Terminal extends EventTarget {
     this.ta = el('textarea', 'pc-input', this.el);
     for (const [k, v] of Object.entries({ autocomplete: 'off', autocorrect: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-label': 'Terminal', 'aria-roledescription': 'terminal', 'aria-describedby': 'pc-help' + ++helpIds, tabindex: '0' })) this.ta.setAttribute(k, v);
     this.el.tabIndex = -1; // where focus goes on Ctrl-Shift-M, so Tab then leaves the terminal
-    // For screen readers: the screen's text, new output announced (see announce), how to leave.
+    // For screen readers (see announce).
     this.mirror = el('pre', 'pc-sr', this.el);
     this.mirror.setAttribute('role', 'region');
     this.mirror.setAttribute('aria-label', 'Terminal screen');
@@ -333,12 +333,7 @@ export class Terminal extends EventTarget {
     this.dispatchEvent(new CustomEvent('status', { detail: { status, detail } }));
   }
 
-  /**
-   * At most twice a second: the mirror gets the screen's text and the live
-   * region the rows that changed since (not the cursor's row, which the
-   * reader echoes as it is typed), at most 12 lines, so a flood neither
-   * floods the reader nor costs the page more than one pass over the screen.
-   */
+  /** Twice a second at most: the screen's text to the mirror, changed rows (not the cursor's: the reader echoes typing) to the live region. */
   announce() {
     this.speakTimer = 0;
     const sc = this.screen, rows = [...this.spoken].sort((a, b) => a - b).filter((r) => r !== sc.cursor.row && r < sc.rows);
