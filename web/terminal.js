@@ -608,6 +608,10 @@ export class Terminal extends EventTarget {
     s.addEventListener('pointerdown', (e) => {
       this.focus();
       e.preventDefault();
+      if (e.pointerType === 'touch') { // a finger scrolls; a tap only focuses
+        this.touchY = e.clientY;
+        return;
+      }
       const cell = this.cellAt(e);
       if (this.reporting(e)) {
         if (e.button > 2) return;
@@ -638,6 +642,12 @@ export class Terminal extends EventTarget {
       this.schedule();
     });
     s.addEventListener('pointermove', (e) => {
+      const h = this.painter.cellCss.height, n = Math.trunc((this.touchY - e.clientY) / h);
+      if (e.pointerType === 'touch') {
+        if (n) this.wheelLines(n, e);
+        this.touchY -= n * h;
+        return;
+      }
       const cell = this.cellAt(e);
       if (this.selecting) {
         const r = this.canvas.getBoundingClientRect();
@@ -687,21 +697,25 @@ export class Terminal extends EventTarget {
       const lineH = this.painter.cellCss.height;
       const d = e.deltaMode === 1 ? e.deltaY : e.deltaMode === 2 ? e.deltaY * this.rows : e.deltaY / lineH;
       this.wheelAcc += d;
-      let n = Math.trunc(this.wheelAcc);
+      const n = Math.trunc(this.wheelAcc);
       if (!n) return;
       this.wheelAcc -= n;
-      n = Math.max(-30, Math.min(30, n));
-      if (this.reporting(e)) {
-        const cell = this.cellAt(e);
-        const kind = n < 0 ? 3 : 4;
-        for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.send(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
-      } else if (this.screen.modes.altScreen && this.canType) {
-        // No scrollback on the alternate screen: scroll the program (as xterm's alternateScroll).
-        for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.send(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
-      } else {
-        this.scrollView(-n);
-      }
+      this.wheelLines(Math.max(-30, Math.min(30, n)), e);
     }, { passive: false });
+  }
+
+  /** n lines of wheel (or touch drag; down is positive): scrollback, mouse wheel events or Up/Down keys. */
+  wheelLines(n, e) {
+    if (this.reporting(e)) {
+      const cell = this.cellAt(e);
+      const kind = n < 0 ? 3 : 4;
+      for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.send(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
+    } else if (this.screen.modes.altScreen && this.canType) {
+      // No scrollback on the alternate screen: scroll the program (as xterm's alternateScroll).
+      for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.send(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
+    } else {
+      this.scrollView(-n);
+    }
   }
 
   // ---- reading ----
