@@ -7,7 +7,21 @@
 import { Palette, mix } from './palette.js';
 import { A_BOLD, A_DIM, A_ITALIC, A_INVERSE, A_INVISIBLE, A_STRIKE } from './protocol.js';
 
-export const DEFAULT_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Noto Sans Mono", monospace';
+/** Monospace, then CJK and emoji fallbacks. */
+export const DEFAULT_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Noto Sans Mono", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "PingFang SC", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", monospace';
+
+// U+2500-257F: arms up, right, down, left (0 none, 1 light, 2 heavy, 3
+// double); '-': the font draws it (dashes).
+const BOX = ('0101 0202 1010 2020 - - - - - - - - 0110 0210 0120 0220 0011 0012 0021 0022 1100 1200 2100 2200 1001 1002 2001 2002 ' +
+  '1110 1210 2110 1120 2120 2210 1220 2220 1011 1012 2011 1021 2021 2012 1022 2022 0111 0112 0211 0212 0121 0122 0221 0222 ' +
+  '1101 1102 1201 1202 2101 2102 2201 2202 1111 1112 1211 1212 2111 1121 2121 2112 2211 1122 1221 2212 1222 2122 2221 2222 ' +
+  '- - - - 0303 3030 0310 0130 0330 0013 0031 0033 1300 3100 3300 1003 3001 3003 1310 3130 3330 1013 3031 3033 0313 0131 0333 ' +
+  '1303 3101 3303 1313 3131 3333 0110 0011 1001 1100 - - - 0001 1000 0100 0010 0002 2000 0200 0020 0201 1020 0102 2010').split(' ');
+// U+2596-259F: bits 1 upper left, 2 upper right, 4 lower left, 8 lower right.
+const QUADS = [4, 8, 1, 13, 9, 7, 11, 2, 6, 14];
+
+const drawn = (k) => (k < 0x25a0 && BOX[k - 0x2500] !== '-') || (k > 0xe0af && k < 0xe0b4);
+
 
 export class Painter {
   constructor(canvas, overlay, { fontFamily = DEFAULT_FONT, fontSize = 14, lineHeight = 1, theme = 'dark' } = {}) {
@@ -213,6 +227,12 @@ export class Painter {
         if (!spaceOk) flush();
         continue;
       }
+      const k = t.charCodeAt(0);
+      if (k >= 0x2500 && t.length === 1 && drawn(k)) {
+        flush();
+        this.glyph(k, this.x(i), this.x(i + w), y0, rs.fg);
+        continue;
+      }
       if (w === 1 && this.fits(fi, t)) {
         if (start < 0) start = i;
         last = i;
@@ -236,6 +256,57 @@ export class Painter {
     }
     flush();
     return clipped;
+  }
+
+  /** Draws box drawing, block or Powerline `k` edge to edge on whole device pixels in [x0, x1) of the row at y0. */
+  glyph(k, x0, x1, y0, fg) {
+    const c = this.ctx, w = x1 - x0, h = this.ch, y1 = y0 + h, l = this.line;
+    const R = (a, b, e, d) => {
+      const X = (v) => x0 + Math.round(w * v / 8), Y = (v) => y0 + Math.round(h * v / 8);
+      c.fillRect(X(a), Y(b), X(e) - X(a), Y(d) - Y(b));
+    };
+    this.setFill(c.strokeStyle = fg);
+    c.lineWidth = l;
+    c.beginPath();
+    if (k > 0xe0af) { // Powerline triangles, solid or outlined
+      const a = k & 2 ? x1 : x0;
+      c.moveTo(a, y0);
+      c.lineTo(x0 + x1 - a, y0 + h / 2);
+      c.lineTo(a, y1);
+      return k & 1 ? c.stroke() : c.fill();
+    }
+    if (k > 0x2595) { // quadrants
+      const q = QUADS[k - 0x2596];
+      for (let b = 0; b < 4; b++) if (q >> b & 1) R(b & 1 ? 4 : 0, b & 2 ? 4 : 0, b & 1 ? 8 : 4, b & 2 ? 8 : 4);
+    } else if (k > 0x2590 && k < 0x2594) { // shades
+      c.globalAlpha = (k - 0x2590) / 4;
+      c.fillRect(x0, y0, w, h);
+      c.globalAlpha = 1;
+    } else if (k > 0x257f) {
+      const e = k - 0x2588;
+      k === 0x2580 ? R(0, 0, 8, 4) : k === 0x2590 ? R(4, 0, 8, 8) : k === 0x2594 ? R(0, 0, 8, 1) : k === 0x2595 ? R(7, 0, 8, 8) : e > 0 ? R(0, 0, 8 - e, 8) : R(0, -e, 8, 8);
+    } else if (k > 0x2570 && k < 0x2574) { // diagonals
+      if (k & 1) c.moveTo(x0, y1), c.lineTo(x1, y0);
+      if (k & 2) c.moveTo(x0, y0), c.lineTo(x1, y1);
+      c.stroke();
+    } else {
+      // Lines from the edges to the centre: light (1) l thick, heavy (2) 2l, double (3) two l with an l gap.
+      const [u, r, d, f] = [...BOX[k - 0x2500]].map(Number), mx = x0 + (w >> 1), my = y0 + (h >> 1);
+      const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
+      const span = (a, m) => [Math.min(m, ...a.map((p) => p[0])), Math.max(m, ...a.map((p) => p[0] + p[1]))];
+      if (k > 0x256c) { // arcs
+        const cx = mx - (l >> 1) + l / 2, cy = my - (l >> 1) + l / 2, ex = r ? x1 : x0;
+        c.moveTo(cx, u ? y0 : y1);
+        c.arcTo(cx, cy, ex, cy, Math.min(w, h) / 2);
+        c.lineTo(ex, cy);
+        return c.stroke();
+      }
+      const [hlo, hhi] = span([...seg(r, my), ...seg(f, my)], my), [vlo, vhi] = span([...seg(u, mx), ...seg(d, mx)], mx);
+      for (const [s, t] of seg(u, mx)) c.fillRect(s, y0, t, hhi - y0);
+      for (const [s, t] of seg(d, mx)) c.fillRect(s, hlo, t, y1 - hlo);
+      for (const [s, t] of seg(f, my)) c.fillRect(x0, s, vhi - x0, t);
+      for (const [s, t] of seg(r, my)) c.fillRect(vlo, s, x1 - vlo, t);
+    }
   }
 
   setFont(fi, fg) {
