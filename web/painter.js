@@ -361,12 +361,16 @@ export class Painter {
 
   /**
    * Redraws the overlay: search matches ([{y, from, to, cur}]) and selection
-   * rectangles ([{y, from, to}]) in display rows and columns, the cursor ({row, col, shape} or null) and IME text.
+   * rectangles ([{y, from, to}]) in display rows and columns, the hovered link ({y, from, to}), the cursor ({row, col, shape} or null) and IME text.
    */
-  drawOverlay(screen, { selection = [], found = [], cursor = null, focused = false, composition = '' } = {}) {
+  drawOverlay(screen, { selection = [], found = [], link = null, cursor = null, focused = false, composition = '' } = {}) {
     const o = this.octx;
     if (!o) return;
     o.clearRect(0, 0, this.W, this.H);
+    if (link) { // the hovered link's underline
+      o.fillStyle = this.defFg;
+      o.fillRect(this.x(link.from), link.y * this.ch + Math.min(this.baseline + this.line * 2, this.ch - this.line), this.x(link.to) - this.x(link.from), this.line);
+    }
     for (const s of found) {
       o.fillStyle = s.cur ? 'rgba(255,128,0,.7)' : 'rgba(255,210,0,.35)';
       o.fillRect(this.x(s.from), s.y * this.ch, this.x(s.to) - this.x(s.from), this.ch);

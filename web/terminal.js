@@ -494,6 +494,7 @@ export class Terminal extends EventTarget {
     this.painter.drawOverlay(sc, {
       selection: this.selection.rects(top, sc.rows, sc.cols),
       found: this.search.rects(top, sc.rows, sc.cols),
+      link: this.link,
       cursor,
       focused: this.focused,
       composition: this.composition && !this.viewOffset ? this.composition : '',
@@ -598,6 +599,32 @@ export class Terminal extends EventTarget {
     };
   }
 
+  hover(link) {
+    if (JSON.stringify(link) !== JSON.stringify(this.link)) {
+      this.link = link;
+      this.schedule();
+    }
+  }
+
+  /** The link at a display cell: an OSC 8 link, or an http(s) URL in the text; {url, from, to} or null. */
+  linkAt({ row, col }) {
+    const line = this.displayLine(row);
+    if (!line) return null;
+    const at = (c) => this.painter.resolve(this.screen, line.style[c]).link;
+    const url = at(col);
+    let from = col, to = col + 1;
+    if (url) {
+      while (from && at(from - 1) === url) from--;
+      while (to < line.text.length && at(to) === url) to++;
+      return { url, from, to };
+    }
+    const text = line.text.map((t, i) => (line.width[i] === 1 && t.length === 1 ? t : ' ')).join('');
+    for (const m of text.matchAll(/https?:\/\/[^\s"'<>`]*[^\s"'<>`.,;:!?)\]}]/g)) {
+      if (m.index <= col && col < m.index + m[0].length) return { url: m[0], from: m.index, to: m.index + m[0].length };
+    }
+    return null;
+  }
+
   reporting(e) {
     return this.canType && this.screen.modes.mouse !== 'off' && !e.shiftKey && !this.viewOffset;
   }
@@ -623,10 +650,9 @@ export class Terminal extends EventTarget {
       }
       if (e.button !== 0) return;
       const a = this.screen.base - this.viewOffset + cell.row;
-      const line = this.screen.line(a);
-      const link = line && this.painter.resolve(this.screen, line.style[cell.col]).link;
+      const link = this.linkAt(cell);
       if (link && (e.ctrlKey || e.metaKey)) {
-        const url = safeLink(link);
+        const url = safeLink(link.url);
         if (url) window.open(url, '_blank', 'noopener,noreferrer');
         return;
       }
@@ -641,6 +667,7 @@ export class Terminal extends EventTarget {
       this.selecting = true;
       this.schedule();
     });
+    s.addEventListener('pointerleave', () => this.hover(null));
     s.addEventListener('pointermove', (e) => {
       const h = this.painter.cellCss.height, n = Math.trunc((this.touchY - e.clientY) / h);
       if (e.pointerType === 'touch') {
@@ -670,11 +697,11 @@ export class Terminal extends EventTarget {
         }
         return;
       }
-      // Show links: a pointer and the URL as a tooltip.
-      const line = this.displayLine(cell.row);
-      const link = line && this.painter.resolve(this.screen, line.style[cell.col]).link;
+      // Show links: underlined, a pointer and the URL as a tooltip.
+      const link = this.linkAt(cell);
+      this.hover(link && { ...link, y: cell.row });
       s.style.cursor = link ? 'pointer' : 'text';
-      s.title = link ? `${link}\n(${isMac ? 'Cmd' : 'Ctrl'}-click to open)` : '';
+      s.title = link ? `${link.url}\n(${isMac ? 'Cmd' : 'Ctrl'}-click to open)` : '';
     });
     const up = (e) => {
       if (this.selecting) {

@@ -361,6 +361,48 @@ test('links open on Ctrl-click only, with a safe scheme', async () => {
   await finish(page, 'mock-link');
 });
 
+test('plain http(s) URLs in the text are underlined on hover and open on Ctrl-click', async () => {
+  const s = mock.create();
+  const page = await open(s);
+  await page.keyboard.type('echo see https://example.com/a?b=1. javascript:alert(1)\n');
+  await waitFor(() => serverText(s)[1] === 'see https://example.com/a?b=1. javascript:alert(1)', { what: 'the echo' });
+  const { cell } = await page.evaluate(() => window.panecast.metrics());
+  const box = await page.locator('panecast-terminal').boundingBox();
+  const at = (col) => [box.x + (col + 0.5) * cell.width, box.y + 1.5 * cell.height];
+  // The overlay's ink in row 1, per column: the underline.
+  const underlined = () => page.evaluate(() => {
+    const t = window.panecast, p = t.painter, o = t.painter.overlay;
+    const d = o.getContext('2d').getImageData(0, p.ch, o.width, p.ch).data;
+    const cols = new Set();
+    for (let i = 3; i < d.length; i += 4) if (d[i]) cols.add(Math.floor(((i >> 2) % o.width) / p.cw));
+    return [...cols].sort((a, b) => a - b);
+  });
+  await page.mouse.move(...at(31));
+  await page.mouse.move(...at(40));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(await underlined(), [], 'javascript: is not a link, nothing is underlined');
+  await page.mouse.move(...at(10));
+  const cols = await waitFor(async () => { const c = await underlined(); return c.length && c; }, { what: 'an underline' });
+  assert.deepEqual(cols, [...Array(25).keys()].map((i) => i + 4), 'the URL without the full stop is underlined');
+  assert.match(await page.locator('panecast-terminal').evaluate((e) => e.shadowRoot.querySelector('[title]')?.title || ''), /^https:\/\/example\.com\/a\?b=1\n/);
+  await page.context().route('https://example.com/**', (r) => r.fulfill({ contentType: 'text/html', body: 'ok' }));
+  const popups = [];
+  page.on('popup', (p) => popups.push(p));
+  await page.mouse.click(...at(10));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(popups.length, 0, 'a plain click does not open the link');
+  const popup = page.waitForEvent('popup', { timeout: 5000 });
+  await page.keyboard.down('Control');
+  await page.mouse.click(...at(10));
+  await page.keyboard.up('Control');
+  const p = await popup;
+  await p.waitForLoadState();
+  assert.equal(p.url(), 'https://example.com/a?b=1');
+  await page.mouse.move(box.x + box.width + 5, box.y + box.height + 5);
+  await waitFor(async () => (await underlined()).length === 0, { what: 'no underline after leaving' });
+  await finish(page, 'mock-plain-url');
+});
+
 test('the custom element connects with its token attribute, without a cookie', async () => {
   const s = mock.create();
   s.type('echo element\r');
