@@ -21,6 +21,9 @@ pub const MAX_TITLE: usize = 4096;
 /// Longest hyperlink URI, in UTF-8 bytes.
 pub const MAX_LINK: usize = 4096;
 
+/// Longest text of a `Clipboard` message, in UTF-8 bytes.
+pub const MAX_CLIPBOARD: usize = 64 * 1024;
+
 /// Longest message of an `Error`, in UTF-8 bytes.
 pub const MAX_ERROR_MESSAGE: usize = 1024;
 

@@ -2,7 +2,8 @@
 
 use crate::frame::FRAME;
 use crate::limits::{
-    MAX_COLS, MAX_ERROR_MESSAGE, MAX_ROWS, MAX_SCROLLBACK_LINES, MAX_SESSION_ID, MAX_STYLE_DEFS,
+    MAX_CLIPBOARD, MAX_COLS, MAX_ERROR_MESSAGE, MAX_ROWS, MAX_SCROLLBACK_LINES, MAX_SESSION_ID,
+    MAX_STYLE_DEFS,
 };
 use crate::reader::Reader;
 use crate::{varint, writer, DecodeError, Frame, Line, Style, StyleDef};
@@ -95,6 +96,13 @@ pub enum ServerMessage {
         /// The ping's token.
         token: u64,
     },
+    /// 0x09: a program set the clipboard (OSC 52); sent only to control
+    /// connections, and only when the server allows it.
+    Clipboard {
+        /// The text to put on the clipboard, at most
+        /// [`MAX_CLIPBOARD`](crate::limits::MAX_CLIPBOARD) bytes.
+        text: String,
+    },
     /// 0x0A: who else is connected: sent after the first frame and
     /// whenever the counts change.
     Presence {
@@ -112,6 +120,7 @@ const EXIT: u8 = 0x05;
 const ERROR: u8 = 0x06;
 const SCROLLBACK: u8 = 0x07;
 const PONG: u8 = 0x08;
+const CLIPBOARD: u8 = 0x09;
 const PRESENCE: u8 = 0x0a;
 
 impl Hello {
@@ -254,6 +263,10 @@ impl ServerMessage {
                 out.push(PONG);
                 writer::uint(out, *token);
             }
+            ServerMessage::Clipboard { text } => {
+                out.push(CLIPBOARD);
+                writer::str(out, text);
+            }
             ServerMessage::Presence { view, control } => {
                 out.push(PRESENCE);
                 writer::uint(out, *view);
@@ -285,6 +298,9 @@ impl ServerMessage {
             },
             SCROLLBACK => ServerMessage::Scrollback(Scrollback::decode_body(&mut r)?),
             PONG => ServerMessage::Pong { token: r.u64()? },
+            CLIPBOARD => ServerMessage::Clipboard {
+                text: r.str(MAX_CLIPBOARD, "clipboard text")?.to_owned(),
+            },
             PRESENCE => ServerMessage::Presence {
                 view: r.u32()?,
                 control: r.u32()?,

@@ -268,6 +268,10 @@ fn simple_server_messages_round_trip() {
         server_round_trip(ServerMessage::Pong { token: 300 }),
         [0x08, 0xac, 0x02]
     );
+    assert_eq!(
+        server_round_trip(ServerMessage::Clipboard { text: "hi".into() }),
+        [0x09, 0x02, b'h', b'i']
+    );
 }
 
 #[test]

@@ -154,6 +154,7 @@ fn server_message() -> impl Strategy<Value = ServerMessage> {
                 })
             )),
         any::<u64>().prop_map(|token| ServerMessage::Pong { token }),
+        ".{0,40}".prop_map(|text| ServerMessage::Clipboard { text }),
     ]
 }
 

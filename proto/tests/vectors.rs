@@ -414,6 +414,13 @@ fn cases() -> Vec<Case> {
             ServerMessage::Pong { token: u64::MAX },
         ),
         server(
+            "clipboard",
+            "A program set the clipboard (OSC 52) to non-ASCII text with a newline.",
+            ServerMessage::Clipboard {
+                text: "ls -l\nÉté".to_owned(),
+            },
+        ),
+        server(
             "presence",
             "Three viewers and one controller.",
             ServerMessage::Presence {
@@ -709,6 +716,7 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
             }),
         ),
         ServerMessage::Pong { token } => ("pong", json!({ "token": u64_json(*token) })),
+        ServerMessage::Clipboard { text } => ("clipboard", json!({ "text": text })),
         ServerMessage::Presence { view, control } => {
             ("presence", json!({ "view": view, "control": control }))
         }
@@ -860,8 +868,8 @@ fn every_message_type_has_a_vector() {
     assert_eq!(
         types,
         [
-            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x0a, 0x81, 0x82, 0x83, 0x84, 0x85,
-            0x86, 0x87, 0x88
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x81, 0x82, 0x83, 0x84,
+            0x85, 0x86, 0x87, 0x88
         ]
     );
 }

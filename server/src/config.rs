@@ -40,6 +40,19 @@ pub struct Config {
     pub public_names: Vec<String>,
     /// Who may read `/metrics`.
     pub metrics: MetricsAccess,
+    /// Whether programs may set the clipboard of viewers (OSC 52).
+    pub clipboard: ClipboardAccess,
+}
+
+/// Whose clipboard a program may set with OSC 52.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClipboardAccess {
+    /// Nobody's: OSC 52 writes are dropped.
+    #[default]
+    Off,
+    /// Control viewers' (view-only viewers never get it).
+    Control,
 }
 
 /// Who may read `/metrics`.
@@ -233,6 +246,7 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             public_names: Vec::new(),
             metrics: MetricsAccess::Token,
+            clipboard: ClipboardAccess::Off,
         }
     }
 }

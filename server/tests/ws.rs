@@ -836,3 +836,48 @@ async fn every_viewer_is_told_who_else_is_there() {
         .until("the typist gone", LIMIT, |m| m.presence == Some((1, 0)))
         .await;
 }
+
+/// Has `cat` write an OSC 52 clipboard write, then two marker lines, the
+/// second once the first has reached both clients: a `Clipboard` message
+/// due to either client has surely been received by then.
+async fn cat_osc52(client: &mut Client, other: &mut Client) {
+    client.send(&text("\x1b]52;c;aGk=\x07\r")).await;
+    for marker in ["first", "second"] {
+        client.send(&text(&format!("{marker}\r"))).await;
+        for c in [&mut *client, &mut *other] {
+            c.until("the marker", LIMIT, |m| {
+                m.text().iter().any(|l| l == marker)
+            })
+            .await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn osc52_reaches_control_viewers_only_when_the_config_allows() {
+    let mut config = test_config();
+    config.clipboard = panecast::config::ClipboardAccess::Control;
+    let server = Server::start(config);
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let mut control = attach(&server, &id, "control").await;
+    let mut view = attach(&server, &id, "view").await;
+    cat_osc52(&mut control, &mut view).await;
+    control
+        .until("the clipboard", LIMIT, |m| !m.clipboard.is_empty())
+        .await;
+    assert_eq!(control.model.clipboard, ["hi"]);
+    assert!(
+        view.model.clipboard.is_empty(),
+        "a view connection never gets it"
+    );
+}
+
+#[tokio::test]
+async fn osc52_is_dropped_by_default() {
+    let server = Server::start(test_config());
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let mut control = attach(&server, &id, "control").await;
+    let mut view = attach(&server, &id, "view").await;
+    cat_osc52(&mut control, &mut view).await;
+    assert!(control.model.clipboard.is_empty(), "clipboard = \"off\"");
+}

@@ -14,7 +14,7 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Extension;
-use panecast_proto::{self as proto, close, ClientMessage, ServerMessage};
+use panecast_proto::{self as proto, close, ClientMessage, Role, ServerMessage};
 use serde::Deserialize;
 use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior};
 
@@ -22,6 +22,7 @@ use super::error::ApiError;
 use super::guard::{origin_allowed, stream_role, Caller, PROTOCOL};
 use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
+use crate::config::ClipboardAccess;
 use crate::input::{Key, KeyCode, Modifiers};
 use crate::session::{EndReason, Input, SessionError, SessionHandle, Status, ViewerSlot};
 use crate::stream::{rebase_scrollback, FrameCache, ViewerState};
@@ -82,6 +83,8 @@ pub async fn upgrade(
     };
     let role = stream_role(caller.grant(), asked);
     let max_viewers = state.config.limits.max_viewers;
+    let clipboard =
+        state.config.clipboard == ClipboardAccess::Control && role.wire() == Role::Control;
     Ok(ws
         .protocols([PROTOCOL])
         .read_buffer_size(READ_BUFFER)
@@ -89,7 +92,11 @@ pub async fn upgrade(
         .max_frame_size(FRAME_LIMIT)
         .on_upgrade(move |mut socket| async move {
             match session.join_viewer(max_viewers, role.wire()) {
-                Some(slot) => Viewer::new(socket, session, caller, role, slot).run().await,
+                Some(slot) => {
+                    Viewer::new(socket, session, caller, role, slot, clipboard)
+                        .run()
+                        .await
+                }
                 None => {
                     let ending =
                         Ending::error(close::TOO_MANY_VIEWERS, "too many viewers on this session");
@@ -197,6 +204,8 @@ struct Viewer {
     state: ViewerState,
     cache: std::sync::Arc<FrameCache>,
     heard: Instant,
+    /// Whether OSC 52 writes are passed on to this connection.
+    clipboard: bool,
     _slot: ViewerSlot,
     _link: Option<ViewerGuard>,
 }
@@ -208,6 +217,7 @@ impl Viewer {
         caller: Caller,
         role: AccessRole,
         slot: ViewerSlot,
+        clipboard: bool,
     ) -> Viewer {
         Viewer {
             socket,
@@ -218,6 +228,7 @@ impl Viewer {
             role,
             state: ViewerState::new(),
             heard: Instant::now(),
+            clipboard,
             _slot: slot,
         }
     }
@@ -291,6 +302,7 @@ impl Viewer {
         let mut ping = interval_at(Instant::now() + PING_EVERY, PING_EVERY);
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut presence = self.session.watch_presence();
+        let mut clipboard = self.session.watch_clipboard();
         presence.mark_changed();
         // Presence follows the first frame.
         let mut framed = false;
@@ -327,6 +339,12 @@ impl Viewer {
                             control: count(now.control),
                         })
                         .await?;
+                    }
+                },
+                changed = clipboard.changed(), if self.clipboard => {
+                    let text = clipboard.borrow_and_update().clone();
+                    if let (Ok(()), Some(text)) = (changed, text) {
+                        self.send_message(ServerMessage::Clipboard { text: text.to_string() }).await?;
                     }
                 },
                 () = &mut revoked => {

@@ -40,6 +40,7 @@ pub(super) struct Actor {
     pub events: PtyEvents,
     pub commands: mpsc::Receiver<Command>,
     pub screen: watch::Sender<Arc<Snapshot>>,
+    pub clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
     pub status: watch::Sender<Status>,
     pub timings: Timings,
     pub metrics: Arc<Metrics>,
@@ -228,6 +229,9 @@ impl Live {
         if !replies.is_empty() {
             // A child that does not read cannot take answers either: drop them.
             let _ = self.write(replies);
+        }
+        if let Some(text) = self.actor.term.take_clipboard() {
+            self.actor.clipboard.send_replace(Some(text.into()));
         }
         // The reader gathers reads into one chunk until its buffer is nearly
         // full or the pty has nothing more ready; a big chunk means the

@@ -48,6 +48,8 @@ struct Shared {
     frames: Arc<FrameCache>,
     viewers: Arc<AtomicUsize>,
     presence: Arc<watch::Sender<Presence>>,
+    /// The latest text a program put on the clipboard (OSC 52).
+    clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
     /// An [`EndReason`] as a number, set before the session is killed.
     end_reason: AtomicU8,
     /// Input from every transport draws on this.
@@ -87,6 +89,7 @@ impl SessionHandle {
                 frames: Arc::default(),
                 viewers: Arc::default(),
                 presence: Arc::new(watch::channel(Presence::default()).0),
+                clipboard: Arc::new(watch::channel(None).0),
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
                 budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
                 max_cols: limits.max_cols,
@@ -169,6 +172,16 @@ impl SessionHandle {
     /// A receiver of viewer counts, for pages that show who is there.
     pub fn watch_presence(&self) -> watch::Receiver<Presence> {
         self.shared.presence.subscribe()
+    }
+
+    /// A receiver of what programs put on the clipboard from now on (OSC 52).
+    pub fn watch_clipboard(&self) -> watch::Receiver<Option<Arc<str>>> {
+        self.shared.clipboard.subscribe()
+    }
+
+    /// Where the actor publishes clipboard writes.
+    pub(super) fn clipboard_sender(&self) -> Arc<watch::Sender<Option<Arc<str>>>> {
+        Arc::clone(&self.shared.clipboard)
     }
 
     /// Scrollback lines `start .. start + count`, 1 being the line just

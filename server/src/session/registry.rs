@@ -133,6 +133,7 @@ impl Sessions {
             events,
             commands: commands_rx,
             screen: screen_tx,
+            clipboard: handle.clipboard_sender(),
             status: status_tx,
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),

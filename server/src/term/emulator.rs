@@ -80,6 +80,8 @@ pub(crate) struct Emulator {
     pub cursor_shape: CursorShape,
     pub cursor_blink: bool,
     pub replies: Vec<u8>,
+    /// The latest OSC 52 write, until the session takes it.
+    pub clipboard: Option<String>,
     pub bells: u64,
     /// Last generation handed out to a row.
     pub counter: u64,
@@ -133,6 +135,7 @@ impl Emulator {
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
             replies: Vec::new(),
+            clipboard: None,
             bells: 0,
             counter: 0,
             observed: 0,

@@ -204,6 +204,7 @@ impl Perform for Emulator {
                     .collect();
             }
             [b"8", link_params, uri @ ..] => self.set_hyperlink(link_params, uri),
+            [b"52", _, data] => self.set_clipboard(data),
             [b"10", b"?"] => self.reply(b"\x1b]10;rgb:e5e5/e5e5/e5e5\x1b\\"),
             [b"11", b"?"] => self.reply(b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\"),
             _ => {}

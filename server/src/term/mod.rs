@@ -8,6 +8,7 @@
 
 mod cell;
 mod charset;
+mod clipboard;
 mod edit;
 mod emulator;
 mod grid;
@@ -130,6 +131,11 @@ impl Term {
     /// (answers to DA, DSR, CPR, DECRQM, ...).
     pub fn take_replies(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.emu.replies)
+    }
+
+    /// Takes the text a program last put on the clipboard (OSC 52), if any.
+    pub fn take_clipboard(&mut self) -> Option<String> {
+        self.emu.clipboard.take()
     }
 
     /// Changes the size (clamped to `1..=MAX_DIMENSION`), reflowing the main screen.

@@ -64,6 +64,8 @@ pub struct Model {
     pub scrollback: Vec<proto::Scrollback>,
     /// `Pong` tokens received.
     pub pongs: Vec<u64>,
+    /// Texts of `Clipboard` messages, in order.
+    pub clipboard: Vec<String>,
     /// The latest `Presence`: (view, control).
     pub presence: Option<(u32, u32)>,
 }
@@ -80,6 +82,7 @@ pub enum Kind {
     Error,
     Scrollback,
     Pong,
+    Clipboard,
 }
 
 impl Model {
@@ -140,6 +143,10 @@ impl Model {
             ServerMessage::Pong { token } => {
                 self.pongs.push(token);
                 Kind::Pong
+            }
+            ServerMessage::Clipboard { text } => {
+                self.clipboard.push(text);
+                Kind::Clipboard
             }
             ServerMessage::Presence { view, control } => {
                 if self.frames == 0 {

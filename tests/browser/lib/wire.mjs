@@ -125,8 +125,9 @@ export function scrollback({ total, start, cols, lines }) {
 }
 export const pong = ({ token }) => new W().u8(8).varint(token).done();
 export const presence = ({ view, control }) => new W().u8(0x0a).varint(view).varint(control).done();
+export const clipboard = ({ text }) => new W().u8(9).str(text).done();
 
-export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, presence };
+export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence };
 
 // ---- client -> server decoding ----
 

@@ -11,6 +11,7 @@
 
 mod alt_screen;
 mod charsets;
+mod clipboard;
 mod cursor;
 mod editing;
 mod generations;
