@@ -23,6 +23,7 @@ const CSS = `
 .pc-status button{margin-left:10px;font:inherit;cursor:pointer}
 .pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:rgba(200,60,60,.85);color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
 .pc-badge[hidden]{display:none}
+.pc-note{position:absolute;left:6px;bottom:6px;padding:2px 8px;border-radius:4px;background:#333;color:#eee;font:12px system-ui,sans-serif;z-index:2}.pc-note:empty{display:none}
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
 @media (prefers-reduced-motion:reduce){.pc-bell{animation:none}}
@@ -108,6 +109,9 @@ export class Terminal extends EventTarget {
     this.badge = el('div', 'pc-badge', this.el);
     this.badge.textContent = 'read-only';
     this.badge.hidden = true;
+    this.note = el('div', 'pc-note', this.el);
+    this.note.setAttribute('role', 'status');
+    for (const t of ['keydown', 'pointerdown']) this.el.addEventListener(t, () => this.writeClip(), true);
 
     this.screen = new Screen();
     this.painter = new Painter(this.canvas, this.overlayCanvas, { ...this.opts, theme: themeOf(this.opts.theme) });
@@ -220,6 +224,10 @@ export class Terminal extends EventTarget {
         this.el.classList.add('pc-bell');
         this.dispatchEvent(new Event('bell'));
         break;
+      case 'clipboard':
+        this.clip = m.text;
+        this.writeClip();
+        break;
       case 'presence':
         this.presence = { view: m.view, control: m.control };
         this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));
@@ -305,6 +313,18 @@ export class Terminal extends EventTarget {
       }, () => {});
     }
     this.setStatus('reconnecting', retryIn);
+  }
+
+  /** Puts a program's OSC 52 text on the clipboard if the browser lets it (a gesture or the permission), else on the next click or key; the note says which. */
+  writeClip() {
+    const t = this.clip, say = (s) => { this.note.textContent = s; };
+    if (t == null) return;
+    clearTimeout(this.noteTimer);
+    (navigator.clipboard ? navigator.clipboard.writeText(t) : Promise.reject()).then(() => {
+      if (this.clip === t) this.clip = null;
+      say('The program copied text to the clipboard');
+      this.noteTimer = setTimeout(say, 3000, '');
+    }, () => say('The program copied text: click or press a key to put it on the clipboard'));
   }
 
   setStatus(status, detail) {
