@@ -1,14 +1,5 @@
-// <panecast-terminal src="https://host/s/ID" token="T" access="view"></panecast-terminal>
-// A custom element around Terminal, in a shadow root. Attributes:
-//   src        the session: a page URL (/s/ID, /embed/ID), its API URL
-//              (/api/sessions/ID) or the WebSocket URL itself (.../ws)
-//   token      a credential kept in memory: sent as the WebSocket subprotocol
-//              panecast.token.T and as a bearer header, never in a URL (for
-//              pages on another origin, where cookies are not sent)
-//   access     view | control (default control); `role` is read too, but is
-//              not a valid ARIA role, so accessibility checkers flag it
-//   font-size  CSS pixels (default 14); theme: auto | dark | light | contrast | solarized | xterm
-//   fit        auto | resize | scale | none (default auto: control resizes, view scales)
+// <panecast-terminal src="https://host/s/ID" token="T" access="view"></panecast-terminal>:
+// a custom element around Terminal, in a shadow root (attributes: web/README.md).
 // The element's `terminal` property is the Terminal; events bubble from it.
 import { Terminal } from './terminal.js';
 
@@ -27,7 +18,7 @@ export function sessionUrls(src, { role = 'control' } = {}, base = globalThis.lo
 }
 
 export class PanecastTerminal extends HTMLElement {
-  static get observedAttributes() { return ['src', 'token', 'access', 'role', 'font-size', 'theme', 'fit']; }
+  static get observedAttributes() { return ['src', 'token', 'access', 'role', 'font-size', 'theme', 'fit', 'keys']; }
 
   constructor() {
     super();
@@ -78,6 +69,7 @@ export class PanecastTerminal extends HTMLElement {
       fontSize: Number(this.getAttribute('font-size')) || 14,
       theme: this.getAttribute('theme') || 'auto',
       fit: this.getAttribute('fit') || 'auto',
+      keys: this.getAttribute('keys') ?? undefined,
       api: urls.api,
       token,
       probe: () => probe(urls.api, token),

@@ -28,6 +28,8 @@ if (m) {
   if (theme) el.setAttribute('theme', theme);
   const fit = get('fit');
   if (fit) el.setAttribute('fit', fit);
+  const keys = params.get('keys');
+  if (keys !== null) el.setAttribute('keys', keys || 'none');
   if (token) el.setAttribute('token', token);
   el.setAttribute('src', location.pathname);
   const { api } = sessionUrls(location.pathname);

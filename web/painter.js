@@ -10,18 +10,15 @@ import { A_BOLD, A_DIM, A_ITALIC, A_INVERSE, A_INVISIBLE, A_STRIKE } from './pro
 /** Monospace, then CJK and emoji fallbacks. */
 export const DEFAULT_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Noto Sans Mono", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "PingFang SC", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", monospace';
 
-// U+2500-257F: arms up, right, down, left (0 none, 1 light, 2 heavy, 3
-// double); '-': the font draws it (dashes).
-const BOX = ('0101 0202 1010 2020 - - - - - - - - 0110 0210 0120 0220 0011 0012 0021 0022 1100 1200 2100 2200 1001 1002 2001 2002 ' +
-  '1110 1210 2110 1120 2120 2210 1220 2220 1011 1012 2011 1021 2021 2012 1022 2022 0111 0112 0211 0212 0121 0122 0221 0222 ' +
-  '1101 1102 1201 1202 2101 2102 2201 2202 1111 1112 1211 1212 2111 1121 2121 2112 2211 1122 1221 2212 1222 2122 2221 2222 ' +
-  '- - - - 0303 3030 0310 0130 0330 0013 0031 0033 1300 3100 3300 1003 3001 3003 1310 3130 3330 1013 3031 3033 0313 0131 0333 ' +
-  '1303 3101 3303 1313 3131 3333 0110 0011 1001 1100 - - - 0001 1000 0100 0010 0002 2000 0200 0020 0201 1020 0102 2010').split(' ');
+// U+2500-257F, two hex digits each: arms up, right, down, left, two bits
+// each (0 none, 1 light, 2 heavy, 3 double); '..': the font draws it (dashes).
+const BOX = '11224488................142418280506090a506090a0414281825464945898a468a84546854989864a8a15162526' +
+  '191a292a515261629192a1a25556656695599996a55a69a66a9aa9aa........33cc341c3c070d0f70d0f043c1c374dc' +
+  'fc47cdcf371d3f73d1f377ddff14054150......014010040280200821481284';
 // U+2596-259F: bits 1 upper left, 2 upper right, 4 lower left, 8 lower right.
 const QUADS = [4, 8, 1, 13, 9, 7, 11, 2, 6, 14];
 
-const drawn = (k) => (k < 0x25a0 && BOX[k - 0x2500] !== '-') || (k > 0xe0af && k < 0xe0b4);
-
+const drawn = (k) => (k < 0x25a0 && BOX[2 * (k - 0x2500)] !== '.') || (k > 0xe0af && k < 0xe0b4);
 
 export class Painter {
   constructor(canvas, overlay, { fontFamily = DEFAULT_FONT, fontSize = 14, lineHeight = 1, theme = 'dark' } = {}) {
@@ -291,7 +288,7 @@ export class Painter {
       c.stroke();
     } else {
       // Lines from the edges to the centre: light (1) l thick, heavy (2) 2l, double (3) two l with an l gap.
-      const [u, r, d, f] = [...BOX[k - 0x2500]].map(Number), mx = x0 + (w >> 1), my = y0 + (h >> 1);
+      const v = parseInt(BOX.substr(2 * (k - 0x2500), 2), 16), [u, r, d, f] = [6, 4, 2, 0].map((b) => (v >> b) & 3), mx = x0 + (w >> 1), my = y0 + (h >> 1);
       const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
       const span = (a, m) => [Math.min(m, ...a.map((p) => p[0])), Math.max(m, ...a.map((p) => p[0] + p[1]))];
       if (k > 0x256c) { // arcs

@@ -1,21 +1,6 @@
 // panecast wire protocol v1 (proto/PROTOCOL.md): decodes server messages,
 // encodes client messages. No DOM, no dependencies: node's tests import it.
-//
-// Decoded shapes (numbers unless said otherwise):
-//   hello      {type, version, role: 'view'|'control', cols, rows, sessionId}
-//   styles     {type, reset, epoch, defs: [{id, style}]}
-//   frame      {type, seq: BigInt, cols, rows, full, cursor: {row, col, shape, visible, blink},
-//               modes, title: string|null, scroll, lines: [{row, line}]}
-//   bell, exit {code|null}, error {code, message}, pong {token: BigInt}, clipboard {text}, presence {view, control},
-//   scrollback {total: BigInt, start: BigInt, cols, lines: [line]}
-//   unknown    {type: 'unknown', typeByte}   (a client ignores it)
-// A style is {attrs, underline, fg, bg, ul, link}; colours are numbers:
-//   -1 default, 0..255 palette index, 0x1000000 | rgb for 24-bit colour.
-// A line is laid out to the full width `cols` (the blank fill cells included):
-//   {wrapped, columns, fill, simple (one UTF-16 unit per cell: raw.text indexes by column),
-//    text: string[] (per column, '' for a wide cell's spacer),
-//    width: Uint8Array (1, 2 for a wide cell, 0 for its spacer), style: Uint32Array,
-//    raw: {text, wide, clusters, runs: [[len, style]]}}
+// The decoded shapes are listed in web/README.md.
 
 export const VERSION = 1;
 

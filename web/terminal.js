@@ -1,9 +1,5 @@
 // The terminal: ties the connection, the screen model, the painter, input and
-// selection together. Public API (see README.md):
-//   const t = new Terminal(container, {url, role, fontSize, fontFamily, theme, fit, probe});
-//   t.connect(); t.focus(); t.sendText(s); t.sendKey('Enter'); t.paste(s); t.text();
-//   t.selectionText(); t.setTheme(name); t.setFontSize(px); t.dispose();
-//   events (addEventListener): hello, frame, title, bell, exit, status, presence ({view, control}).
+// selection together. Its API and events: web/README.md.
 import * as P from './protocol.js';
 import { Screen } from './screen.js';
 import { Painter, DEFAULT_FONT } from './painter.js';
@@ -11,6 +7,7 @@ import { Input, modsOf } from './input.js';
 import { Selection } from './selection.js';
 import { Connection } from './connection.js';
 import { Search } from './search.js';
+import { Touch, DEFAULT_KEYS } from './touch.js';
 
 const CSS = `
 .pc-term{position:relative;overflow:hidden;width:100%;height:100%;outline:none;user-select:none;-webkit-user-select:none;touch-action:none}
@@ -23,6 +20,8 @@ const CSS = `
 .pc-status button{margin-left:10px;font:inherit;cursor:pointer}
 .pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:rgba(200,60,60,.85);color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
 .pc-badge[hidden]{display:none}
+.pc-keys{position:absolute;left:0;right:0;bottom:0;height:40px;display:flex;background:#333;z-index:3}[data-role=view] .pc-keys,.pc-copy[hidden]{display:none}
+.pc-keys button,.pc-copy{flex:1;font:15px sans-serif;color:#eee;background:#444;border:1px solid #222;margin:2px}[aria-pressed=true]{background:#07c}.pc-copy{position:absolute;padding:8px;z-index:4}
 .pc-note{position:absolute;left:6px;bottom:6px;padding:2px 8px;border-radius:4px;background:#333;color:#eee;font:12px system-ui,sans-serif;z-index:2}.pc-note:empty{display:none}
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
@@ -146,6 +145,16 @@ export class Terminal extends EventTarget {
       hasSelection: () => this.selection.active,
     }, isMac);
     this.bindMouse();
+    this.touch = new Touch(this);
+    this.sticky = 0; // one-shot modifiers from the keys bar
+    const keys = this.opts.keys ?? DEFAULT_KEYS;
+    if (keys !== 'none' && matchMedia('(pointer: coarse)').matches) this.touch.bar(keys);
+    // Shrink with the visual viewport (a soft keyboard), so the cursor row stays in sight.
+    const vv = window.visualViewport;
+    if (vv) vv.addEventListener('resize', this.onViewport = () => {
+      const top = this.el.parentNode.getBoundingClientRect().top;
+      this.el.style.height = vv.height + vv.offsetTop < innerHeight ? `${vv.height + vv.offsetTop - top}px` : '';
+    });
     this.ro = new ResizeObserver(() => this.layout());
     this.ro.observe(this.el);
     this.painter.resize(this.screen.cols, this.screen.rows);
@@ -174,6 +183,8 @@ export class Terminal extends EventTarget {
     cancelAnimationFrame(this.raf);
     clearInterval(this.blinkTimer);
     clearTimeout(this.speakTimer);
+    cancelAnimationFrame(this.touch.fling);
+    window.visualViewport?.removeEventListener('resize', this.onViewport);
     this.el.remove();
   }
 
@@ -379,10 +390,14 @@ export class Terminal extends EventTarget {
   sendKey(key, mods = 0) {
     if (!this.canType) return false;
     this.typing();
+    mods |= this.sticky;
+    this.sticky = 0;
+    this.touch.sync();
     return this.send(P.encodeKey(key, mods));
   }
 
   sendText(text) {
+    if (this.sticky && [...text].length === 1) return this.sendKey({ char: text });
     if (!this.canType || !text) return false;
     this.typing();
     for (const part of P.splitUtf8(text)) this.send(P.encodeText(part));
@@ -547,7 +562,8 @@ export class Terminal extends EventTarget {
    * that another controller made bigger. Fit "none" keeps the font size.
    */
   layout() {
-    const box = this.el.getBoundingClientRect();
+    const r = this.el.getBoundingClientRect(), bar = this.el.querySelector('.pc-keys');
+    const box = { width: r.width, height: r.height - (bar ? bar.offsetHeight : 0) };
     if (!box.width || !box.height) return;
     const p = this.painter, sc = this.screen;
     if (p.dpr !== (window.devicePixelRatio || 1)) {
@@ -655,10 +671,7 @@ export class Terminal extends EventTarget {
     s.addEventListener('pointerdown', (e) => {
       this.focus();
       e.preventDefault();
-      if (e.pointerType === 'touch') { // a finger scrolls; a tap only focuses
-        this.touchY = e.clientY;
-        return;
-      }
+      if (e.pointerType === 'touch') return this.touch.down(e); // fingers scroll, select, pinch; a tap only focuses
       const cell = this.cellAt(e);
       if (this.reporting(e)) {
         if (e.button > 2) return;
@@ -689,12 +702,7 @@ export class Terminal extends EventTarget {
     });
     s.addEventListener('pointerleave', () => this.hover(null));
     s.addEventListener('pointermove', (e) => {
-      const h = this.painter.cellCss.height, n = Math.trunc((this.touchY - e.clientY) / h);
-      if (e.pointerType === 'touch') {
-        if (n) this.wheelLines(n, e);
-        this.touchY -= n * h;
-        return;
-      }
+      if (e.pointerType === 'touch') return this.touch.move(e);
       const cell = this.cellAt(e);
       if (this.selecting) {
         const r = this.canvas.getBoundingClientRect();
@@ -724,6 +732,7 @@ export class Terminal extends EventTarget {
       s.title = link ? `${link.url}\n(${isMac ? 'Cmd' : 'Ctrl'}-click to open)` : '';
     });
     const up = (e) => {
+      if (e.pointerType === 'touch') return this.touch.up(e);
       if (this.selecting) {
         this.selecting = false;
         if (!this.selection.active) this.selection.clear();

@@ -1,10 +1,12 @@
 // End-to-end on emulated phones and tablets (Playwright device emulation,
 // real touch events through CDP Input.dispatchTouchEvent): a tap focuses the
 // terminal so typing reaches the session; a one-finger drag scrolls the
-// scrollback, or sends wheel events to a program that turned mouse mode on.
+// scrollback (with momentum when fast), or sends wheel events to a program
+// that turned mouse mode on; a long press selects a word to copy; a pinch
+// resizes the font (zooms on a view page); the extra-keys bar types.
 import assert from 'node:assert/strict';
 import { waitFor } from './lib/harness.mjs';
-import { setup, e2e, session, open, finish, input, screenText } from './lib/e2e.mjs';
+import { setup, e2e, env, session, open, finish, input, screenText } from './lib/e2e.mjs';
 
 setup();
 
@@ -13,12 +15,37 @@ const DEVICES = {
   tablet: { viewport: { width: 820, height: 1000 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
 };
 
-/** One finger from (x, y0) to (x, y1) in steps, then lifted. */
-async function drag(page, x, y0, y1, steps = 10) {
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One finger from (x, y0) to (x, y1) in steps, then lifted: after resting
+ * `hold` ms (no momentum), or at once (a fling goes on).
+ */
+async function drag(page, x, y0, y1, steps = 10, hold = 150) {
   const cdp = await page.context().newCDPSession(page);
   const at = (y) => [{ x, y }];
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(y0) });
   for (let i = 1; i <= steps; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(y0 + ((y1 - y0) * i) / steps) });
+  if (hold) await sleep(hold);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Two fingers, `from` px apart, moving apart to `to` px, around (x, y). */
+async function pinch(page, x, y, from, to, steps = 8) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (d) => [{ x: x - d / 2, y, id: 0 }, { x: x + d / 2, y, id: 1 }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(from) });
+  for (let i = 1; i <= steps; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(from + ((to - from) * i) / steps) });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** One finger held still for `ms`. */
+async function longPress(page, x, y, ms = 800) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+  await sleep(ms);
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await cdp.detach();
 }
@@ -56,4 +83,100 @@ e2e('phone: with mouse mode on, a drag sends wheel events to the program', async
   await waitFor(async () => (await screenText(id)).join('\n').includes('[<65;'), { what: 'a wheel-down report echoed' });
   assert.equal(await page.evaluate(() => window.panecast.viewOffset), 0, 'the view did not scroll');
   await finish(page, 'touch-mouse-mode');
+});
+
+e2e('phone: a fast drag goes on scrolling after the finger lifts (momentum)', async () => {
+  const id = await session();
+  const page = await open(id, { contextOptions: DEVICES.phone });
+  await input(id, 'seq 1 2000\r');
+  await waitFor(async () => (await screenText(id)).some((l) => l === '2000'), { what: 'the output' });
+  const h = await page.evaluate(() => window.panecast.painter.cellCss.height);
+  await drag(page, 100, 150, 150 + 10 * h, 4, 0);
+  const lifted = await page.evaluate(() => window.panecast.viewOffset);
+  const later = await waitFor(async () => { const o = await page.evaluate(() => window.panecast.viewOffset); return o > lifted + 10 && o; }, { what: 'the view to keep scrolling', timeout: 3000 });
+  // It slows down and stops.
+  await sleep(2500);
+  const a = await page.evaluate(() => window.panecast.viewOffset);
+  await sleep(300);
+  assert.equal(await page.evaluate(() => window.panecast.viewOffset), a, `stopped (lifted at ${lifted}, went on to ${later}, stopped at ${a})`);
+  await finish(page, 'touch-momentum');
+});
+
+e2e('phone: a long press selects a word and Copy puts it on the clipboard', async () => {
+  const id = await session();
+  const page = await open(id, { contextOptions: { ...DEVICES.phone, permissions: ['clipboard-read', 'clipboard-write'] } });
+  await input(id, 'clear; echo alpha bravo charlie\r');
+  const row = await waitFor(async () => { const t = await screenText(id); const r = t.indexOf('alpha bravo charlie'); return r >= 0 && r + 1; }, { what: 'the words' });
+  const { cell } = await page.evaluate(() => window.panecast.metrics());
+  const box = await page.locator('panecast-terminal').boundingBox();
+  await longPress(page, box.x + 8.5 * cell.width, box.y + (row - 0.5) * cell.height);
+  assert.equal(await page.evaluate(() => window.panecast.selectionText()), 'bravo');
+  const copy = page.locator('panecast-terminal').locator('.pc-copy');
+  assert.ok(await copy.isVisible(), 'a Copy button shows');
+  await copy.tap();
+  await waitFor(async () => (await page.evaluate(() => navigator.clipboard.readText())) === 'bravo', { what: 'bravo on the clipboard' });
+  assert.ok(!(await copy.isVisible()), 'Copy goes away');
+  await finish(page, 'touch-long-press');
+});
+
+e2e('tablet: a pinch out makes the font bigger and the session narrower', async () => {
+  const id = await session();
+  const page = await open(id, { contextOptions: DEVICES.tablet });
+  const before = await page.evaluate(() => ({ font: window.panecast.painter.fontSize, cols: window.panecast.cols }));
+  await pinch(page, 400, 300, 100, 200);
+  // Each step of the pinch may resize the session: wait for the last size.
+  const cols = () => page.evaluate(() => Math.floor(window.panecast.el.getBoundingClientRect().width / window.panecast.painter.cellCss.width));
+  const after = await waitFor(async () => {
+    const a = await page.evaluate(() => ({ font: window.panecast.painter.fontSize, cols: window.panecast.cols }));
+    const api = (await env.server.api('GET', `/api/sessions/${id}`)).cols;
+    return a.cols === api && a.cols === await cols() && a;
+  }, { what: 'the session at the new size' });
+  assert.equal(after.font, before.font * 2, 'twice the distance, twice the font size');
+  assert.ok(after.cols < before.cols * 0.6, `the session was resized: ${before.cols} -> ${after.cols} columns`);
+  await finish(page, 'touch-pinch');
+});
+
+e2e('phone: a view page zooms on a pinch instead of resizing the session', async () => {
+  const id = await session();
+  const page = await open(id, { role: 'view', contextOptions: DEVICES.phone });
+  const cols = (await env.server.api('GET', `/api/sessions/${id}`)).cols;
+  const r = await page.evaluate(() => { const b = window.panecast.canvas.getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; });
+  await pinch(page, r.x, r.y, 80, 160);
+  const t = await page.evaluate(() => window.panecast.screenEl.style.transform);
+  assert.equal(t, 'scale(2)');
+  assert.equal((await env.server.api('GET', `/api/sessions/${id}`)).cols, cols, 'the session keeps its size');
+  await finish(page, 'touch-pinch-view');
+});
+
+e2e('phone: the extra-keys bar sends Esc, arrows, symbols, and Ctrl for the next key', async () => {
+  const id = await session();
+  const page = await open(id, { contextOptions: DEVICES.phone });
+  const bar = page.locator('panecast-terminal').locator('.pc-keys button');
+  assert.deepEqual(await bar.allTextContents(), ['Esc', 'Tab', 'Ctrl', 'Alt', '←', '↑', '↓', '→', '|', '~', '/', '-']);
+  await input(id, 'cat -v\r');
+  await sleep(300);
+  await page.locator('panecast-terminal').tap();
+  const tap = (label) => bar.filter({ hasText: new RegExp(`^\\${label}$`) }).tap();
+  await tap('Ctrl');
+  assert.equal(await bar.filter({ hasText: /^Ctrl$/ }).getAttribute('aria-pressed'), 'true');
+  await page.keyboard.type('a');
+  assert.equal(await bar.filter({ hasText: /^Ctrl$/ }).getAttribute('aria-pressed'), 'false', 'one shot');
+  for (const k of ['|', '~', 'Esc', '↑']) await tap(k);
+  await page.keyboard.press('Enter');
+  await waitFor(async () => (await screenText(id)).includes('^A|~^[^[[A'), { what: 'cat -v showing ^A|~^[^[[A' });
+  await finish(page, 'touch-keys-bar');
+});
+
+e2e('phone: the keys URL parameter picks the bar\'s keys, and none hides it', async () => {
+  const id = await session();
+  let page = await open(id, { contextOptions: DEVICES.phone, query: '&keys=esc,tab,%7C' });
+  const bar = () => page.locator('panecast-terminal').locator('.pc-keys button').allTextContents();
+  assert.deepEqual(await bar(), ['Esc', 'Tab', '|']);
+  await finish(page, 'touch-keys-param');
+  page = await open(id, { contextOptions: DEVICES.phone, query: '&keys=none' });
+  assert.deepEqual(await bar(), []);
+  await finish(page, 'touch-keys-none');
+  page = await open(id, { contextOptions: { viewport: { width: 900, height: 520 } } });
+  assert.deepEqual(await bar(), [], 'no bar without a touch screen');
+  await finish(page, 'touch-keys-desktop');
 });
