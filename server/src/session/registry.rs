@@ -14,6 +14,7 @@ use crate::random;
 use crate::term::Term;
 
 use super::actor::Actor;
+use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
 /// Commands queued to an actor before senders wait.
@@ -115,6 +116,18 @@ impl Sessions {
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),
         };
+        let registry = Arc::downgrade(self);
+        let ended = id.clone();
+        thread::spawn(
+            format!("session {}", id.get(..8).unwrap_or_default()),
+            actor.run(),
+            move || {
+                if let Some(registry) = Weak::upgrade(&registry) {
+                    registry.remove(&ended);
+                }
+            },
+        )
+        .map_err(|e| CreateError::Internal(format!("cannot start the session's thread: {e}")))?;
         let closing = {
             let mut state = self.lock();
             if !state.closing {
@@ -123,13 +136,6 @@ impl Sessions {
             state.closing
         };
         self.metrics.session_created();
-        let registry = Arc::downgrade(self);
-        tokio::spawn(async move {
-            actor.run().await;
-            if let Some(registry) = Weak::upgrade(&registry) {
-                registry.remove(&id);
-            }
-        });
         if closing {
             // Shutdown began while this child started: end it with the others.
             handle.shut_down().await;

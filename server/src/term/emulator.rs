@@ -683,11 +683,14 @@ impl Emulator {
         }
     }
 
-    /// The id of `style`, compacting the table when it is full. If every id
-    /// is still in use afterwards, the style falls back to the default.
+    /// The id of `style`, compacting the table when it is full and a
+    /// compaction is due. If no id is free, the style falls back to the default.
     pub fn intern(&mut self, style: Style) -> StyleId {
         if let Some(id) = self.styles.intern(&style) {
             return id;
+        }
+        if !self.styles.compaction_due() {
+            return StyleId::DEFAULT;
         }
         self.compact_styles();
         self.styles.intern(&style).unwrap_or(StyleId::DEFAULT)
@@ -696,7 +699,11 @@ impl Emulator {
     /// Drops styles no cell uses and renumbers the rest in every cell.
     pub fn compact_styles(&mut self) {
         let mut used = vec![false; self.styles.len()];
-        let mut mark = |cell: &mut Cell| used[cell.style().0 as usize] = true;
+        let mut cells = 0;
+        let mut mark = |cell: &mut Cell| {
+            used[cell.style().0 as usize] = true;
+            cells += 1;
+        };
         for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
             row.for_each_cell_mut(&mut mark);
         }
@@ -705,7 +712,7 @@ impl Emulator {
         if let Some(id) = self.erase_id {
             used[id.0 as usize] = true;
         }
-        let remap = self.styles.compact(&used);
+        let remap = self.styles.compact(&used, cells);
         let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
         for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
             row.for_each_cell_mut(apply);
