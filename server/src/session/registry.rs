@@ -92,6 +92,7 @@ impl Sessions {
             created_at: SystemTime::now(),
         };
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
+        term.limit_scrollback_cells(self.limits.max_scrollback_cells);
         let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
         let (status_tx, status_rx) = watch::channel(Status::Running);
         let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);

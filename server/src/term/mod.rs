@@ -97,6 +97,13 @@ impl Term {
         }
     }
 
+    /// Bounds the scrollback to `cells` lines x columns, now and after every
+    /// resize (a wider terminal keeps fewer lines; the oldest go).
+    pub fn limit_scrollback_cells(&mut self, cells: usize) {
+        let cols = self.emu.cols;
+        self.emu.scrollback.set_cell_budget(cells, cols);
+    }
+
     /// Feeds bytes the program wrote. Chunks may split anywhere, UTF-8
     /// characters included.
     pub fn advance(&mut self, bytes: &[u8]) {

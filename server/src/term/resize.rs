@@ -5,7 +5,6 @@ use super::cell::Cell;
 use super::emulator::{Cursor, Emulator};
 use super::grid::Grid;
 use super::row::Row;
-use super::scrollback::Scrollback;
 use compact_str::CompactString;
 
 /// One logical line: the cells of a run of soft-wrapped rows, joined.
@@ -222,7 +221,8 @@ impl Emulator {
         while screen.len() < rows {
             screen.push(Row::new(cols, Default::default(), 0));
         }
-        let mut scrollback = Scrollback::new(self.scrollback.limit());
+        let mut scrollback = self.scrollback.empty_like();
+        scrollback.fit_width(cols);
         for row in &out {
             scrollback.push(row);
         }

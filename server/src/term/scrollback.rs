@@ -67,7 +67,12 @@ pub struct Scrollback {
     /// Lines at the front of the first block that are logically gone.
     skip: usize,
     len: usize,
+    /// Lines kept at the current width: `lines`, or fewer to fit the budget.
     limit: usize,
+    /// Lines asked for.
+    lines: usize,
+    /// Most lines x columns held.
+    cell_budget: usize,
 }
 
 impl Scrollback {
@@ -78,17 +83,39 @@ impl Scrollback {
             skip: 0,
             len: 0,
             limit,
+            lines: limit,
+            cell_budget: usize::MAX,
+        }
+    }
+
+    /// An empty scrollback with the same limits.
+    pub fn empty_like(&self) -> Scrollback {
+        Scrollback {
+            blocks: VecDeque::new(),
+            skip: 0,
+            len: 0,
+            ..*self
+        }
+    }
+
+    /// Keeps at most `cells` lines x columns from now on.
+    pub fn set_cell_budget(&mut self, cells: usize, cols: usize) {
+        self.cell_budget = cells;
+        self.fit_width(cols);
+    }
+
+    /// Fits the limit to lines `cols` wide within the cell budget, dropping
+    /// the oldest lines beyond it.
+    pub fn fit_width(&mut self, cols: usize) {
+        self.limit = self.lines.min(self.cell_budget / cols.max(1));
+        while self.len > self.limit {
+            self.drop_oldest();
         }
     }
 
     /// Number of lines held.
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    /// The most lines kept.
-    pub fn limit(&self) -> usize {
-        self.limit
     }
 
     /// Appends a row as the newest line, dropping the oldest beyond the limit.
@@ -128,6 +155,9 @@ impl Scrollback {
     }
 
     fn drop_oldest(&mut self) {
+        if self.len == 0 {
+            return;
+        }
         self.skip += 1;
         self.len -= 1;
         if self
@@ -216,6 +246,23 @@ mod tests {
         assert_eq!(sb.len(), 3);
         assert_eq!(sb.get(0).unwrap().to_row(20, 0).text(), "line 7");
         assert_eq!(sb.get(2).unwrap().to_row(20, 0).text(), "line 9");
+    }
+
+    #[test]
+    fn the_cell_budget_bounds_the_lines_at_every_width() {
+        let mut sb = Scrollback::new(1_000);
+        sb.set_cell_budget(8_000, 20);
+        for i in 0..1_000 {
+            sb.push(&row_with(&format!("line {i}"), 20));
+        }
+        assert_eq!((sb.len(), sb.limit), (400, 400));
+        sb.fit_width(80);
+        assert_eq!((sb.len(), sb.limit), (100, 100));
+        assert_eq!(sb.get(0).unwrap().to_row(80, 0).text(), "line 900");
+        sb.fit_width(4);
+        assert_eq!(sb.limit, 1_000, "never more than the lines asked for");
+        let empty = sb.empty_like();
+        assert_eq!((empty.len(), empty.limit), (0, 1_000));
     }
 
     #[test]
