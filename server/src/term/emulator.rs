@@ -697,7 +697,8 @@ impl Emulator {
     }
 
     /// Drops styles no cell uses and renumbers the rest in every cell.
-    pub fn compact_styles(&mut self) {
+    /// Returns how many cells were scanned.
+    pub fn compact_styles(&mut self) -> usize {
         let mut used = vec![false; self.styles.len()];
         let mut cells = 0;
         let mut mark = |cell: &mut Cell| {
@@ -721,6 +722,7 @@ impl Emulator {
         self.pen_id = remap[self.pen_id.0 as usize];
         self.erase_id = self.erase_id.map(|id| remap[id.0 as usize]);
         self.touch_range(0, self.rows - 1);
+        cells
     }
 
     // ----- cursor save and restore -----

@@ -398,7 +398,7 @@ impl Emulator {
                 .find_map(|kv| kv.strip_prefix(b"id="))
                 .map(|id| Arc::from(String::from_utf8_lossy(id).as_ref()));
             let uri = Arc::from(String::from_utf8_lossy(&uri).as_ref());
-            self.links.intern(Hyperlink { id, uri }).unwrap_or(0)
+            self.intern_link(Hyperlink { id, uri })
         };
         self.pen.link = link;
         self.update_pen();

@@ -12,6 +12,7 @@ mod edit;
 mod emulator;
 mod grid;
 mod handler;
+mod link_compaction;
 mod links;
 mod modes;
 mod osc_guard;
@@ -74,6 +75,7 @@ pub struct Term {
     styles: Arc<Vec<Style>>,
     style_epoch: u32,
     links: Arc<Vec<Hyperlink>>,
+    link_epoch: u32,
     title: Arc<str>,
 }
 
@@ -93,6 +95,7 @@ impl Term {
             styles: Arc::new(Vec::new()),
             style_epoch: 0,
             links: Arc::new(Vec::new()),
+            link_epoch: 0,
             title: Arc::from(""),
         }
     }
@@ -251,8 +254,9 @@ impl Term {
             self.styles = Arc::new(emu.styles.styles().to_vec());
             self.style_epoch = emu.styles.epoch();
         }
-        if self.links.len() != emu.links.links().len() {
+        if self.links.len() != emu.links.links().len() || self.link_epoch != emu.links.epoch() {
             self.links = Arc::new(emu.links.links().to_vec());
+            self.link_epoch = emu.links.epoch();
         }
         if *self.title != emu.title {
             self.title = Arc::from(emu.title.as_str());

@@ -204,10 +204,18 @@ impl Scrollback {
         self.len = 0;
     }
 
-    /// Visits every stored style id (for style-table compaction).
+    /// Visits every cell of the lines held (for style-table compaction);
+    /// the cells of dropped lines still in the first block are skipped.
     pub fn for_each_style_mut(&mut self, mut f: impl FnMut(&mut Cell)) {
-        for block in &mut self.blocks {
-            block.cells.iter_mut().for_each(&mut f);
+        for (i, block) in self.blocks.iter_mut().enumerate() {
+            let from = match i {
+                0 => block
+                    .lines
+                    .get(self.skip)
+                    .map_or(block.cells.len(), |line| line.start as usize),
+                _ => 0,
+            };
+            block.cells[from..].iter_mut().for_each(&mut f);
         }
     }
 
@@ -263,6 +271,17 @@ mod tests {
         assert_eq!(sb.limit, 1_000, "never more than the lines asked for");
         let empty = sb.empty_like();
         assert_eq!((empty.len(), empty.limit), (0, 1_000));
+    }
+
+    #[test]
+    fn dropped_lines_are_not_visited() {
+        let mut sb = Scrollback::new(2);
+        for i in 0..5 {
+            sb.push(&row_with(&format!("{i}"), 20));
+        }
+        let mut seen = String::new();
+        sb.for_each_style_mut(|cell| seen.push(cell.ch()));
+        assert_eq!(seen, "34");
     }
 
     #[test]

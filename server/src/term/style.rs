@@ -253,6 +253,19 @@ impl StyleTable {
         &self.styles
     }
 
+    /// Renumbers the hyperlinks styles refer to after the link table was
+    /// compacted (`remap` from [`LinkTable::compact`]); style ids stay.
+    ///
+    /// [`LinkTable::compact`]: super::links::LinkTable::compact
+    pub fn remap_links(&mut self, remap: &[u16]) {
+        self.index.clear();
+        for (i, style) in self.styles.iter_mut().enumerate() {
+            style.link = remap.get(style.link as usize).copied().unwrap_or(0);
+            self.index.insert(*style, StyleId(i as u16));
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+    }
+
     /// True when the table is full and a compaction may run now.
     pub fn compaction_due(&self) -> bool {
         self.styles.len() >= STYLE_CAPACITY && self.refused >= self.patience
