@@ -16,6 +16,7 @@ mod link_compaction;
 mod links;
 mod modes;
 mod osc_guard;
+mod published_styles;
 mod resize;
 mod row;
 mod scrollback;
@@ -32,6 +33,7 @@ pub use cell::Cell;
 pub use emulator::CursorShape;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
+pub use published_styles::PublishedStyles;
 pub use row::Row;
 pub use snapshot::{CursorState, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
@@ -72,7 +74,7 @@ pub struct Term {
     held: Vec<u8>,
     /// Reused buffer for joining `held` with the next chunk.
     joined: Vec<u8>,
-    styles: Arc<Vec<Style>>,
+    styles: PublishedStyles,
     style_epoch: u32,
     links: Arc<Vec<Hyperlink>>,
     link_epoch: u32,
@@ -92,7 +94,7 @@ impl Term {
             published: Vec::new(),
             held: Vec::new(),
             joined: Vec::new(),
-            styles: Arc::new(Vec::new()),
+            styles: PublishedStyles::default(),
             style_epoch: 0,
             links: Arc::new(Vec::new()),
             link_epoch: 0,
@@ -250,10 +252,9 @@ impl Term {
             });
         }
         // The table only grows between compactions, which bump the epoch.
-        if self.styles.len() != emu.styles.len() || self.style_epoch != emu.styles.epoch() {
-            self.styles = Arc::new(emu.styles.styles().to_vec());
-            self.style_epoch = emu.styles.epoch();
-        }
+        let renumbered = self.style_epoch != emu.styles.epoch();
+        self.styles.update(emu.styles.styles(), renumbered);
+        self.style_epoch = emu.styles.epoch();
         if self.links.len() != emu.links.links().len() || self.link_epoch != emu.links.epoch() {
             self.links = Arc::new(emu.links.links().to_vec());
             self.link_epoch = emu.links.epoch();
@@ -277,7 +278,7 @@ impl Term {
             title: Arc::clone(&self.title),
             modes: emu.modes,
             lines,
-            styles: Arc::clone(&self.styles),
+            styles: self.styles.clone(),
             style_epoch: emu.styles.epoch(),
             links: Arc::clone(&self.links),
             generation: emu.counter,
