@@ -88,11 +88,16 @@ impl Server {
 
     /// Resident memory in bytes, from /proc.
     fn rss(&self) -> u64 {
+        self.memory("VmRSS:")
+    }
+
+    /// A memory figure of /proc/PID/status (`VmRSS:`, `VmHWM:`) in bytes.
+    fn memory(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .expect("the server's /proc status");
         status
             .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .find_map(|l| l.strip_prefix(field))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .map(|kb| kb * 1024)
             .expect("VmRSS in /proc status")
@@ -303,7 +308,10 @@ fn hostile_sessions_do_not_stall_the_server_and_give_their_memory_back() {
         rss = server.rss();
         rss <= 2 * fresh_rss
     });
-    eprintln!("RSS: fresh {fresh_rss} bytes, after the floods {rss} bytes");
+    eprintln!(
+        "RSS: fresh {fresh_rss} bytes, peak {} bytes, after the floods {rss} bytes",
+        server.memory("VmHWM:")
+    );
 
     // SIGTERM ends the server even with a flood running.
     let _flood = server.create(&["sh", "-c", &forever]);
