@@ -17,6 +17,7 @@ mod links;
 mod modes;
 mod osc_guard;
 mod published_styles;
+mod reflow;
 mod resize;
 mod row;
 mod scrollback;

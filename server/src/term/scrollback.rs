@@ -118,12 +118,27 @@ impl Scrollback {
         self.len
     }
 
+    /// The most lines kept at the current width.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// Appends a row as the newest line, dropping the oldest beyond the limit.
     pub fn push(&mut self, row: &Row) {
+        let len = row.stored_len();
+        self.push_parts(&row.cells()[..len], row.clusters(), row.is_wrapped());
+    }
+
+    /// Appends a line given as its cells (trailing default blanks are not
+    /// stored), its clusters as (column, text) and its wrapped flag.
+    pub fn push_parts(&mut self, cells: &[Cell], clusters: &[(u16, CompactString)], wrapped: bool) {
         if self.limit == 0 {
             return;
         }
-        let len = row.stored_len();
+        let len = cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
         let needs_block = self
             .blocks
             .back()
@@ -140,10 +155,10 @@ impl Scrollback {
         block.lines.push(LineMeta {
             start: block.cells.len() as u32,
             len: len as u32,
-            wrapped: row.is_wrapped(),
+            wrapped,
         });
-        block.cells.extend_from_slice(&row.cells()[..len]);
-        for (col, text) in row.clusters() {
+        block.cells.extend_from_slice(&cells[..len]);
+        for (col, text) in clusters {
             if (*col as usize) < len {
                 block.clusters.push((line, *col, text.clone()));
             }
@@ -190,11 +205,6 @@ impl Scrollback {
             i -= block.lines.len();
         }
         None
-    }
-
-    /// Every line, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = StoredLine<'_>> + '_ {
-        (0..self.len).filter_map(|i| self.get(i))
     }
 
     /// Removes every line.
