@@ -25,12 +25,12 @@ impl Emulator {
         let cells = self.compact_styles();
         let mut used = vec![false; self.links.links().len() + 1];
         let pens = [
-            &self.pen,
-            &self.interned_pen,
-            &self.saved.pen,
-            &self.saved_other.pen,
+            self.pen,
+            self.interned_pen,
+            *self.screen.saved_pen_mut(),
+            *self.hidden.saved_pen_mut(),
         ];
-        for style in self.styles.styles().iter().chain(pens) {
+        for style in self.styles.styles().iter().chain(&pens) {
             if let Some(used) = used.get_mut(style.link as usize) {
                 *used = true;
             }
@@ -40,8 +40,8 @@ impl Emulator {
         for pen in [
             &mut self.pen,
             &mut self.interned_pen,
-            &mut self.saved.pen,
-            &mut self.saved_other.pen,
+            self.screen.saved_pen_mut(),
+            self.hidden.saved_pen_mut(),
         ] {
             pen.link = remap.get(pen.link as usize).copied().unwrap_or(0);
         }

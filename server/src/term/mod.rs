@@ -20,6 +20,7 @@ mod published_styles;
 mod reflow;
 mod resize;
 mod row;
+mod screen;
 mod scrollback;
 mod sgr;
 mod snapshot;
@@ -185,7 +186,7 @@ impl Term {
     /// The visible row `r`.
     pub fn row(&mut self, r: usize) -> Option<&Row> {
         self.emu.flush_touches();
-        self.emu.grid.get(r)
+        self.emu.screen.grid().get(r)
     }
 
     /// Lines held in the scrollback.
@@ -222,7 +223,8 @@ impl Term {
     pub fn changed_rows(&mut self, since: u64) -> impl Iterator<Item = usize> + '_ {
         self.emu.flush_touches();
         self.emu
-            .grid
+            .screen
+            .grid()
             .iter()
             .enumerate()
             .filter(move |(_, row)| row.generation() > since)
@@ -242,7 +244,7 @@ impl Term {
         let previous = std::mem::take(&mut self.published);
         let mut lines = Vec::with_capacity(emu.rows);
         let shift = (emu.scroll_count as usize).min(emu.rows);
-        for (i, row) in emu.grid.iter().enumerate() {
+        for (i, row) in emu.screen.grid().iter().enumerate() {
             let reuse = [i, i + shift]
                 .into_iter()
                 .filter_map(|j| previous.get(j))
@@ -269,8 +271,8 @@ impl Term {
             cols: emu.cols as u16,
             rows: emu.rows as u16,
             cursor: CursorState {
-                row: emu.cursor.row as u16,
-                col: emu.cursor.col as u16,
+                row: emu.screen.cursor().row as u16,
+                col: emu.screen.cursor().col as u16,
                 visible: emu.modes.get(Mode::CursorVisible),
                 shape: emu.cursor_shape,
                 blink: emu.cursor_blink,

@@ -18,8 +18,8 @@
 use compact_str::CompactString;
 
 use super::cell::Cell;
-use super::emulator::Cursor;
 use super::row::Row;
+use super::screen::Cursor;
 use super::scrollback::{Scrollback, StoredLine};
 
 /// One physical line of the source.
