@@ -285,7 +285,7 @@ mod tests {
         let config = config();
         let budget = config.limits.max_scrollback_cells;
         let err = request(r#"{"cols": 500, "scrollback": 10000}"#)
-            .resolve(&config, false)
+            .resolve(&config, false, &Grant::admin())
             .expect_err("5,000,000 cells are over the budget");
         assert_eq!(err.status, StatusCode::BAD_REQUEST);
         assert_eq!(err.code, "bad_scrollback");
@@ -296,11 +296,11 @@ mod tests {
         );
         let lines = budget / 500;
         let spec = request(&format!(r#"{{"cols": 500, "scrollback": {lines}}}"#))
-            .resolve(&config, false)
+            .resolve(&config, false, &Grant::admin())
             .expect("exactly the budget");
         assert_eq!(spec.scrollback, lines);
         let spec = request(r#"{"cols": 1000}"#)
-            .resolve(&config, false)
+            .resolve(&config, false, &Grant::admin())
             .expect("the default is cut to fit");
         assert_eq!(spec.scrollback, budget / 1000);
     }
