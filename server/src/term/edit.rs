@@ -2,6 +2,7 @@
 //! characters and lines, screen alignment, the alternate screen and resets.
 
 use super::cell::Cell;
+use super::colors::ColorOverrides;
 use super::emulator::{CursorShape, Emulator};
 use super::modes::{Mode, Modes};
 use super::screen::Screen;
@@ -41,7 +42,7 @@ impl Emulator {
     }
 
     /// Selective erase: blanks the unprotected cells of `start..end` in row `r`.
-    fn erase_unprotected(&mut self, r: usize, start: usize, end: usize) {
+    pub fn erase_unprotected(&mut self, r: usize, start: usize, end: usize) {
         let end = end.min(self.cols);
         if start >= end {
             return;
@@ -293,6 +294,15 @@ impl Emulator {
         self.update_pen();
     }
 
+    /// DECSCL: sets the conformance level (61 to 65 name VT100 to VT500) and
+    /// soft-resets, as xterm does. Other levels are ignored.
+    pub fn set_conformance_level(&mut self, level: u16) {
+        if let 61..=65 = level {
+            self.conformance_level = (level - 60) as u8;
+            self.soft_reset();
+        }
+    }
+
     /// RIS: everything back to the power-on state, scrollback included.
     pub fn full_reset(&mut self) {
         self.pending_touch = None;
@@ -303,7 +313,10 @@ impl Emulator {
         self.scrollback.clear();
         self.modes = Modes::default();
         self.tabs = TabStops::new(self.cols);
-        self.title.clear();
+        self.titles.clear();
+        self.conformance_level = 5;
+        self.rect_attr_extent = false;
+        self.colors = ColorOverrides::default();
         self.last_printed = None;
         self.reset_pen_region_and_charsets();
     }

@@ -5,6 +5,7 @@
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
+use super::colors::ColorOverrides;
 use super::links::LinkTable;
 use super::modes::{Mode, Modes};
 use super::row::Row;
@@ -12,6 +13,7 @@ use super::screen::Screen;
 use super::scrollback::Scrollback;
 use super::style::{Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
+use super::titles::Titles;
 
 /// Cursor shapes a program can ask for with DECSCUSR.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -52,7 +54,15 @@ pub(crate) struct Emulator {
     pub interned_pen: Style,
     /// The erase style's id, interned on first use after a background change.
     pub erase_id: Option<StyleId>,
-    pub title: String,
+    pub titles: Titles,
+    /// The VT level DECSCL set (1 to 5), reported by DECRQSS.
+    pub conformance_level: u8,
+    /// DECSACE 2: DECCARA and DECRARA cover the rectangle, not the stream.
+    pub rect_attr_extent: bool,
+    /// Colours the program set with OSC 4, 5 and 10-19.
+    pub colors: ColorOverrides,
+    /// The request of a DECRQSS being received.
+    pub status_request: Option<Vec<u8>>,
     pub cursor_shape: CursorShape,
     pub cursor_blink: bool,
     pub replies: Vec<u8>,
@@ -99,7 +109,11 @@ impl Emulator {
             pen_dirty: false,
             interned_pen: Style::default(),
             erase_id: Some(StyleId::DEFAULT),
-            title: String::new(),
+            titles: Titles::default(),
+            conformance_level: 5,
+            status_request: None,
+            colors: ColorOverrides::default(),
+            rect_attr_extent: false,
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
             replies: Vec::new(),

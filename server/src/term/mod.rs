@@ -8,6 +8,9 @@
 
 mod cell;
 mod charset;
+mod checksum;
+mod colors;
+mod device_reports;
 mod edit;
 mod emulator;
 mod grid;
@@ -15,16 +18,21 @@ mod handler;
 mod links;
 mod modes;
 mod osc_guard;
+mod rect;
+mod rectangles;
 mod resize;
 mod row;
 mod screen;
 mod scrollback;
 mod sgr;
 mod snapshot;
+mod status_strings;
 mod style;
 mod tabstops;
 #[cfg(test)]
 mod tests;
+mod titles;
+mod window_ops;
 
 use std::sync::Arc;
 
@@ -162,7 +170,7 @@ impl Term {
 
     /// The window title.
     pub fn title(&self) -> &str {
-        &self.emu.title
+        self.emu.titles.window()
     }
 
     /// Bells rung so far.
@@ -249,8 +257,8 @@ impl Term {
         if self.links.len() != emu.links.links().len() {
             self.links = Arc::new(emu.links.links().to_vec());
         }
-        if *self.title != emu.title {
-            self.title = Arc::from(emu.title.as_str());
+        if *self.title != *emu.titles.window() {
+            self.title = Arc::from(emu.titles.window());
         }
         emu.observed = emu.counter;
         self.published = lines.clone();
