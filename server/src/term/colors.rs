@@ -56,7 +56,7 @@ pub(crate) fn parse_color(spec: &[u8]) -> Option<Rgb> {
     }
     let hex = spec.strip_prefix('#')?;
     let n = hex.len() / 3;
-    if hex.len() % 3 != 0 || !(1..=4).contains(&n) {
+    if !hex.len().is_multiple_of(3) || !(1..=4).contains(&n) {
         return None;
     }
     let channel = |i: usize| -> Option<u8> {

@@ -72,9 +72,14 @@ impl Emulator {
             (5, _) => "\x1b[0n".to_string(),
             (6, _) => {
                 let (top, _) = self.addressable();
+                let left = if self.modes.get(Mode::Origin) {
+                    self.left
+                } else {
+                    0
+                };
                 let cursor = self.screen.cursor();
                 let row = cursor.row.saturating_sub(top) + 1;
-                let col = cursor.col + 1;
+                let col = cursor.col.saturating_sub(left) + 1;
                 if dec {
                     format!("\x1b[?{row};{col};1R")
                 } else {

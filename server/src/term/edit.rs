@@ -119,42 +119,43 @@ impl Emulator {
     pub fn insert_chars(&mut self, n: usize) {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
-        self.shift_right(r, c, n);
+        if self.cursor_in_side_margins() {
+            self.shift_right(r, c, n, self.right + 1);
+        }
     }
 
     /// DCH: deletes `n` cells at the cursor, pulling the rest left.
     pub fn delete_chars(&mut self, n: usize) {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
-        self.delete_cells(r, c, n);
+        if self.cursor_in_side_margins() {
+            self.delete_cells(r, c, n, self.right + 1);
+        }
     }
 
-    /// SL and SR: shifts every row of the scroll region left (`n` < 0) or right.
+    /// SL and SR: shifts the block inside the margins left (`n` < 0) or
+    /// right, when the cursor is inside the scroll region.
     pub fn scroll_columns(&mut self, n: isize) {
         if self.screen.cursor().row < self.top || self.screen.cursor().row > self.bottom {
             return;
         }
-        for r in self.top..=self.bottom {
-            if n < 0 {
-                self.delete_cells(r, 0, n.unsigned_abs());
-            } else {
-                self.shift_right(r, 0, n as usize);
-            }
-        }
+        self.shift_columns(n);
     }
 
     /// DECIC and DECDC: inserts (`n` > 0) or deletes columns at the cursor in
-    /// every row of the scroll region, when the cursor is inside it.
+    /// every row of the scroll region, up to the right margin, when the
+    /// cursor is inside all four margins.
     pub fn edit_columns(&mut self, n: isize) {
-        if self.screen.cursor().row < self.top || self.screen.cursor().row > self.bottom {
+        let row = self.screen.cursor().row;
+        if row < self.top || row > self.bottom || !self.cursor_in_side_margins() {
             return;
         }
-        let col = self.screen.cursor().col;
+        let (col, end) = (self.screen.cursor().col, self.right + 1);
         for r in self.top..=self.bottom {
             if n < 0 {
-                self.delete_cells(r, col, n.unsigned_abs());
+                self.delete_cells(r, col, n.unsigned_abs(), end);
             } else {
-                self.shift_right(r, col, n as usize);
+                self.shift_right(r, col, n as usize, end);
             }
         }
     }
@@ -162,18 +163,24 @@ impl Emulator {
     /// IL: inserts `n` blank lines at the cursor row, inside the scroll region.
     pub fn insert_lines(&mut self, n: usize) {
         let r = self.screen.cursor().row;
-        if r < self.top || r > self.bottom {
+        if r < self.top || r > self.bottom || !self.cursor_in_side_margins() {
             return;
         }
         self.scroll_down(r, self.bottom, n);
-        self.screen.cursor_mut().col = 0;
+        self.screen.cursor_mut().col = self.left;
         self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// DL: deletes `n` lines at the cursor row, inside the scroll region.
     pub fn delete_lines(&mut self, n: usize) {
         let r = self.screen.cursor().row;
-        if r < self.top || r > self.bottom {
+        if r < self.top || r > self.bottom || !self.cursor_in_side_margins() {
+            return;
+        }
+        if self.has_side_margins() {
+            self.scroll_block_up(r, self.bottom, n);
+            self.screen.cursor_mut().col = self.left;
+            self.screen.cursor_mut().pending_wrap = false;
             return;
         }
         let n = n.min(self.bottom + 1 - r);
@@ -201,10 +208,11 @@ impl Emulator {
     }
 
     /// DECALN: fills the screen with `E` in the current pen (as xterm.js),
-    /// resets the region and homes the cursor.
+    /// resets the margins and homes the cursor.
     pub fn screen_alignment(&mut self) {
         self.top = 0;
         self.bottom = self.rows - 1;
+        self.reset_side_margins();
         let pen = self.pen();
         for r in 0..self.rows {
             self.touch(r);
@@ -259,7 +267,7 @@ impl Emulator {
     /// paste, focus events and synchronized output included) and so does the
     /// cursor style; mouse tracking, LNM and the alternate screen stay.
     pub fn soft_reset(&mut self) {
-        const RESET: [Mode; 11] = [
+        const RESET: [Mode; 12] = [
             Mode::CursorVisible,
             Mode::Insert,
             Mode::Origin,
@@ -271,6 +279,7 @@ impl Emulator {
             Mode::ReverseWrap,
             Mode::SynchronizedOutput,
             Mode::CursorBlink,
+            Mode::SideMargins,
         ];
         let defaults = Modes::default();
         for mode in RESET {
@@ -289,6 +298,7 @@ impl Emulator {
         self.cursor_blink = false;
         self.top = 0;
         self.bottom = self.rows - 1;
+        self.reset_side_margins();
         self.pen = Style::default();
         self.screen.reset_charsets();
         self.update_pen();

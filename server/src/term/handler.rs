@@ -5,11 +5,11 @@ use std::sync::Arc;
 use vte::{Params, Perform};
 
 use super::charset::Charset;
+use super::dcs_request::DcsRequest;
 use super::emulator::{CursorShape, Emulator};
 use super::links::Hyperlink;
 use super::modes::{Mode, ModeKind};
 use super::sgr;
-use super::status_strings::MAX_REQUEST;
 use super::style::StyleId;
 use super::titles::Which;
 
@@ -169,6 +169,9 @@ impl Perform for Emulator {
             ([], 'n') => self.device_status(a.raw(0), false, a.raw(1)),
             ([b'?'], 'n') => self.device_status(a.raw(0), true, a.raw(1)),
             ([], 'r') => self.set_scroll_region(a.raw(0) as usize, a.raw(1) as usize),
+            ([], 's') if self.modes.get(Mode::SideMargins) => {
+                self.set_side_margins(a.raw(0), a.raw(1))
+            }
             ([], 's') => self.save_cursor(),
             ([], 'u') => self.restore_cursor(),
             ([], 't') => self.window_op(a.raw(0), a.raw(1)),
@@ -195,6 +198,9 @@ impl Perform for Emulator {
         match (intermediates, byte) {
             ([], b'7') => self.save_cursor(),
             ([], b'8') => self.restore_cursor(),
+            ([], b'Z') => self.primary_attributes(),
+            ([], b'6') => self.back_index(),
+            ([], b'9') => self.forward_index(),
             ([], b'D') => self.index(),
             ([], b'E') => {
                 self.carriage_return();
@@ -244,22 +250,22 @@ impl Perform for Emulator {
 
     fn hook(&mut self, _params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.end_run_for_dcs();
-        if !ignore && intermediates == b"$" && action == 'q' {
-            self.status_request = Some(Vec::new());
+        if !ignore {
+            self.dcs_request = DcsRequest::start(intermediates, action);
         }
     }
 
     fn put(&mut self, byte: u8) {
-        if let Some(request) = &mut self.status_request {
-            if request.len() < MAX_REQUEST {
-                request.push(byte);
-            }
+        if let Some(request) = &mut self.dcs_request {
+            request.push(byte);
         }
     }
 
     fn unhook(&mut self) {
-        if let Some(request) = self.status_request.take() {
-            self.report_status_string(&request);
+        match self.dcs_request.take() {
+            Some(DcsRequest::StatusString(request)) => self.report_status_string(&request),
+            Some(DcsRequest::Termcap(request)) => self.report_termcap(&request),
+            None => {}
         }
     }
 }
@@ -287,6 +293,10 @@ impl Emulator {
     /// its top are dropped: only a line feed at the bottom margin feeds the
     /// scrollback.
     fn scroll_text_up(&mut self, n: usize) {
+        if self.has_side_margins() {
+            self.scroll_block_up(self.top, self.bottom, n);
+            return;
+        }
         let cursor = *self.screen.cursor();
         self.screen.cursor_mut().row = self.top;
         self.delete_lines(n);
@@ -297,6 +307,10 @@ impl Emulator {
     /// blank in the default style, not the current background.
     fn scroll_text_down(&mut self, n: usize) {
         let (top, bottom) = (self.top, self.bottom);
+        if self.has_side_margins() {
+            self.scroll_block_down(top, bottom, n);
+            return;
+        }
         self.scroll_down(top, bottom, n);
         for r in top..top + n.min(bottom + 1 - top) {
             self.screen.grid_mut()[r].reset(StyleId::DEFAULT);
@@ -340,6 +354,9 @@ impl Emulator {
                 self.modes.set(mode, on);
                 self.goto(0, 0);
             }
+            // Left and right margins came with the VT420 (level 4).
+            Mode::SideMargins if self.conformance_level >= 4 => self.set_side_margin_mode(on),
+            Mode::SideMargins => {}
             Mode::CursorBlink => {
                 self.modes.set(mode, on);
                 self.cursor_blink = on;

@@ -61,6 +61,8 @@ modes! {
     ReverseWrap = (Dec, 45, false);
     /// DECNKM (66): keypad sends application sequences.
     AppKeypad = (Dec, 66, false);
+    /// DECLRMM (69): left and right margins (DECSLRM) may be set.
+    SideMargins = (Dec, 69, false);
     /// Mouse (1000): report presses and releases.
     MouseClick = (Dec, 1000, false);
     /// Mouse (1002): also report motion while a button is down.

@@ -23,15 +23,19 @@ impl Rect {
 impl Emulator {
     /// The rectangle `top;left;bottom;right` names (1-based; 0 means the
     /// default: the top-left corner, or the bottom-right one for the last
-    /// two). In origin mode the coordinates count from the scroll region's
-    /// corner and are clamped to it, as in xterm. `None` when it is empty.
+    /// two). In origin mode the coordinates count from the corner of the
+    /// region the margins enclose and are clamped to it, as in xterm. `None` when it is empty.
     pub fn rect_from(&self, top: u16, left: u16, bottom: u16, right: u16) -> Option<Rect> {
         let (row0, row_max) = if self.modes.get(Mode::Origin) {
             (self.top, self.bottom)
         } else {
             (0, self.rows - 1)
         };
-        let (col0, col_max) = (0, self.cols - 1);
+        let (col0, col_max) = if self.modes.get(Mode::Origin) {
+            (self.left, self.right)
+        } else {
+            (0, self.cols - 1)
+        };
         let start = |p: u16, origin: usize| origin + (p.max(1) as usize - 1);
         let end = |p: u16, origin: usize, max: usize| match p {
             0 => max,

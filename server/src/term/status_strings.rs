@@ -4,9 +4,6 @@
 use super::emulator::{CursorShape, Emulator};
 use super::style::{Attrs, Color, Style, Underline};
 
-/// Longest request kept; real requests are one to three bytes.
-pub(crate) const MAX_REQUEST: usize = 8;
-
 impl Emulator {
     /// Answers DECRQSS for `request` with `DCS 1 $ r <setting> ST`, or
     /// `DCS 0 $ r ST` for a request it does not know (xterm's convention).
@@ -14,7 +11,7 @@ impl Emulator {
         let setting = match request {
             b"m" => format!("{}m", sgr_params(&self.pen)),
             b"r" => format!("{};{}r", self.top + 1, self.bottom + 1),
-            b"s" => format!("1;{}s", self.cols),
+            b"s" => format!("{};{}s", self.left + 1, self.right + 1),
             b" q" => format!("{} q", self.cursor_style_param()),
             b"\"q" => format!("{}\"q", u8::from(self.protect)),
             b"\"p" => format!("6{};1\"p", self.conformance_level),

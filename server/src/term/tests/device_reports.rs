@@ -16,6 +16,8 @@ fn primary_and_secondary_device_attributes() {
         replies(&mut screen(10, 3, "\x1b[=c")),
         "\x1bP!|00000000\x1b\\"
     );
+    // DECID (ESC Z) is DA1's old form.
+    assert_eq!(replies(&mut screen(10, 3, "\x1bZ")), da1);
     // Other parameters are not requests.
     assert_eq!(replies(&mut screen(10, 3, "\x1b[1c\x1b[>1c")), "");
 }
