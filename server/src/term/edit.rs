@@ -61,9 +61,11 @@ impl Emulator {
         }
     }
 
-    /// Erases `start..end` of row `r`, leaving protected cells when `selective`.
+    /// Erases `start..end` of row `r`, leaving protected cells when the
+    /// protection applies: DECSCA's to the selective erases (`selective`),
+    /// an ISO protected area's (SPA) to the plain ones, as in xterm.
     fn erase_span(&mut self, r: usize, start: usize, end: usize, selective: bool) {
-        if selective {
+        if selective != self.iso_protection {
             self.erase_unprotected(r, start, end);
         } else {
             self.erase_cells(r, start, end);
@@ -112,7 +114,7 @@ impl Emulator {
     pub fn erase_chars(&mut self, n: usize) {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
-        self.erase_cells(r, c, c.saturating_add(n));
+        self.erase_span(r, c, c.saturating_add(n), false);
     }
 
     /// ICH: inserts `n` blanks at the cursor.
@@ -294,6 +296,7 @@ impl Emulator {
     /// protection (DECSCA) and charsets.
     fn reset_pen_region_and_charsets(&mut self) {
         self.protect = false;
+        self.iso_protection = false;
         self.cursor_shape = CursorShape::Block;
         self.cursor_blink = false;
         self.top = 0;
@@ -326,6 +329,7 @@ impl Emulator {
         self.titles.clear();
         self.conformance_level = 5;
         self.rect_attr_extent = false;
+        self.saved_modes = Modes::default();
         self.colors = ColorOverrides::default();
         self.last_printed = None;
         self.reset_pen_region_and_charsets();

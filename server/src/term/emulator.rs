@@ -66,6 +66,8 @@ pub(crate) struct Emulator {
     pub rect_attr_extent: bool,
     /// Colours the program set with OSC 4, 5 and 10-19.
     pub colors: ColorOverrides,
+    /// Mode values XTSAVE remembered.
+    pub saved_modes: Modes,
     /// The DCS request being received.
     pub dcs_request: Option<DcsRequest>,
     pub cursor_shape: CursorShape,
@@ -81,6 +83,9 @@ pub(crate) struct Emulator {
     pub last_printed: Option<char>,
     /// DECSCA: cells printed now are protected from selective erase.
     pub protect: bool,
+    /// Set when the protection was last started by SPA (an ISO protected
+    /// area), which plain erases respect, rather than by DECSCA.
+    pub iso_protection: bool,
     /// Rows marked changed but not yet given a new generation.
     pub pending_touch: Option<(usize, usize)>,
     /// Printable ASCII received but not yet written (see `flush_run`).
@@ -119,6 +124,7 @@ impl Emulator {
             titles: Titles::default(),
             conformance_level: 5,
             dcs_request: None,
+            saved_modes: Modes::default(),
             colors: ColorOverrides::default(),
             rect_attr_extent: false,
             cursor_shape: CursorShape::Block,
@@ -130,6 +136,7 @@ impl Emulator {
             scroll_count: 0,
             last_printed: None,
             protect: false,
+            iso_protection: false,
             pending_touch: None,
             run: [0; RUN_CAPACITY],
             run_len: 0,

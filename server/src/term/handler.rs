@@ -125,7 +125,10 @@ impl Perform for Emulator {
             ([b'?'], 'J') => self.erase_in_display(a.raw(0), true),
             ([], 'K') => self.erase_in_line(a.raw(0), false),
             ([b'?'], 'K') => self.erase_in_line(a.raw(0), true),
-            ([b'"'], 'q') => self.protect = a.raw(0) == 1,
+            ([b'"'], 'q') => {
+                self.protect = a.raw(0) == 1;
+                self.iso_protection = false;
+            }
             ([], 'L') => self.insert_lines(a.or(0, 1)),
             ([], 'M') => self.delete_lines(a.or(0, 1)),
             ([], 'P') => self.delete_chars(a.or(0, 1)),
@@ -166,6 +169,8 @@ impl Perform for Emulator {
             ([], 'l') => self.set_modes(params, ModeKind::Ansi, false),
             ([b'?'], 'h') => self.set_modes(params, ModeKind::Dec, true),
             ([b'?'], 'l') => self.set_modes(params, ModeKind::Dec, false),
+            ([b'?'], 's') => self.save_modes(params),
+            ([b'?'], 'r') => self.restore_modes(params),
             ([], 'n') => self.device_status(a.raw(0), false, a.raw(1)),
             ([b'?'], 'n') => self.device_status(a.raw(0), true, a.raw(1)),
             ([], 'r') => self.set_scroll_region(a.raw(0) as usize, a.raw(1) as usize),
@@ -199,6 +204,11 @@ impl Perform for Emulator {
             ([], b'7') => self.save_cursor(),
             ([], b'8') => self.restore_cursor(),
             ([], b'Z') => self.primary_attributes(),
+            ([], b'V') => {
+                self.protect = true;
+                self.iso_protection = true;
+            }
+            ([], b'W') => self.protect = false,
             ([], b'6') => self.back_index(),
             ([], b'9') => self.forward_index(),
             ([], b'D') => self.index(),
@@ -322,6 +332,29 @@ impl Emulator {
         for param in params.iter() {
             if let Some(mode) = Mode::find(kind, param[0]) {
                 self.set_mode(mode, on);
+            }
+        }
+    }
+
+    /// XTSAVE (`CSI ? Pm s`): remembers the listed DEC modes' values.
+    fn save_modes(&mut self, params: &Params) {
+        for param in params.iter() {
+            if let Some(mode) = Mode::find(ModeKind::Dec, param[0]) {
+                let on = self.modes.get(mode);
+                self.saved_modes.set(mode, on);
+            }
+        }
+    }
+
+    /// XTRESTORE (`CSI ? Pm r`): sets the listed DEC modes back to what
+    /// XTSAVE remembered (their defaults if never saved).
+    fn restore_modes(&mut self, params: &Params) {
+        for param in params.iter() {
+            if let Some(mode) = Mode::find(ModeKind::Dec, param[0]) {
+                let on = self.saved_modes.get(mode);
+                if on != self.modes.get(mode) {
+                    self.set_mode(mode, on);
+                }
             }
         }
     }

@@ -105,11 +105,13 @@ impl Emulator {
     }
 
     /// DECERA (or DECSERA when `selective`): erases the rectangle, sparing
-    /// protected cells when `selective`.
+    /// DECSCA-protected cells when `selective` (an ISO protected area, from
+    /// SPA, does not count, as in xterm).
     pub fn erase_rect(&mut self, rect: Option<Rect>, selective: bool) {
         let Some(rect) = rect else { return };
+        let spare_protected = selective && !self.iso_protection;
         for r in rect.rows() {
-            if selective {
+            if spare_protected {
                 self.erase_unprotected(r, rect.left, rect.right + 1);
             } else {
                 self.erase_cells(r, rect.left, rect.right + 1);

@@ -98,3 +98,10 @@ fn decrara_toggles_attributes() {
     assert!(style_at(&mut term, 0, 0).attrs.contains(Attrs::BOLD));
     assert!(!style_at(&mut term, 0, 1).attrs.contains(Attrs::BOLD));
 }
+
+#[test]
+fn decsera_ignores_iso_protected_areas() {
+    let mut term = screen(6, 2, "ab\x1bVcd\x1bWef");
+    term.advance(b"\x1b[1;1;1;6${");
+    assert_eq!(lines(&mut term)[0], "");
+}
