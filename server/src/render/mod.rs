@@ -14,6 +14,7 @@ use std::str::FromStr;
 use crate::term::Snapshot;
 
 pub use json::ScreenJson;
+pub use svg::{CELL_HEIGHT, CELL_WIDTH};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
