@@ -19,6 +19,7 @@ mod listen;
 mod ops;
 mod pages;
 mod policy;
+mod search;
 mod sessions;
 mod view;
 mod ws;
@@ -129,6 +130,7 @@ pub fn router(state: AppState) -> Router {
         .route("/sessions/{id}/screen", get(sessions::screen))
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
+        .route("/sessions/{id}/search", get(search::search))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/login", post(links::login))
         .route("/sessions/{id}/links", post(links::mint).get(links::list))

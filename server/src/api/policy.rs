@@ -15,6 +15,7 @@ const ROUTES: &[(Method, &str, Action)] = &[
     (Method::GET, "/api/sessions/{id}", Action::Read),
     (Method::DELETE, "/api/sessions/{id}", Action::Delete),
     (Method::GET, "/api/sessions/{id}/screen", Action::Read),
+    (Method::GET, "/api/sessions/{id}/search", Action::Read),
     (Method::POST, "/api/sessions/{id}/login", Action::Read),
     (Method::GET, "/api/sessions/{id}/ws", Action::Read),
     (Method::POST, "/api/sessions/{id}/input", Action::Control),

@@ -12,7 +12,11 @@ mod handle;
 mod metrics;
 mod pacer;
 mod registry;
+<<<<<<< HEAD
 mod thread;
+=======
+pub mod search;
+>>>>>>> main
 
 use std::time::{Duration, SystemTime};
 
@@ -177,6 +181,11 @@ enum Command {
         start: u64,
         count: u16,
         reply: tokio::sync::oneshot::Sender<ScrollbackLines>,
+    },
+    Search {
+        pattern: search::Pattern,
+        limit: usize,
+        reply: tokio::sync::oneshot::Sender<search::Found>,
     },
     Kill(tokio::sync::oneshot::Sender<()>),
 }
