@@ -14,11 +14,8 @@ use std::str::FromStr;
 use crate::term::Snapshot;
 
 pub use json::ScreenJson;
-<<<<<<< HEAD
-pub use svg::{CELL_HEIGHT, CELL_WIDTH};
-=======
 pub use markup::LINK_SCHEMES;
->>>>>>> main
+pub use svg::{CELL_HEIGHT, CELL_WIDTH};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

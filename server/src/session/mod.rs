@@ -12,11 +12,8 @@ mod handle;
 mod metrics;
 mod pacer;
 mod registry;
-<<<<<<< HEAD
-mod thread;
-=======
 pub mod search;
->>>>>>> main
+mod thread;
 
 use std::time::{Duration, SystemTime};
 
