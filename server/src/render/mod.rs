@@ -14,6 +14,7 @@ use std::str::FromStr;
 use crate::term::Snapshot;
 
 pub use json::ScreenJson;
+pub use markup::LINK_SCHEMES;
 pub use svg::{CELL_HEIGHT, CELL_WIDTH};
 
 /// An output format.

@@ -23,6 +23,7 @@ use crate::term::Mode;
 use crate::term::{Snapshot, Term};
 
 use super::pacer::Pacer;
+use super::search;
 use super::{Command, Input, Metrics, ScrollbackLines, SessionError, SessionInfo, Status, Timings};
 
 /// How long output may still be read after the child exited, for when
@@ -67,6 +68,7 @@ impl Actor {
         match ending {
             Ending::Exited => live.actor.linger().await,
             Ending::Killed(reply) => {
+                end_leftovers(&live.actor.info).await;
                 if let Some(reply) = reply {
                     let _ = reply.send(());
                 }
@@ -82,6 +84,7 @@ impl Actor {
             tokio::select! {
                 command = self.commands.recv() => match command {
                     Some(Command::Kill(reply)) => {
+                        end_leftovers(&self.info).await;
                         let _ = reply.send(());
                         return;
                     }
@@ -90,6 +93,9 @@ impl Actor {
                     }
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.term, start, count));
+                    }
+                    Some(Command::Search { pattern, limit, reply }) => {
+                        let _ = reply.send(search(&mut self.term, &pattern, limit));
                     }
                     None => return,
                 },
@@ -134,6 +140,9 @@ impl Live {
                     }
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.actor.term, start, count));
+                    }
+                    Some(Command::Search { pattern, limit, reply }) => {
+                        let _ = reply.send(search(&mut self.actor.term, &pattern, limit));
                     }
                     None => {
                         self.terminate().await;
@@ -311,6 +320,18 @@ impl Live {
     }
 }
 
+/// Kills what an ended session's program left running (background jobs,
+/// `setsid` children): a deleted session leaves nothing behind.
+async fn end_leftovers(info: &SessionInfo) {
+    let (pid, id) = (info.pid, info.id.clone());
+    let killed = tokio::task::spawn_blocking(move || crate::pty::kill_leftovers(pid, &id))
+        .await
+        .unwrap_or(0);
+    if killed > 0 {
+        tracing::info!(id = %info.id, processes = killed, "killed the session's leftover processes");
+    }
+}
+
 /// The status of a child whose end could not be observed.
 fn unknown_exit() -> ExitStatus {
     ExitStatus {
@@ -325,6 +346,16 @@ async fn sleep_until_some(deadline: Option<Instant>) {
         Some(deadline) => sleep_until(deadline).await,
         None => std::future::pending().await,
     }
+}
+
+/// The matches of `pattern` in the scrollback and screen, within the search deadline.
+fn search(term: &mut Term, pattern: &search::Pattern, limit: usize) -> search::Found {
+    search::search_term(
+        term,
+        pattern,
+        limit,
+        Instant::now().into_std() + search::SEARCH_DEADLINE,
+    )
 }
 
 /// Scrollback lines `start .. start + count` counted up from the screen
