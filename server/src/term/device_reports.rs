@@ -38,8 +38,12 @@ impl Emulator {
     }
 
     /// DECRQM: reports whether a mode is set (1), reset (2), permanently
-    /// reset (4) or unknown (0).
+    /// reset (4) or unknown (0). A VT300 function: below level 3 (DECSCL)
+    /// it is not answered.
     pub fn report_mode(&mut self, number: u16, kind: ModeKind) {
+        if self.conformance_level < 3 {
+            return;
+        }
         let state = match Mode::find(kind, number) {
             Some(Mode::AltScreen47 | Mode::AltScreen1047 | Mode::AltScreen1049) => {
                 if self.alt_active {

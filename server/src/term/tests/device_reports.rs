@@ -115,3 +115,12 @@ fn replies_are_bounded_when_never_taken() {
     assert!(bytes.len() <= 64 * 1024, "{} bytes", bytes.len());
     assert!(bytes.starts_with(b"\x1b[1;1R"));
 }
+
+#[test]
+fn decrqm_is_not_answered_below_vt_level_3() {
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[62;1\"p\x1b[?7$p")), "");
+    assert_eq!(
+        replies(&mut screen(10, 3, "\x1b[63;1\"p\x1b[?7$p")),
+        "\x1b[?7;1$y"
+    );
+}
