@@ -1,5 +1,6 @@
 //! The command line: `panecast serve` runs the service, `panecast render`
-//! renders a byte stream. Every option also reads from the environment.
+//! renders a byte stream, `panecast health` probes a running server. Every
+//! option also reads from the environment.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -9,10 +10,10 @@ use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Parser, Subcommand};
 
 use crate::api::{self, valid_token, Settings};
-use crate::config::Config;
-use crate::random;
+use crate::config::{normalize_base_path, Config};
 use crate::render::{self, Format};
 use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
+use crate::{health, random};
 
 /// panecast: a headless terminal-rendering service.
 #[derive(Parser, Debug)]
@@ -28,6 +29,18 @@ enum Command {
     Serve(ServeArgs),
     /// Feed a byte stream to the emulator and print the final screen.
     Render(RenderArgs),
+    /// Exit 0 when a server's /healthz answers 200 within 5 s, else 1 (for a
+    /// container's HEALTHCHECK: the image has no curl).
+    Health(HealthArgs),
+}
+
+/// How `serve` writes its log lines (to standard error).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum LogFormat {
+    /// One line of text per event.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
 }
 
 /// Options of `panecast serve`.
@@ -53,6 +66,27 @@ struct ServeArgs {
         value_parser = BoolishValueParser::new()
     )]
     allow_any_command: bool,
+    /// Serve every page, API route, WebSocket and cookie under this path
+    /// (e.g. /term) for a reverse proxy; overrides the config's base_path.
+    #[arg(long, env = "PANECAST_BASE_PATH")]
+    base_path: Option<String>,
+    /// Log lines as text or as JSON objects, one per line.
+    #[arg(long, value_enum, default_value = "text", env = "PANECAST_LOG_FORMAT")]
+    log_format: LogFormat,
+}
+
+/// Options of `panecast health`.
+#[derive(clap::Args, Debug)]
+struct HealthArgs {
+    /// The URL to ask; by default /healthz of the server that `serve` with
+    /// the same PANECAST_LISTEN and PANECAST_BASE_PATH would run.
+    url: Option<String>,
+    /// Address `serve` listens on, when no URL is given.
+    #[arg(long, default_value = "127.0.0.1:7681", env = "PANECAST_LISTEN")]
+    listen: String,
+    /// Path prefix `serve` runs under, when no URL is given.
+    #[arg(long, default_value = "", env = "PANECAST_BASE_PATH")]
+    base_path: String,
 }
 
 /// Options of `panecast render`.
@@ -87,6 +121,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => run_serve(args),
         Command::Render(args) => run_render(args),
+        Command::Health(args) => run_health(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -98,11 +133,14 @@ pub fn main() -> ExitCode {
 }
 
 fn run_serve(args: ServeArgs) -> Result<(), String> {
-    init_logging();
-    let config = match &args.config {
+    init_logging(args.log_format);
+    let mut config = match &args.config {
         Some(path) => Config::load(path).map_err(|e| e.to_string())?,
         None => Config::default(),
     };
+    if let Some(base_path) = &args.base_path {
+        config.base_path = normalize_base_path(base_path).map_err(|e| e.to_string())?;
+    }
     let (token, generated) = match args.token {
         Some(token) if valid_token(&token) => (token, false),
         Some(_) => {
@@ -118,6 +156,7 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let result = runtime.block_on(async {
+        let shutdown = shutdown_signal()?;
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
@@ -129,13 +168,14 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         } else {
             "the token you gave"
         };
-        println!("panecast listening: open http://{addr}/?token={token} ({origin})");
+        let base = &config.base_path;
+        println!("panecast listening: open http://{addr}{base}/?token={token} ({origin})");
         let settings = Settings {
             config,
             token,
             allow_any_command: args.allow_any_command,
         };
-        api::serve(settings, listener, shutdown_signal())
+        api::serve(settings, listener, shutdown)
             .await
             .map_err(|e| format!("server error: {e}"))
     });
@@ -143,38 +183,51 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     result
 }
 
-/// Logs to standard error, filtered by `RUST_LOG` (default `info`).
-fn init_logging() {
+/// Logs to standard error in `format`, filtered by `RUST_LOG` (default
+/// `info`).
+fn init_logging(format: LogFormat) {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => builder.json().with_ansi(false).init(),
+    }
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
+fn run_health(args: HealthArgs) -> Result<(), String> {
+    let url = match args.url {
+        Some(url) => url,
+        None => {
+            let base = normalize_base_path(&args.base_path).map_err(|e| e.to_string())?;
+            health::default_url(&args.listen, &base)
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(health::check(&url))
+}
+
+/// Completes on the first of SIGINT (Ctrl-C) or SIGTERM. Both handlers are
+/// installed before this returns, so a signal that arrives while the server
+/// starts is not lost (nor does it kill the process unannounced).
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     use tokio::signal::unix::{signal, SignalKind};
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
+    let install =
+        |kind: SignalKind| signal(kind).map_err(|e| format!("cannot handle the stop signals: {e}"));
+    let mut interrupt = install(SignalKind::interrupt())?;
+    let mut terminate = install(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-    };
-    let terminate = async {
-        match signal(SignalKind::terminate()) {
-            Ok(mut stream) => {
-                stream.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
-    }
+    })
 }
 
 fn run_render(args: RenderArgs) -> Result<(), String> {
@@ -215,7 +268,7 @@ mod tests {
             .command
         {
             Command::Serve(args) => args,
-            Command::Render(_) => unreachable!("parsed as serve"),
+            _ => unreachable!("parsed as serve"),
         }
     }
 
@@ -229,11 +282,30 @@ mod tests {
             "--token",
             "abc",
             "--allow-any-command",
+            "--base-path",
+            "/term",
+            "--log-format",
+            "json",
         ]);
         assert_eq!(args.listen, "127.0.0.1:0");
         assert_eq!(args.config, Some(PathBuf::from("/etc/panecast.toml")));
         assert_eq!(args.token.as_deref(), Some("abc"));
         assert!(args.allow_any_command);
+        assert_eq!(args.base_path.as_deref(), Some("/term"));
+        assert_eq!(args.log_format, LogFormat::Json);
+    }
+
+    #[test]
+    fn health_takes_a_url_or_the_listening_address() {
+        let cli = Cli::try_parse_from(["panecast", "health", "http://127.0.0.1:9/healthz"])
+            .expect("valid command line");
+        match cli.command {
+            Command::Health(args) => {
+                assert_eq!(args.url.as_deref(), Some("http://127.0.0.1:9/healthz"))
+            }
+            _ => unreachable!("parsed as health"),
+        }
+        assert!(Cli::try_parse_from(["panecast", "serve", "--log-format", "xml"]).is_err());
     }
 
     #[test]
@@ -245,5 +317,7 @@ mod tests {
         assert_eq!(args.listen, "127.0.0.1:7681");
         assert_eq!(args.token, None);
         assert!(!args.allow_any_command);
+        assert_eq!(args.base_path, None);
+        assert_eq!(args.log_format, LogFormat::Text);
     }
 }

@@ -5,12 +5,14 @@
 //! viewers. [`pty`] runs children in pseudo-terminals, [`session`] keeps one
 //! actor per child that owns its screen, [`input`] encodes keys, and [`api`]
 //! serves it all over HTTP; [`config`] holds profiles and limits, and
-//! [`cli`] is the command line; [`assets`] holds the web client's files.
+//! [`cli`] is the command line, [`health`] its health probe; [`assets`]
+//! holds the web client's files.
 
 pub mod api;
 pub mod assets;
 pub mod cli;
 pub mod config;
+pub mod health;
 pub mod input;
 pub mod pty;
 pub mod random;

@@ -38,8 +38,12 @@ pub async fn require_token(
     }
     if query_token(request.uri()).is_some_and(|t| same(t.as_bytes(), token)) {
         let mut response = next.run(request).await;
+        let path = match state.config.base_path.as_str() {
+            "" => "/",
+            base => base,
+        };
         let cookie = format!(
-            "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+            "{COOKIE}={}; HttpOnly; SameSite=Strict; Path={path}",
             state.token
         );
         if let Ok(value) = HeaderValue::from_str(&cookie) {

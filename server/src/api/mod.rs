@@ -6,6 +6,7 @@
 //! `docs/api.md`.
 
 mod auth;
+mod base_path;
 mod body;
 mod create;
 mod error;
@@ -82,8 +83,20 @@ impl AppState {
     }
 }
 
-/// Every route: `/api/...` behind the token, `/healthz` and `/metrics` open.
+/// Every route: `/api/...` behind the token, `/healthz` and `/metrics`
+/// open; all of them under `base_path` when one is configured.
 pub fn router(state: AppState) -> Router {
+    let base = state.config.base_path.clone();
+    let routes = routes(state);
+    if base.is_empty() {
+        routes
+    } else {
+        base_path::mount(base, routes)
+    }
+}
+
+/// The routes relative to the base path.
+fn routes(state: AppState) -> Router {
     let api = Router::new()
         .route("/sessions", post(sessions::create).get(sessions::list))
         .route(

@@ -24,11 +24,10 @@ use crate::session::{EndReason, Input, SessionError, SessionHandle, Status, View
 use crate::stream::{rebase_scrollback, FrameCache, ViewerState};
 use crate::term::Snapshot;
 
-/// How often the server pings a connection.
-const PING_EVERY: Duration = Duration::from_secs(15);
-/// A connection that sends nothing (not even a pong) for this long is
-/// dead; so is one whose socket has not taken a message for this long.
-const DEAD_AFTER: Duration = Duration::from_secs(45);
+/// A connection that sends nothing (not even a pong) for this many ping
+/// intervals (`limits.ping_interval_ms`) is dead; so is one whose socket
+/// has not taken a message for as long.
+const DEAD_AFTER_PINGS: u32 = 3;
 /// How long closing may take: sending the `Error` and the close, and
 /// waiting for the client's close in answer.
 const CLOSE_WAIT: Duration = Duration::from_secs(2);
@@ -87,13 +86,18 @@ pub async fn upgrade(
         .get(&id)
         .ok_or_else(|| ApiError::no_session(&id))?;
     let max_viewers = state.config.limits.max_viewers;
+    let ping_every = state.config.limits.ping_interval();
     Ok(ws
         .read_buffer_size(READ_BUFFER)
         .max_message_size(proto::limits::MAX_CLIENT_MESSAGE)
         .max_frame_size(FRAME_LIMIT)
         .on_upgrade(move |mut socket| async move {
             match session.join_viewer(max_viewers) {
-                Some(slot) => Viewer::new(socket, session, role, slot).run().await,
+                Some(slot) => {
+                    Viewer::new(socket, session, role, slot, ping_every)
+                        .run()
+                        .await
+                }
                 None => {
                     let ending =
                         Ending::error(close::TOO_MANY_VIEWERS, "too many viewers on this session");
@@ -243,11 +247,18 @@ struct Viewer {
     cache: std::sync::Arc<FrameCache>,
     budget: InputBudget,
     heard: Instant,
+    ping_every: Duration,
     _slot: ViewerSlot,
 }
 
 impl Viewer {
-    fn new(socket: WebSocket, session: SessionHandle, role: Role, slot: ViewerSlot) -> Viewer {
+    fn new(
+        socket: WebSocket,
+        session: SessionHandle,
+        role: Role,
+        slot: ViewerSlot,
+        ping_every: Duration,
+    ) -> Viewer {
         Viewer {
             socket,
             cache: session.frame_cache(),
@@ -256,6 +267,7 @@ impl Viewer {
             state: ViewerState::new(),
             budget: InputBudget::new(),
             heard: Instant::now(),
+            ping_every,
             _slot: slot,
         }
     }
@@ -268,10 +280,16 @@ impl Viewer {
         close_with(&mut self.socket, ending).await;
     }
 
+    /// How long a peer may stay silent, or its socket full, before it is
+    /// taken for dead.
+    fn dead_after(&self) -> Duration {
+        self.ping_every * DEAD_AFTER_PINGS
+    }
+
     /// Sends one message. A socket that has not taken it after
-    /// [`DEAD_AFTER`] belongs to a dead peer.
+    /// [`Viewer::dead_after`] belongs to a dead peer.
     async fn send(&mut self, message: Message) -> Result<(), Ending> {
-        match timeout(DEAD_AFTER, self.socket.send(message)).await {
+        match timeout(self.dead_after(), self.socket.send(message)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) | Err(_) => Err(Ending::gone()),
         }
@@ -306,7 +324,7 @@ impl Viewer {
             rows: first.rows,
         }))
         .await?;
-        let mut ping = interval_at(Instant::now() + PING_EVERY, PING_EVERY);
+        let mut ping = interval_at(Instant::now() + self.ping_every, self.ping_every);
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -331,7 +349,7 @@ impl Viewer {
                     self.update(&screen).await?;
                 },
                 _ = ping.tick() => {
-                    if self.heard.elapsed() > DEAD_AFTER {
+                    if self.heard.elapsed() > self.dead_after() {
                         return Err(Ending::quiet(close::IDLE_TIMEOUT, "no answer to pings"));
                     }
                     self.send(Message::Ping(Default::default())).await?;
