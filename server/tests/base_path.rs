@@ -100,3 +100,11 @@ async fn sessions_and_the_stream_work_under_the_prefix() {
     let refused = ws::connect(server.addr, &outside, &[("Authorization", &auth)], None).await;
     assert_eq!(refused.err().map(|r| r.status), Some(404));
 }
+
+#[test]
+fn pages_send_no_referrer() {
+    let server = server_under("");
+    let page = server.raw("GET", &format!("/?token={TOKEN}"), &[], None);
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+}

@@ -30,7 +30,14 @@ fn file(name: &str) -> Result<Response, ApiError> {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    if !name.ends_with(".html") {
+    if name.ends_with(".html") {
+        // The first load carries ?token=: no request the page makes may
+        // repeat its URL (with the token) in a Referer header.
+        headers.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
+    } else {
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_ORIGIN,
             HeaderValue::from_static("*"),
