@@ -32,12 +32,15 @@ RUN find server proto web -type f -exec touch {} + \
 
 # --- run -------------------------------------------------------------------
 FROM debian:bookworm-slim
+LABEL org.opencontainers.image.title="panecast" \
+      org.opencontainers.image.description="Headless terminal-rendering service: ptys on the server, changed lines over WebSocket"
 # bash for the shell profile, CA certificates for programs that use TLS, tini
 # as PID 1 (forwards signals, reaps zombies). C.UTF-8 ships with libc.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       bash ca-certificates tini \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && useradd --system --uid 10001 --user-group --create-home \
       --home-dir /home/panecast --shell /bin/bash panecast
 COPY --from=builder /src/target/release/panecast /usr/local/bin/panecast

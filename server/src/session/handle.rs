@@ -89,6 +89,20 @@ impl SessionHandle {
         Arc::clone(&self.shared.frames)
     }
 
+    /// Viewers connected now.
+    pub fn viewers(&self) -> usize {
+        self.shared.viewers.load(Ordering::Acquire)
+    }
+
+    /// Waits until every viewer has left (each one's task has sent its close
+    /// frame and dropped its place), or `limit` has passed.
+    pub async fn viewers_left(&self, limit: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.viewers() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
     /// Takes a place among the viewers, or `None` when `max` are connected.
     pub fn join_viewer(&self, max: usize) -> Option<ViewerSlot> {
         let viewers = &self.shared.viewers;
