@@ -28,6 +28,9 @@ step "web client: unit, size, browser and end-to-end tests (tests/web.sh)"
 cargo build --locked -p panecast-server --bin panecast
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/web.sh
 
+step "Kubernetes manifests against the binary and the Dockerfile (tests/k8s.py)"
+PANECAST_BIN="$PWD/target/debug/panecast" python3 tests/k8s.py
+
 step "behind nginx and Caddy, under /term/ over TLS (tests/proxy.sh)"
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/proxy.sh
 
