@@ -4,10 +4,11 @@
 //! ANSI, HTML or SVG; [`stream`] turns screens into wire frames for
 //! viewers. [`pty`] runs children in pseudo-terminals, [`session`] keeps one
 //! actor per child that owns its screen, [`input`] encodes keys, and [`api`]
-//! serves it all over HTTP; [`config`] holds profiles and limits, and
-//! [`cli`] is the command line, [`health`] its health probe; [`assets`]
-//! holds the web client's files.
+//! serves it all over HTTP behind the one access check of [`access`];
+//! [`config`] holds profiles and limits, [`cli`] is the command line,
+//! [`health`] its health probe, and [`assets`] holds the web client's files.
 
+pub mod access;
 pub mod api;
 pub mod assets;
 pub mod cli;

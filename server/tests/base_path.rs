@@ -53,16 +53,23 @@ fn the_bare_prefix_redirects_to_the_session_list() {
 }
 
 #[test]
-fn the_cookie_is_scoped_to_the_prefix() {
+fn the_token_cookie_is_scoped_to_the_prefix_and_the_redirect_keeps_it() {
     let server = server_under("/a/b");
-    let response = server.raw("GET", &format!("/a/b/?token={TOKEN}"), &[], None);
-    assert_eq!(response.status, 200, "{}", response.body);
+    let response = server.raw(
+        "GET",
+        &format!("/a/b/s/x?token={TOKEN}&role=view"),
+        &[],
+        None,
+    );
+    assert_eq!(response.status, 303, "{}", response.body);
+    assert_eq!(response.header("location"), Some("/a/b/s/x?role=view"));
     let cookie = response.header("set-cookie").expect("a cookie");
-    assert!(cookie.ends_with("; Path=/a/b"), "{cookie}");
+    assert!(cookie.contains("; Path=/a/b/;"), "{cookie}");
     let root = server_under("");
     let response = root.raw("GET", &format!("/?token={TOKEN}"), &[], None);
+    assert_eq!(response.header("location"), Some("/"));
     let cookie = response.header("set-cookie").expect("a cookie");
-    assert!(cookie.ends_with("; Path=/"), "{cookie}");
+    assert!(cookie.contains("; Path=/;"), "{cookie}");
 }
 
 #[tokio::test]
@@ -104,7 +111,7 @@ async fn sessions_and_the_stream_work_under_the_prefix() {
 #[test]
 fn pages_send_no_referrer() {
     let server = server_under("");
-    let page = server.raw("GET", &format!("/?token={TOKEN}"), &[], None);
+    let page = server.raw("GET", "/", &[], None);
     assert_eq!(page.status, 200);
     assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
 }

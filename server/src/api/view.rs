@@ -4,13 +4,25 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use crate::access::{Grant, Role};
 use crate::session::{SessionHandle, Status};
+
+/// How many stream connections watch and control a session.
+#[derive(Debug, Serialize)]
+pub struct Viewers {
+    /// Connections that watch only.
+    pub view: usize,
+    /// Connections that may type.
+    pub control: usize,
+}
 
 /// A session as `GET /api/sessions/{id}` shows it.
 #[derive(Debug, Serialize)]
 pub struct SessionView {
     /// The id.
     pub id: String,
+    /// The name, if it has one.
+    pub name: Option<String>,
     /// The profile, or null for a command given in the request.
     pub profile: Option<String>,
     /// The argv.
@@ -36,19 +48,25 @@ pub struct SessionView {
     /// When the child exited, RFC 3339 UTC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exited_at: Option<String>,
+    /// Stream connections, by role.
+    pub viewers: Viewers,
+    /// What the caller may do with it: `view`, `control` or `admin`.
+    pub access: Role,
 }
 
 impl SessionView {
-    /// The view of a session now.
-    pub fn of(session: &SessionHandle) -> SessionView {
+    /// The view of a session now, for `grant`.
+    pub fn of(session: &SessionHandle, grant: &Grant) -> SessionView {
         let info = session.info();
         let screen = session.screen();
         let (exit_code, exit_signal, exited_at) = match session.status() {
             Status::Running => (None, None, None),
             Status::Exited { status, at } => (Some(status.code), status.signal, Some(rfc3339(at))),
         };
+        let presence = session.presence();
         SessionView {
             id: info.id.clone(),
+            name: info.name.clone(),
             profile: info.profile.clone(),
             command: info.command.clone(),
             pid: info.pid,
@@ -60,6 +78,11 @@ impl SessionView {
             exit_signal,
             created_at: rfc3339(info.created_at),
             exited_at,
+            viewers: Viewers {
+                view: presence.view,
+                control: presence.control,
+            },
+            access: grant.role(),
         }
     }
 }
