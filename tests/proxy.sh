@@ -9,7 +9,11 @@
 #   - the browser test (tests/browser/proxy/) under /term/ over https and wss:
 #     the session list, a new session, typing and painting, and an idle
 #     stream that outlives three read timeouts of the proxy;
-#   - the access log holds neither the token nor any query string.
+#   - the access log holds neither the token nor any query string;
+#   - X-Forwarded-For is believed from the proxy (trusted_proxies: the
+#     proxies connect from 127.0.0.1) and from no one else: a client on
+#     127.0.0.3 that claims another address is logged as 127.0.0.3, whether
+#     it comes through the proxy or straight to panecast.
 # Installs what it needs, idempotently. Usage: bash tests/proxy.sh
 # PANECAST_BIN names the server binary (default target/debug/panecast).
 set -euo pipefail
@@ -87,12 +91,42 @@ echo "$work/panecast.crt"
 
 step "panecast on loopback under /term (ping every $PING_MS ms)"
 upstream=$(free_port)
-printf '[limits]\nping_interval_ms = %s\n' "$PING_MS" >"$work/panecast.toml"
-RUST_LOG=warn "$BIN" serve --listen "127.0.0.1:$upstream" --token "$TOKEN" --allow-any-command \
+# The proxies reach panecast from 127.0.0.1; the test's "outside" client
+# uses 127.0.0.3.
+printf 'trusted_proxies = ["127.0.0.1"]\n[limits]\nping_interval_ms = %s\n' "$PING_MS" >"$work/panecast.toml"
+RUST_LOG=warn PANECAST_LOG_FORMAT=json "$BIN" serve --listen "127.0.0.1:$upstream" --token "$TOKEN" --allow-any-command \
   --base-path /term --config "$work/panecast.toml" >"$work/panecast.out" 2>&1 &
 pids+=($!)
 wait_port "$upstream" panecast "$!"
 echo "127.0.0.1:$upstream"
+
+# The client address panecast logged for the last refused request.
+last_peer() {
+  python3 -c '
+import json, sys
+peers = [json.loads(l)["fields"].get("peer") for l in open(sys.argv[1]) if "auth_failed" in l]
+print(peers[-1] if peers else "none")' "$work/panecast.out"
+}
+
+# A request with a wrong token from 127.0.0.3 claiming to be 203.0.113.9.
+spoof() { # url [curl options]
+  local url=$1
+  shift
+  curl -sS -o /dev/null -w '%{http_code}' --interface 127.0.0.3 -H 'X-Forwarded-For: 203.0.113.9' \
+    -H 'Authorization: Bearer wrong' "$@" "$url"
+}
+
+step "X-Forwarded-For from an untrusted peer is ignored"
+code=$(spoof "http://127.0.0.1:$upstream/term/api/sessions")
+[[ $code == 401 ]] || die "expected 401, got $code"
+peer=$(last_peer)
+[[ $peer == 127.0.0.3 ]] || die "a direct client claiming 203.0.113.9 was logged as $peer"
+echo "a direct client claiming 203.0.113.9 is logged as $peer"
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 198.51.100.7' \
+  -H 'Authorization: Bearer wrong' "http://127.0.0.1:$upstream/term/api/sessions")
+peer=$(last_peer)
+[[ $code == 401 && $peer == 198.51.100.7 ]] || die "a trusted proxy's X-Forwarded-For was not used ($code, $peer)"
+echo "from a trusted proxy (127.0.0.1), X-Forwarded-For: 198.51.100.7 is logged as $peer"
 
 # Runs the browser test through a proxy on $port, then checks its log.
 through() { # proxy-name port access-log
@@ -114,6 +148,12 @@ through() { # proxy-name port access-log
     die "$proxy logged a token or a query string (lines above)"
   fi
   echo "$(wc -l <"$log") requests logged, none with a token or a query string"
+  step "$proxy: X-Forwarded-For names the real client, not what it claims"
+  code=$(spoof "https://$NAME:$port/term/api/sessions" --resolve "$NAME:$port:127.0.0.1" --cacert "$work/panecast.crt")
+  [[ $code == 401 ]] || die "expected 401 through $proxy, got $code"
+  peer=$(last_peer)
+  [[ $peer == 127.0.0.3 ]] || die "a client on 127.0.0.3 claiming 203.0.113.9 was logged as $peer through $proxy"
+  echo "a client on 127.0.0.3 claiming 203.0.113.9 is logged as $peer"
 }
 
 step "nginx with deploy/nginx.conf"
