@@ -79,10 +79,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def get(url, token=None):
+def get(url, token=None, host=None):
     request = urllib.request.Request(url)
     if token:
         request.add_header("Authorization", f"Bearer {token}")
+    if host:
+        request.add_header("Host", host)
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
             return response.status
@@ -183,8 +185,13 @@ def main():
                 check(http_get["port"] in ports, f"the {probe} port is a container port")
                 status = get(origin + http_get["path"])
                 check(status == 200, f"{probe} {http_get['path']} answers {status}")
-            check(get(f"{origin}{base}/", token) == 200, f"the Ingress path {base}/ serves the session list")
-            check(get(f"{origin}{base}/api/sessions", token) == 200, "the API lives under the Ingress path")
+            for rule in ingress["spec"]["rules"]:
+                host = rule["host"]
+                check(host in config.get("public_names", []), f"the Ingress host {host} is a public name")
+                status = get(f"{origin}{base}/", token, host)
+                check(status == 200, f"https://{host}{base}/ serves the session list, not {status}")
+                status = get(f"{origin}{base}/api/sessions", token, host)
+                check(status == 200, f"the API lives under the Ingress path, not {status}")
             started = time.monotonic()
             server.send_signal(signal.SIGTERM)
             code = server.wait(timeout=pod["terminationGracePeriodSeconds"])
