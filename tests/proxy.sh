@@ -10,6 +10,7 @@
 #     the session list, a new session, typing and painting, and an idle
 #     stream that outlives three read timeouts of the proxy;
 #   - the access log holds neither the token nor any query string;
+#   - (and, without a proxy, panecast's own TLS through curl)
 #   - X-Forwarded-For is believed from the proxy (trusted_proxies: the
 #     proxies connect from 127.0.0.1) and from no one else: a client on
 #     127.0.0.3 that claims another address is logged as 127.0.0.3, whether
@@ -207,6 +208,26 @@ HOME=$work/caddy XDG_DATA_HOME=$work/caddy/data XDG_CONFIG_HOME=$work/caddy/conf
 pids+=($!)
 wait_port "$caddy_port" caddy "$!"
 through caddy "$caddy_port" "$work/caddy/access.log"
+
+step "built-in TLS (--tls-cert, --tls-key) through curl"
+tls_port=$(free_port)
+printf 'public_names = ["%s"]\n' "$NAME" >"$work/panecast-tls.toml"
+RUST_LOG=warn "$BIN" serve --listen "127.0.0.1:$tls_port" --token "$TOKEN" --base-path /term \
+  --config "$work/panecast-tls.toml" \
+  --tls-cert "$work/panecast.crt" --tls-key "$work/panecast.key" >"$work/panecast-tls.out" 2>&1 &
+pids+=($!)
+wait_port "$tls_port" "panecast with TLS" "$!"
+tls_curl() {
+  curl -sS --fail-with-body --max-time 10 --resolve "$NAME:$tls_port:127.0.0.1" --cacert "$work/panecast.crt" \
+    -H "Authorization: Bearer $TOKEN" "$@"
+}
+tls_curl -o /dev/null -w "GET /term/healthz over TLS: %{http_code} (%{scheme})\n" "https://$NAME:$tls_port/term/healthz"
+tls_curl "https://$NAME:$tls_port/term/api/profiles" | grep -q shell || die "no profiles over TLS"
+echo "GET /term/api/profiles over TLS: the profiles"
+if curl -sS -o /dev/null --max-time 5 "http://127.0.0.1:$tls_port/term/healthz" 2>/dev/null; then
+  die "plain HTTP was answered on the TLS port"
+fi
+echo "plain HTTP on the TLS port: refused"
 
 echo
 echo "proxies: all checks passed"

@@ -5,6 +5,7 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Parser, Subcommand};
@@ -13,6 +14,7 @@ use crate::api::{self, valid_token, Settings};
 use crate::config::{normalize_base_path, Config};
 use crate::render::{self, Format};
 use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
+use crate::tls::Certificates;
 use crate::{health, random};
 
 /// panecast: a headless terminal-rendering service.
@@ -84,6 +86,13 @@ struct ServeArgs {
     /// Log lines as text or as JSON objects, one per line.
     #[arg(long, value_enum, default_value = "text", env = "PANECAST_LOG_FORMAT")]
     log_format: LogFormat,
+    /// Serve HTTPS with this certificate chain (PEM, leaf first); both
+    /// files are read again on SIGHUP.
+    #[arg(long, env = "PANECAST_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, env = "PANECAST_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 /// Options of `panecast health`.
@@ -180,12 +189,24 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             "the token was given on the command line, where other users' processes can read it; use --token-file or PANECAST_TOKEN"
         );
     }
+    let certificates = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(Certificates::load(cert, key).map_err(|e| e.to_string())?),
+        _ => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let result = runtime.block_on(async {
         let shutdown = shutdown_signal()?;
+        let tls = match &certificates {
+            Some(certificates) => {
+                reload_on_hangup(Arc::clone(certificates))?;
+                Some(certificates.acceptor().map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
@@ -194,18 +215,22 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             .map_err(|e| format!("cannot read the listening address: {e}"))?;
         let base = &config.base_path;
         if generated {
-            println!("panecast listening: open http://{addr}{base}/?token={token} (a fresh token)");
+            println!(
+                "panecast listening: open {scheme}://{addr}{base}/?token={token} (a fresh token)"
+            );
         } else {
-            println!("panecast listening: open http://{addr}{base}/?token=YOUR_TOKEN");
+            println!("panecast listening: open {scheme}://{addr}{base}/?token=YOUR_TOKEN");
         }
         let settings = Settings {
             config,
             token,
             allow_any_command: args.allow_any_command,
         };
-        api::serve(settings, listener, shutdown)
-            .await
-            .map_err(|e| format!("server error: {e}"))
+        let served = match tls {
+            Some(tls) => api::serve_tls(settings, listener, tls, shutdown).await,
+            None => api::serve(settings, listener, shutdown).await,
+        };
+        served.map_err(|e| format!("server error: {e}"))
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     result
@@ -291,6 +316,25 @@ fn run_health(args: HealthArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(health::check(&url))
+}
+
+/// Reads the certificate and key again on every SIGHUP; a pair that fails
+/// to load is logged and the one in use stays.
+fn reload_on_hangup(certificates: Arc<Certificates>) -> Result<(), String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut hangups = signal(SignalKind::hangup())
+        .map_err(|e| format!("cannot handle SIGHUP for certificate reloads: {e}"))?;
+    tokio::spawn(async move {
+        while hangups.recv().await.is_some() {
+            match certificates.reload() {
+                Ok(()) => tracing::info!("SIGHUP: the TLS certificate was read again"),
+                Err(error) => {
+                    tracing::warn!(%error, "SIGHUP: the TLS certificate could not be read; the old one stays")
+                }
+            }
+        }
+    });
+    Ok(())
 }
 
 /// Completes on the first of SIGINT (Ctrl-C) or SIGTERM. Both handlers are

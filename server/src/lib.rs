@@ -6,7 +6,8 @@
 //! actor per child that owns its screen, [`input`] encodes keys, and [`api`]
 //! serves it all over HTTP behind the one access check of [`access`];
 //! [`config`] holds profiles and limits, [`cli`] is the command line,
-//! [`health`] its health probe, and [`assets`] holds the web client's files.
+//! [`health`] its health probe, [`tls`] the built-in TLS, and [`assets`]
+//! holds the web client's files.
 
 pub mod access;
 pub mod api;
@@ -21,3 +22,4 @@ pub mod render;
 pub mod session;
 pub mod stream;
 pub mod term;
+pub mod tls;

@@ -33,6 +33,7 @@ use axum::middleware;
 use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
 
 use crate::access::{Access, TrustedProxies};
 use crate::config::Config;
@@ -180,6 +181,26 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    serve_with(settings, listener, None, shutdown).await
+}
+
+/// [`serve`] over TLS: every connection's handshake presents the current
+/// certificate of `tls` (see [`crate::tls::Certificates::reload`]).
+pub async fn serve_tls(
+    settings: Settings,
+    listener: TcpListener,
+    tls: TlsAcceptor,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    serve_with(settings, listener, Some(tls), shutdown).await
+}
+
+async fn serve_with(
+    settings: Settings,
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     let state = AppState::new(settings).map_err(std::io::Error::other)?;
     let sessions = Arc::clone(state.sessions());
     let limits = listen::ConnectionLimits {
@@ -191,6 +212,7 @@ pub async fn serve(
     let server = tokio::spawn(listen::serve(
         listener,
         router(state),
+        tls,
         limits,
         async move {
             // A dropped sender also means stop.
