@@ -121,9 +121,27 @@ fn health_finds_the_server_from_its_environment() {
     assert_eq!(out.status.code(), Some(1), "no /healthz outside the prefix");
 }
 
+/// One raw HTTP/1.1 GET of `path` (query included) on `origin`.
+fn get(origin: &str, path: &str) {
+    use std::io::Write;
+    let addr = origin.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+}
+
 #[test]
-fn json_logs_are_one_object_per_line() {
-    let served = Served::start(&[("PANECAST_LOG_FORMAT", "json")]);
+fn json_logs_are_one_object_per_line_with_a_span_per_request_and_no_secret() {
+    let served = Served::start(&[("PANECAST_LOG_FORMAT", "json"), ("RUST_LOG", "debug")]);
+    let secret = "query-secret-123";
+    get(served.origin(), &format!("/api/sessions?token={secret}"));
+    get(served.origin(), &format!("/?token={TOKEN}"));
     let output = served.terminate();
     let stderr = String::from_utf8(output.stderr).expect("UTF-8 logs");
     let lines: Vec<&str> = stderr.lines().collect();
@@ -133,7 +151,18 @@ fn json_logs_are_one_object_per_line() {
             serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
         assert!(event["level"].is_string(), "{line}");
         assert!(!line.contains(TOKEN), "the token is never logged: {line}");
+        assert!(!line.contains(secret), "no query string is logged: {line}");
     }
+    let answered: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("\"answered\"") && l.contains("\"path\":\"/api/sessions\""))
+        .collect();
+    assert_eq!(
+        answered.len(),
+        1,
+        "one request span for the API call:\n{stderr}"
+    );
+    assert!(answered[0].contains("\"status\":401"), "{}", answered[0]);
 }
 
 #[test]

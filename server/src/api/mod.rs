@@ -21,6 +21,7 @@ mod ops;
 mod pages;
 mod policy;
 mod sessions;
+mod trace;
 mod view;
 mod ws;
 
@@ -125,11 +126,12 @@ fn target(session: &SessionHandle) -> crate::access::Target<'_> {
 pub fn router(state: AppState) -> Router {
     let base = state.config.base_path.clone();
     let routes = routes(state);
-    if base.is_empty() {
+    let routes = if base.is_empty() {
         routes
     } else {
         base_path::mount(base, routes)
-    }
+    };
+    routes.layer(trace::layer())
 }
 
 /// The routes relative to the base path.

@@ -17,13 +17,14 @@ use axum::Extension;
 use panecast_proto::{self as proto, close, ClientMessage, ServerMessage};
 use serde::Deserialize;
 use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior};
+use tracing::Instrument;
 
 use super::error::ApiError;
 use super::guard::{origin_allowed, stream_role, Caller, PROTOCOL};
 use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::input::{Key, KeyCode, Modifiers};
-use crate::session::{EndReason, Input, SessionError, SessionHandle, Status, ViewerSlot};
+use crate::session::{EndReason, Input, SessionError, SessionHandle, Sessions, Status, ViewerSlot};
 use crate::stream::{rebase_scrollback, FrameCache, ViewerState};
 use crate::term::Snapshot;
 
@@ -82,6 +83,7 @@ pub async fn upgrade(
     let role = stream_role(caller.grant(), asked);
     let max_viewers = state.config.limits.max_viewers;
     let ping_every = state.config.limits.ping_interval();
+    let sessions = std::sync::Arc::clone(&state.sessions);
     Ok(ws
         .protocols([PROTOCOL])
         .read_buffer_size(READ_BUFFER)
@@ -90,7 +92,7 @@ pub async fn upgrade(
         .on_upgrade(move |mut socket| async move {
             match session.join_viewer(max_viewers, role.wire()) {
                 Some(slot) => {
-                    Viewer::new(socket, session, caller, role, slot, ping_every)
+                    Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
                         .run()
                         .await
                 }
@@ -202,6 +204,8 @@ struct Viewer {
     cache: std::sync::Arc<FrameCache>,
     heard: Instant,
     ping_every: Duration,
+    /// The registry, for its metrics.
+    sessions: std::sync::Arc<Sessions>,
     _slot: ViewerSlot,
     _link: Option<ViewerGuard>,
 }
@@ -214,6 +218,7 @@ impl Viewer {
         role: AccessRole,
         slot: ViewerSlot,
         ping_every: Duration,
+        sessions: std::sync::Arc<Sessions>,
     ) -> Viewer {
         Viewer {
             socket,
@@ -225,11 +230,24 @@ impl Viewer {
             state: ViewerState::new(),
             heard: Instant::now(),
             ping_every,
+            sessions,
             _slot: slot,
         }
     }
 
-    async fn run(mut self) {
+    /// The connection's life in a span naming its session, role and
+    /// credential (never its secret).
+    async fn run(self) {
+        let span = tracing::info_span!(
+            "stream",
+            session = %self.session.id(),
+            role = %self.role,
+            credential = %self.caller.grant().credential(),
+        );
+        self.run_in_span().instrument(span).await;
+    }
+
+    async fn run_in_span(mut self) {
         let (peer, credential) = (self.caller.peer(), self.caller.grant().credential().clone());
         audit::stream_opened(peer, &credential, self.role, self.session.id());
         let ending = match self.stream().await {
@@ -237,6 +255,7 @@ impl Viewer {
             Err(ending) => ending,
         };
         audit::stream_closed(peer, &credential, self.role, self.session.id(), ending.code);
+        tracing::debug!(code = ending.code, reason = %ending.reason, "stream closed");
         close_with(&mut self.socket, ending).await;
     }
 
@@ -249,8 +268,17 @@ impl Viewer {
     /// Sends one message. A socket that has not taken it after
     /// [`Viewer::dead_after`] belongs to a dead peer.
     async fn send(&mut self, message: Message) -> Result<(), Ending> {
+        let binary = match &message {
+            Message::Binary(bytes) => Some(bytes.len()),
+            _ => None,
+        };
         match timeout(self.dead_after(), self.socket.send(message)).await {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => {
+                if let Some(bytes) = binary {
+                    self.sessions.metrics().stream_message_sent(bytes);
+                }
+                Ok(())
+            }
             Ok(Err(_)) | Err(_) => Err(Ending::gone()),
         }
     }
