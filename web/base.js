@@ -6,7 +6,9 @@
 /** The server's root, with a trailing slash: `https://host/term/`. */
 export const root = new URL('../', import.meta.url);
 
-/** The absolute URL of a server route given without a leading slash (`api/sessions`). */
+/** A server route given without a leading slash (`api/sessions`), as a
+ * path from the origin's root: `/term/api/sessions` under `/term`. */
 export function route(path) {
-  return new URL(path, root).href;
+  const url = new URL(path, root);
+  return url.pathname + url.search;
 }

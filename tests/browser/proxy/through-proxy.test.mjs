@@ -86,7 +86,7 @@ test('the session list, a new session, typing and painting, all under /term/ ove
   await page.reload();
   const link = page.locator(`a[href$="/s/${created.body.id}"]`);
   await link.waitFor({ timeout: 10000 });
-  assert.equal(await link.getAttribute('href'), `${BASE}/s/${created.body.id}`);
+  assert.equal(await link.getAttribute('href'), `${new URL(BASE).pathname}/s/${created.body.id}`);
   await link.click();
   await connected(page);
   await typeAndSee(page, 'echo hello$((6*7))', 'hello42');

@@ -9,8 +9,9 @@ const webDir = new URL('../../../web/', import.meta.url);
 
 test('base.js: the root is the folder above web/', () => {
   assert.equal(root.href, new URL('../../../', import.meta.url).href);
-  assert.equal(route('api/sessions'), new URL('api/sessions', root).href);
-  assert.ok(route('s/abc?role=view').endsWith('/s/abc?role=view'));
+  assert.equal(route('api/sessions'), `${root.pathname}api/sessions`);
+  assert.equal(route('s/abc?role=view'), `${root.pathname}s/abc?role=view`);
+  assert.ok(route('api/sessions').startsWith('/'));
 });
 
 test('web/: no absolute route in a page or module', () => {
