@@ -79,7 +79,7 @@ export class PanecastTerminal extends HTMLElement {
       fit: this.getAttribute('fit') || 'auto',
       probe: () => probe(urls.api, token),
     });
-    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status']) {
+    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status', 'presence']) {
       t.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: e.detail, bubbles: type !== 'frame', composed: true })));
     }
     this.terminal = t;

@@ -34,7 +34,7 @@ if (m) {
   if (token) {
     fetch(`${api}/login`, { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
   }
-  if (!embed) mountShare(document.body, api, token);
+  if (!embed) mountShare(document.body, el, api, token);
   const id = decodeURIComponent(m[2]);
   el.addEventListener('title', (e) => {
     if (!embed) document.title = e.detail ? `${e.detail} · panecast` : `${id} · panecast`;

@@ -3,7 +3,7 @@
 //   const t = new Terminal(container, {url, role, fontSize, fontFamily, theme, fit, probe});
 //   t.connect(); t.focus(); t.sendText(s); t.sendKey('Enter'); t.paste(s); t.text();
 //   t.selectionText(); t.setTheme(name); t.setFontSize(px); t.dispose();
-//   events (addEventListener): hello, frame, title, bell, exit, status.
+//   events (addEventListener): hello, frame, title, bell, exit, status, presence ({view, control}).
 import * as P from './protocol.js';
 import { Screen } from './screen.js';
 import { Painter, DEFAULT_FONT } from './painter.js';
@@ -187,6 +187,10 @@ export class Terminal extends EventTarget {
         void this.el.offsetWidth;
         this.el.classList.add('pc-bell');
         this.dispatchEvent(new Event('bell'));
+        break;
+      case 'presence':
+        this.presence = { view: m.view, control: m.control };
+        this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));
         break;
       case 'exit':
         this.exitCode = m.code;

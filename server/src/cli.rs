@@ -162,7 +162,6 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     if let Some(base_path) = &args.base_path {
         config.base_path = normalize_base_path(base_path).map_err(|e| e.to_string())?;
     }
-    harden_process();
     let from_command_line = args.token.is_some()
         && std::env::var("PANECAST_TOKEN").ok().as_deref() != args.token.as_deref();
     let given = match (&args.token, &args.token_file) {
@@ -184,6 +183,9 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             true,
         ),
     };
+    // Before any thread starts: children running as root could read these.
+    crate::scrub::scrub(&token);
+    harden_process();
     if from_command_line {
         tracing::warn!(
             "the token was given on the command line, where other users' processes can read it; use --token-file or PANECAST_TOKEN"

@@ -424,9 +424,11 @@ pub fn normalize_base_path(path: &str) -> Result<String, ConfigError> {
 }
 
 /// True for a usable session name: 1 to 64 letters, digits, `.`, `_` or
-/// `-`, and not 32 hex digits (which would read as an id).
+/// `-`, starting with a letter or digit (so never `.` or `..`), and not 32
+/// hex digits (which would read as an id).
 pub fn valid_session_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
+        && name.as_bytes()[0].is_ascii_alphanumeric()
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))

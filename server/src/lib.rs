@@ -19,6 +19,7 @@ pub mod input;
 pub mod pty;
 pub mod random;
 pub mod render;
+pub mod scrub;
 pub mod session;
 pub mod stream;
 pub mod term;

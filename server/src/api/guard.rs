@@ -12,7 +12,7 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use axum::extract::connect_info::ConnectInfo;
-use axum::extract::{MatchedPath, RawPathParams, Request, State};
+use axum::extract::{MatchedPath, OriginalUri, RawPathParams, Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -155,7 +155,11 @@ fn presented(headers: &HeaderMap) -> Vec<(Source, &str)> {
 pub async fn guard(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let (peer, secure) = peer_of(&state, &request);
     let method = request.method().clone();
-    let path = request.uri().path().to_owned();
+    // The full path (the nested router sees it without `/api`); never the query.
+    let path = request
+        .extensions()
+        .get::<OriginalUri>()
+        .map_or_else(|| request.uri().path().to_owned(), |u| u.path().to_owned());
     let grants: Vec<(Source, Grant)> = presented(request.headers())
         .into_iter()
         .filter_map(|(source, token)| Some((source, state.access.authenticate(token)?)))
