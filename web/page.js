@@ -21,7 +21,7 @@ const embed = m && m[1] === 'embed';
 const get = (...names) => names.map((n) => params.get(n)).find((v) => v !== null && v !== '');
 if (m) {
   const role = get('role') === 'view' ? 'view' : 'control';
-  el.setAttribute('role', role);
+  el.setAttribute('access', role);
   const size = get('fontSize', 'font-size', 'fontsize');
   if (size) el.setAttribute('font-size', size);
   const theme = get('theme');

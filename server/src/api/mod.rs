@@ -20,6 +20,7 @@ mod listen;
 mod ops;
 mod pages;
 mod policy;
+mod search;
 mod sessions;
 mod trace;
 mod view;
@@ -145,6 +146,7 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/screen", get(sessions::screen))
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
+        .route("/sessions/{id}/search", get(search::search))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/login", post(links::login))
         .route("/sessions/{id}/links", post(links::mint).get(links::list))

@@ -14,6 +14,7 @@ use std::str::FromStr;
 use crate::term::Snapshot;
 
 pub use json::ScreenJson;
+pub use markup::LINK_SCHEMES;
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
