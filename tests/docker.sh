@@ -111,6 +111,10 @@ step "docker build -t $IMAGE . (the repository's Dockerfile, unchanged)"
 start=$SECONDS
 docker build -q -t "$IMAGE" . >/dev/null
 echo "built in $((SECONDS - start)) s; image size: $(docker image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.1f MB", $1 / 1e6}')"
+# Untagged builds older than an hour are left over from earlier sources;
+# the layers this build used are parents of newer images and stay, so the
+# next run still finds its dependency layer.
+docker image prune -f --filter until=1h >/dev/null
 
 step "run it on 127.0.0.1:$PORT and wait for the HEALTHCHECK"
 docker run -d --name "$NAME" -p "127.0.0.1:$PORT:7681" -e PANECAST_TOKEN="$TOKEN" "$IMAGE" >/dev/null
