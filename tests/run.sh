@@ -23,6 +23,12 @@ step "benchmark smoke run (each benchmark once, debug build)"
 # bench/stream.sh (release builds).
 cargo test -p panecast-server --locked --bench throughput --bench memory --bench search
 
+step "esctest2 conformance ratchet (tests/esctest.sh)"
+# xterm's conformance suite in a session of the debug binary; fails when a
+# test listed in tests/esctest-expected.txt stops passing. About a minute.
+cargo build --locked -p panecast-server --bin panecast
+bash tests/esctest.sh "$PWD/target/debug/panecast"
+
 step "web client: unit, size, browser and end-to-end tests (tests/web.sh)"
 # The end-to-end tests run the debug binary `cargo test` just built.
 cargo build --locked -p panecast-server --bin panecast

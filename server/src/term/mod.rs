@@ -8,22 +8,34 @@
 
 mod cell;
 mod charset;
+mod checksum;
+mod colors;
+mod dcs_request;
+mod device_reports;
 mod edit;
 mod emulator;
 mod grid;
 mod handler;
 mod links;
+mod margins;
 mod modes;
 mod osc_guard;
+mod rect;
+mod rectangles;
 mod resize;
 mod row;
+mod screen;
 mod scrollback;
 mod sgr;
 mod snapshot;
+mod status_strings;
 mod style;
 mod tabstops;
+mod termcap;
 #[cfg(test)]
 mod tests;
+mod titles;
+mod window_ops;
 
 use std::sync::Arc;
 
@@ -161,7 +173,7 @@ impl Term {
 
     /// The window title.
     pub fn title(&self) -> &str {
-        &self.emu.title
+        self.emu.titles.window()
     }
 
     /// Bells rung so far.
@@ -172,7 +184,7 @@ impl Term {
     /// The visible row `r`.
     pub fn row(&mut self, r: usize) -> Option<&Row> {
         self.emu.flush_touches();
-        self.emu.grid.get(r)
+        self.emu.screen.grid().get(r)
     }
 
     /// Lines held in the scrollback.
@@ -209,7 +221,8 @@ impl Term {
     pub fn changed_rows(&mut self, since: u64) -> impl Iterator<Item = usize> + '_ {
         self.emu.flush_touches();
         self.emu
-            .grid
+            .screen
+            .grid()
             .iter()
             .enumerate()
             .filter(move |(_, row)| row.generation() > since)
@@ -229,7 +242,7 @@ impl Term {
         let previous = std::mem::take(&mut self.published);
         let mut lines = Vec::with_capacity(emu.rows);
         let shift = (emu.scroll_count as usize).min(emu.rows);
-        for (i, row) in emu.grid.iter().enumerate() {
+        for (i, row) in emu.screen.grid().iter().enumerate() {
             let reuse = [i, i + shift]
                 .into_iter()
                 .filter_map(|j| previous.get(j))
@@ -247,8 +260,8 @@ impl Term {
         if self.links.len() != emu.links.links().len() {
             self.links = Arc::new(emu.links.links().to_vec());
         }
-        if *self.title != emu.title {
-            self.title = Arc::from(emu.title.as_str());
+        if *self.title != *emu.titles.window() {
+            self.title = Arc::from(emu.titles.window());
         }
         emu.observed = emu.counter;
         self.published = lines.clone();
@@ -256,8 +269,8 @@ impl Term {
             cols: emu.cols as u16,
             rows: emu.rows as u16,
             cursor: CursorState {
-                row: emu.cursor.row as u16,
-                col: emu.cursor.col as u16,
+                row: emu.screen.cursor().row as u16,
+                col: emu.screen.cursor().col as u16,
                 visible: emu.modes.get(Mode::CursorVisible),
                 shape: emu.cursor_shape,
                 blink: emu.cursor_blink,

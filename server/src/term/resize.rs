@@ -2,9 +2,9 @@
 //! (scrollback included); the alternate screen is cut or padded.
 
 use super::cell::Cell;
-use super::emulator::{Cursor, Emulator};
-use super::grid::Grid;
+use super::emulator::Emulator;
 use super::row::Row;
+use super::screen::Cursor;
 use super::scrollback::Scrollback;
 use compact_str::CompactString;
 
@@ -25,38 +25,35 @@ impl Emulator {
         self.pending_touch = None;
         if self.alt_active {
             // The main screen's cursor comes back from its saved copy on leaving.
-            let main = std::mem::take(&mut self.other).into_vec();
-            let mut saved = self.saved_other.cursor;
-            self.other = Grid::new(self.reflow(main, cols, rows, &mut [&mut saved]));
-            self.saved_other.cursor = saved;
-            let alt = std::mem::take(&mut self.grid).into_vec();
-            let mut cursor = self.cursor;
-            self.grid = Grid::new(self.cut_or_pad(alt, cols, rows, &mut cursor));
-            self.cursor = cursor;
+            let main = self.hidden.take_rows();
+            let mut saved = *self.hidden.saved_cursor_mut();
+            let rows_main = self.reflow(main, cols, rows, &mut [&mut saved]);
+            self.hidden.set_rows(rows_main);
+            *self.hidden.saved_cursor_mut() = saved;
+            let alt = self.screen.take_rows();
+            let mut cursor = *self.screen.cursor();
+            let rows_alt = self.cut_or_pad(alt, cols, rows, &mut cursor);
+            self.screen.set_rows(rows_alt);
+            *self.screen.cursor_mut() = cursor;
         } else {
-            let main = std::mem::take(&mut self.grid).into_vec();
-            let (mut cursor, mut saved) = (self.cursor, self.saved.cursor);
-            self.grid = Grid::new(self.reflow(main, cols, rows, &mut [&mut cursor, &mut saved]));
-            self.cursor = cursor;
-            self.saved.cursor = saved;
+            let main = self.screen.take_rows();
+            let (mut cursor, mut saved) = (*self.screen.cursor(), *self.screen.saved_cursor_mut());
+            let rows_main = self.reflow(main, cols, rows, &mut [&mut cursor, &mut saved]);
+            self.screen.set_rows(rows_main);
+            *self.screen.cursor_mut() = cursor;
+            *self.screen.saved_cursor_mut() = saved;
         }
         self.cols = cols;
         self.rows = rows;
         self.top = 0;
         self.bottom = rows - 1;
+        self.reset_side_margins();
         self.tabs.resize(cols);
-        for cursor in [
-            &mut self.cursor,
-            &mut self.saved.cursor,
-            &mut self.saved_other.cursor,
-        ] {
-            cursor.row = cursor.row.min(rows - 1);
-            cursor.col = cursor.col.min(cols - 1);
-            cursor.pending_wrap = false;
-        }
+        self.screen.clamp_cursors(cols, rows);
+        self.hidden.clamp_cursors(cols, rows);
         for r in 0..rows {
             let generation = self.next_generation();
-            self.grid[r].set_generation(generation);
+            self.screen.grid_mut()[r].set_generation(generation);
         }
     }
 
