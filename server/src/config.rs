@@ -32,6 +32,9 @@ pub struct Config {
     /// Web pages on other origins allowed to open the WebSocket stream
     /// with the cookie (e.g. `"https://dash.example.com"`).
     pub allowed_origins: Vec<String>,
+    /// Path prefix every route lives under (e.g. `"/term"`), for a reverse
+    /// proxy that serves panecast below a path; empty serves from `/`.
+    pub base_path: String,
     /// Named credentials with a role and a scope (`[[keys]]`).
     pub keys: Vec<KeyConfig>,
     /// Named sessions started at boot (`[[sessions]]`).
@@ -115,6 +118,10 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// WebSocket connections to one session at once.
     pub max_viewers: usize,
+    /// Time between two pings on an idle WebSocket stream; keep it below
+    /// the read timeout of any proxy in front. A stream that answers nothing
+    /// for three intervals is closed.
+    pub ping_interval_ms: u64,
     /// Default lifetime of a share link.
     pub link_ttl_secs: u64,
     /// Longest lifetime a share link may ask for.
@@ -151,6 +158,7 @@ impl Default for Limits {
             grace_ms: 2000,
             max_body_bytes: 1 << 20,
             max_viewers: 256,
+            ping_interval_ms: 15_000,
             link_ttl_secs: 86_400,
             max_link_ttl_secs: 7 * 86_400,
             max_links_per_session: 32,
@@ -182,6 +190,11 @@ impl Limits {
     /// [`Limits::grace_ms`] as a duration.
     pub fn grace(&self) -> Duration {
         Duration::from_millis(self.grace_ms)
+    }
+
+    /// [`Limits::ping_interval_ms`] as a duration.
+    pub fn ping_interval(&self) -> Duration {
+        Duration::from_millis(self.ping_interval_ms)
     }
 
     /// [`Limits::header_timeout_secs`] as a duration.
@@ -236,6 +249,7 @@ impl Default for Config {
             limits: Limits::default(),
             profiles,
             allowed_origins: Vec::new(),
+            base_path: String::new(),
             keys: Vec::new(),
             sessions: Vec::new(),
             embed_ancestors: Vec::new(),
@@ -284,6 +298,7 @@ impl Config {
                 .profiles
                 .insert(DEFAULT_PROFILE.to_owned(), Profile::login_shell());
         }
+        config.base_path = normalize_base_path(&config.base_path)?;
         config.validate()?;
         Ok(config)
     }
@@ -326,6 +341,7 @@ impl Config {
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
             ("max_viewers", l.max_viewers as u64),
+            ("ping_interval_ms", l.ping_interval_ms),
             ("link_ttl_secs", l.link_ttl_secs),
             ("max_links_per_session", l.max_links_per_session as u64),
             ("input_rate", u64::from(l.input_rate)),
@@ -337,6 +353,12 @@ impl Config {
             if value == 0 {
                 return invalid(format!("limits.{name} must be at least 1"));
             }
+        }
+        if normalize_base_path(&self.base_path)? != self.base_path {
+            return invalid(format!(
+                "base_path = '{}': write it as '/prefix', without a trailing '/'",
+                self.base_path
+            ));
         }
         for (name, profile) in &self.profiles {
             if name.is_empty() {
@@ -382,6 +404,32 @@ impl Config {
         TrustedProxies::parse(&self.trusted_proxies).map_err(ConfigError::Invalid)?;
         Ok(())
     }
+}
+
+/// Checks a path prefix and writes it the one way routes use it: `""` for
+/// the root (from `""` or `"/"`), else `"/a/b"`, without a trailing slash.
+/// Segments may use letters, digits and `-._~`; nothing that a URL would
+/// escape, and no `.` or `..` segment.
+pub fn normalize_base_path(path: &str) -> Result<String, ConfigError> {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Ok(String::new());
+    }
+    let bad = || {
+        ConfigError::Invalid(format!(
+            "base_path '{path}': use '/' and segments of letters, digits, '-', '.', '_' or '~', e.g. '/term'"
+        ))
+    };
+    let rest = trimmed.strip_prefix('/').ok_or_else(bad)?;
+    for segment in rest.split('/') {
+        let allowed = segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+        if segment.is_empty() || segment == "." || segment == ".." || !allowed {
+            return Err(bad());
+        }
+    }
+    Ok(trimmed.to_owned())
 }
 
 /// True for a usable session name: 1 to 64 letters, digits, `.`, `_` or
@@ -510,6 +558,11 @@ mod tests {
             "[limits]\nscrollback = 10\nmax_scrollback = 5",
             "[profiles.x]\ncommand = \"\"",
             "[profiles.x]\nenv = { \"A=B\" = \"c\" }",
+            "[limits]\nping_interval_ms = 0",
+            "base_path = \"term\"",
+            "base_path = \"/a//b\"",
+            "base_path = \"/a/../b\"",
+            "base_path = \"/a b\"",
         ] {
             let err = Config::parse(text).expect_err(text);
             assert!(matches!(err, ConfigError::Invalid(_)), "{text}: {err}");
@@ -521,6 +574,22 @@ mod tests {
         let example = include_str!("../../deploy/panecast.example.toml");
         let config = Config::parse(example).expect("the example parses");
         assert_eq!(config, Config::default());
+    }
+
+    #[test]
+    fn base_paths_are_written_one_way() {
+        for (given, expected) in [
+            ("", ""),
+            ("/", ""),
+            ("/term", "/term"),
+            ("/term/", "/term"),
+            ("/a/b-c/", "/a/b-c"),
+        ] {
+            let config = Config::parse(&format!("base_path = \"{given}\"")).expect(given);
+            assert_eq!(config.base_path, expected, "{given}");
+        }
+        assert!(normalize_base_path("term").is_err());
+        assert!(normalize_base_path("/te%20rm").is_err());
     }
 
     #[test]

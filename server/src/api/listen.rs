@@ -3,6 +3,8 @@
 //! on open connections, and room kept for new requests: when the cap is
 //! reached, the oldest connection that has not sent a request yet is
 //! closed to let the new one in, so idle sockets cannot lock anyone out.
+//! With TLS, each connection's handshake runs in its own task, within the
+//! header timeout, so a slow client never holds up the accept loop.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -17,9 +19,13 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
+use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
+
+use super::guard::Tls;
 
 /// How the listener treats connections.
 #[derive(Debug, Clone, Copy)]
@@ -97,11 +103,12 @@ fn lock(table: &Mutex<Table>) -> MutexGuard<'_, Table> {
     table.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then lets
-/// open requests finish for up to `drain`.
+/// Serves `router` on `listener` (over TLS with `tls`) until `shutdown`
+/// completes, then lets open requests finish for up to `drain`.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
+    tls: Option<TlsAcceptor>,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
     drain: Duration,
@@ -147,27 +154,43 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         cap_send_buffer(&stream);
+        let secure = tls.is_some();
         let service = router
             .clone()
             .map_request(move |mut request: Request<Incoming>| {
                 used.store(true, Ordering::Release);
                 request.extensions_mut().insert(ConnectInfo(peer));
+                if secure {
+                    request.extensions_mut().insert(Tls);
+                }
                 request
             });
-        let connection = builder
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
-            .with_upgrades();
+        let service = TowerToHyperService::new(service);
         let table = Arc::clone(&table);
-        let mut stopping = stopping.clone();
+        let stopping = stopping.clone();
+        let builder = builder.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                // Evicted: dropping the connection closes the socket.
-                _ = close_rx => {}
-                true = async { stopping.wait_for(|s| *s).await.is_ok() } => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
+            let mut close = close_rx;
+            match tls {
+                None => run(&builder, stream, service, close, stopping).await,
+                Some(acceptor) => {
+                    let handshake =
+                        tokio::time::timeout(limits.header_timeout, acceptor.accept(stream));
+                    let done = tokio::select! {
+                        done = handshake => Some(done),
+                        _ = &mut close => None,
+                    };
+                    match done {
+                        Some(Ok(Ok(stream))) => {
+                            run(&builder, stream, service, close, stopping).await
+                        }
+                        Some(Ok(Err(error))) => {
+                            tracing::debug!(%peer, %error, "TLS handshake failed")
+                        }
+                        Some(Err(_)) => tracing::debug!(%peer, "TLS handshake timed out"),
+                        None => {}
+                    }
                 }
             }
             lock(&table).open.remove(&number);
@@ -181,6 +204,37 @@ pub async fn serve(
         }
     })
     .await;
+}
+
+/// Serves one connection until it ends, is evicted (`close`), or the
+/// server stops (then it finishes its request first).
+async fn run<S, I>(
+    builder: &http1::Builder,
+    io: I,
+    service: S,
+    close: oneshot::Receiver<()>,
+    mut stopping: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: hyper::service::Service<Request<Incoming>, Response = axum::response::Response>
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let connection = builder
+        .serve_connection(TokioIo::new(io), service)
+        .with_upgrades();
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        // Evicted: dropping the connection closes the socket.
+        _ = close => {}
+        true = async { stopping.wait_for(|s| *s).await.is_ok() } => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -195,7 +195,10 @@ impl Live {
                 }
             }
         };
-        self.write(bytes)
+        let len = bytes.len();
+        self.write(bytes)?;
+        self.actor.metrics.input_written(len);
+        Ok(())
     }
 
     fn write(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {

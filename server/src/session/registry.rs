@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
@@ -16,6 +16,10 @@ use crate::term::Term;
 use super::actor::Actor;
 use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
+
+/// How long shutting down waits for an ended session's viewers to close
+/// (their close handshake waits on each client).
+const VIEWERS_CLOSE_WITHIN: Duration = Duration::from_secs(2);
 
 /// Commands queued to an actor before senders wait.
 const COMMAND_QUEUE: usize = 32;
@@ -193,7 +197,9 @@ impl Sessions {
         self.lock().open.remove(id)
     }
 
-    /// Refuses new sessions and ends every open one, concurrently.
+    /// Refuses new sessions and ends every open one, concurrently, then
+    /// gives their viewers a moment to send their close frames (1001, going
+    /// away) before the caller stops the runtime under them.
     pub async fn shutdown(&self) {
         let sessions: Vec<SessionHandle> = {
             let mut state = self.lock();
@@ -202,7 +208,13 @@ impl Sessions {
         };
         let mut ending = JoinSet::new();
         for session in sessions {
-            ending.spawn(async move { session.shut_down().await });
+            ending.spawn(async move {
+                session.shut_down().await;
+                let mut presence = session.watch_presence();
+                let gone = presence.wait_for(|p| p.view + p.control == 0);
+                // Viewers that take longer are dropped with the runtime.
+                let _ = tokio::time::timeout(VIEWERS_CLOSE_WITHIN, gone).await;
+            });
         }
         while ending.join_next().await.is_some() {}
     }
