@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test of panecast: formatting, lints, the Rust tests
-# (unit, conformance, integration), the benchmark smoke run, and the web
-# client's tests. Installs what it needs, idempotently, so it works on a
+# (unit, conformance, integration), the benchmark smoke run, the web
+# client's tests, the reverse proxies and the container image. Installs what it needs, idempotently, so it works on a
 # clean machine. Usage: bash tests/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,12 +21,27 @@ step "benchmark smoke run (each benchmark once, debug build)"
 # criterion runs each benchmark once when started by `cargo test`; the memory
 # benchmark prints its table. Real figures: bench/emulator.sh, bench/flood.sh,
 # bench/stream.sh (release builds).
-cargo test -p panecast-server --locked --bench throughput --bench memory --bench search
+cargo test -p panecast-server --locked --bench throughput --bench memory --bench search --bench cliffs
+
+step "esctest2 conformance ratchet (tests/esctest.sh)"
+# xterm's conformance suite in a session of the debug binary; fails when a
+# test listed in tests/esctest-expected.txt stops passing. About a minute.
+cargo build --locked -p panecast-server --bin panecast
+bash tests/esctest.sh "$PWD/target/debug/panecast"
 
 step "web client: unit, size, browser and end-to-end tests (tests/web.sh)"
 # The end-to-end tests run the debug binary `cargo test` just built.
 cargo build --locked -p panecast-server --bin panecast
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/web.sh
+
+step "Kubernetes manifests against the binary and the Dockerfile (tests/k8s.py)"
+PANECAST_BIN="$PWD/target/debug/panecast" python3 tests/k8s.py
+
+step "behind nginx and Caddy, under /term/ over TLS (tests/proxy.sh)"
+PANECAST_BIN="$PWD/target/debug/panecast" bash tests/proxy.sh
+
+step "the container image: build, health, a session, non-root, stop (tests/docker.sh)"
+bash tests/docker.sh
 
 echo
 echo "all checks passed"

@@ -1,6 +1,8 @@
 // The / page: lists sessions, creates one from a profile. The token came once
 // as ?token= (the server set a cookie from it); it is removed from the address
 // bar and the API is called with the cookie.
+import { route } from './base.js';
+
 const params = new URLSearchParams(location.search);
 if (params.has('token')) {
   params.delete('token');
@@ -34,7 +36,7 @@ function link(href, text) {
 async function refresh() {
   let list;
   try {
-    list = await api('/api/sessions');
+    list = await api(route('api/sessions'));
   } catch (e) {
     $('sessions').innerHTML = '';
     const tr = document.createElement('tr');
@@ -45,19 +47,19 @@ async function refresh() {
   const rows = (Array.isArray(list) ? list : list.sessions || []).map((s) => {
     const tr = document.createElement('tr');
     const id = encodeURIComponent(s.id);
-    cell(tr, link(`/s/${id}`, s.id));
+    cell(tr, link(route(`s/${id}`), s.id));
     const cmd = document.createElement('code');
     cmd.textContent = s.profile || (Array.isArray(s.command) ? s.command.join(' ') : s.command || '');
     cell(tr, cmd);
     cell(tr, s.cols && s.rows ? `${s.cols}×${s.rows}` : '');
     cell(tr, s.running === false ? `exited${s.exit_code != null ? ` (${s.exit_code})` : ''}` : 'running');
     const actions = cell(tr, '');
-    actions.append(link(`/s/${id}?role=view`, 'watch'), link(`/embed/${id}?role=view`, 'embed'));
+    actions.append(link(route(`s/${id}?role=view`), 'watch'), link(route(`embed/${id}?role=view`), 'embed'));
     const del = document.createElement('button');
     del.textContent = 'Delete';
     del.onclick = async () => {
       if (!confirm(`Delete session ${s.id}?`)) return;
-      await api(`/api/sessions/${id}`, { method: 'DELETE' }).catch((e) => { $('msg').textContent = e.message; });
+      await api(route(`api/sessions/${id}`), { method: 'DELETE' }).catch((e) => { $('msg').textContent = e.message; });
       refresh();
     };
     actions.append(del);
@@ -73,7 +75,7 @@ async function refresh() {
 
 async function loadProfiles() {
   try {
-    const list = await api('/api/profiles');
+    const list = await api(route('api/profiles'));
     const names = (Array.isArray(list) ? list : list.profiles || []).map((p) => (typeof p === 'string' ? p : p.name));
     $('profile').replaceChildren(...names.map((n) => new Option(n, n)));
   } catch (e) {
@@ -86,8 +88,8 @@ $('create').addEventListener('submit', async (e) => {
   e.preventDefault();
   $('msg').textContent = '';
   try {
-    const s = await api('/api/sessions', { method: 'POST', body: JSON.stringify({ profile: $('profile').value }) });
-    location.href = `/s/${encodeURIComponent(s.id)}`;
+    const s = await api(route('api/sessions'), { method: 'POST', body: JSON.stringify({ profile: $('profile').value }) });
+    location.href = route(`s/${encodeURIComponent(s.id)}`);
   } catch (err) {
     $('msg').textContent = err.message;
   }

@@ -1,18 +1,21 @@
 //! The command line: `panecast serve` runs the service, `panecast render`
-//! renders a byte stream. Every option also reads from the environment.
+//! renders a byte stream, `panecast health` probes a running server. Every
+//! option also reads from the environment.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Parser, Subcommand};
 
 use crate::api::{self, valid_token, Settings};
-use crate::config::Config;
-use crate::random;
+use crate::config::{normalize_base_path, Config};
 use crate::render::{self, Format};
 use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
+use crate::tls::Certificates;
+use crate::{health, random};
 
 /// panecast: a headless terminal-rendering service.
 #[derive(Parser, Debug)]
@@ -30,6 +33,18 @@ enum Command {
     Render(RenderArgs),
     /// Print a fresh random secret and the `[[keys]]` entry for the config.
     Key,
+    /// Exit 0 when a server's /healthz answers 200 within 5 s, else 1 (for a
+    /// container's HEALTHCHECK: the image has no curl).
+    Health(HealthArgs),
+}
+
+/// How `serve` writes its log lines (to standard error).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum LogFormat {
+    /// One line of text per event.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
 }
 
 /// Options of `panecast serve`.
@@ -64,6 +79,34 @@ struct ServeArgs {
         value_parser = BoolishValueParser::new()
     )]
     allow_any_command: bool,
+    /// Serve every page, API route, WebSocket and cookie under this path
+    /// (e.g. /term) for a reverse proxy; overrides the config's base_path.
+    #[arg(long, env = "PANECAST_BASE_PATH")]
+    base_path: Option<String>,
+    /// Log lines as text or as JSON objects, one per line.
+    #[arg(long, value_enum, default_value = "text", env = "PANECAST_LOG_FORMAT")]
+    log_format: LogFormat,
+    /// Serve HTTPS with this certificate chain (PEM, leaf first); both
+    /// files are read again on SIGHUP.
+    #[arg(long, env = "PANECAST_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, env = "PANECAST_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+}
+
+/// Options of `panecast health`.
+#[derive(clap::Args, Debug)]
+struct HealthArgs {
+    /// The URL to ask; by default /healthz of the server that `serve` with
+    /// the same PANECAST_LISTEN and PANECAST_BASE_PATH would run.
+    url: Option<String>,
+    /// Address `serve` listens on, when no URL is given.
+    #[arg(long, default_value = "127.0.0.1:7681", env = "PANECAST_LISTEN")]
+    listen: String,
+    /// Path prefix `serve` runs under, when no URL is given.
+    #[arg(long, default_value = "", env = "PANECAST_BASE_PATH")]
+    base_path: String,
 }
 
 /// Options of `panecast render`.
@@ -99,6 +142,7 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => run_serve(args),
         Command::Render(args) => run_render(args),
         Command::Key => run_key(),
+        Command::Health(args) => run_health(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -110,11 +154,14 @@ pub fn main() -> ExitCode {
 }
 
 fn run_serve(args: ServeArgs) -> Result<(), String> {
-    init_logging();
-    let config = match &args.config {
+    init_logging(args.log_format);
+    let mut config = match &args.config {
         Some(path) => Config::load(path).map_err(|e| e.to_string())?,
         None => Config::default(),
     };
+    if let Some(base_path) = &args.base_path {
+        config.base_path = normalize_base_path(base_path).map_err(|e| e.to_string())?;
+    }
     let from_command_line = args.token.is_some()
         && std::env::var("PANECAST_TOKEN").ok().as_deref() != args.token.as_deref();
     let given = match (&args.token, &args.token_file) {
@@ -144,30 +191,48 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             "the token was given on the command line, where other users' processes can read it; use --token-file or PANECAST_TOKEN"
         );
     }
+    let certificates = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(Certificates::load(cert, key).map_err(|e| e.to_string())?),
+        _ => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let result = runtime.block_on(async {
+        let shutdown = shutdown_signal()?;
+        let tls = match &certificates {
+            Some(certificates) => {
+                reload_on_hangup(Arc::clone(certificates))?;
+                Some(certificates.acceptor().map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the listening address: {e}"))?;
+        let base = &config.base_path;
         if generated {
-            println!("panecast listening: open http://{addr}/?token={token} (a fresh token)");
+            println!(
+                "panecast listening: open {scheme}://{addr}{base}/?token={token} (a fresh token)"
+            );
         } else {
-            println!("panecast listening: open http://{addr}/?token=YOUR_TOKEN");
+            println!("panecast listening: open {scheme}://{addr}{base}/?token=YOUR_TOKEN");
         }
         let settings = Settings {
             config,
             token,
             allow_any_command: args.allow_any_command,
         };
-        api::serve(settings, listener, shutdown_signal())
-            .await
-            .map_err(|e| format!("server error: {e}"))
+        let served = match tls {
+            Some(tls) => api::serve_tls(settings, listener, tls, shutdown).await,
+            None => api::serve(settings, listener, shutdown).await,
+        };
+        served.map_err(|e| format!("server error: {e}"))
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     result
@@ -225,38 +290,70 @@ fn run_key() -> Result<(), String> {
     Ok(())
 }
 
-/// Logs to standard error, filtered by `RUST_LOG` (default `info`).
-fn init_logging() {
+/// Logs to standard error in `format`, filtered by `RUST_LOG` (default
+/// `info`).
+fn init_logging(format: LogFormat) {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => builder.json().with_ansi(false).init(),
+    }
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
+fn run_health(args: HealthArgs) -> Result<(), String> {
+    let url = match args.url {
+        Some(url) => url,
+        None => {
+            let base = normalize_base_path(&args.base_path).map_err(|e| e.to_string())?;
+            health::default_url(&args.listen, &base)
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(health::check(&url))
+}
+
+/// Reads the certificate and key again on every SIGHUP; a pair that fails
+/// to load is logged and the one in use stays.
+fn reload_on_hangup(certificates: Arc<Certificates>) -> Result<(), String> {
     use tokio::signal::unix::{signal, SignalKind};
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    let terminate = async {
-        match signal(SignalKind::terminate()) {
-            Ok(mut stream) => {
-                stream.recv().await;
+    let mut hangups = signal(SignalKind::hangup())
+        .map_err(|e| format!("cannot handle SIGHUP for certificate reloads: {e}"))?;
+    tokio::spawn(async move {
+        while hangups.recv().await.is_some() {
+            match certificates.reload() {
+                Ok(()) => tracing::info!("SIGHUP: the TLS certificate was read again"),
+                Err(error) => {
+                    tracing::warn!(%error, "SIGHUP: the TLS certificate could not be read; the old one stays")
+                }
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
-    }
+    });
+    Ok(())
+}
+
+/// Completes on the first of SIGINT (Ctrl-C) or SIGTERM. Both handlers are
+/// installed before this returns, so a signal that arrives while the server
+/// starts is not lost (nor does it kill the process unannounced).
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let install =
+        |kind: SignalKind| signal(kind).map_err(|e| format!("cannot handle the stop signals: {e}"));
+    let mut interrupt = install(SignalKind::interrupt())?;
+    let mut terminate = install(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
 }
 
 fn run_render(args: RenderArgs) -> Result<(), String> {
@@ -311,11 +408,30 @@ mod tests {
             "--token",
             "abc",
             "--allow-any-command",
+            "--base-path",
+            "/term",
+            "--log-format",
+            "json",
         ]);
         assert_eq!(args.listen, "127.0.0.1:0");
         assert_eq!(args.config, Some(PathBuf::from("/etc/panecast.toml")));
         assert_eq!(args.token.as_deref(), Some("abc"));
         assert!(args.allow_any_command);
+        assert_eq!(args.base_path.as_deref(), Some("/term"));
+        assert_eq!(args.log_format, LogFormat::Json);
+    }
+
+    #[test]
+    fn health_takes_a_url_or_the_listening_address() {
+        let cli = Cli::try_parse_from(["panecast", "health", "http://127.0.0.1:9/healthz"])
+            .expect("valid command line");
+        match cli.command {
+            Command::Health(args) => {
+                assert_eq!(args.url.as_deref(), Some("http://127.0.0.1:9/healthz"))
+            }
+            _ => unreachable!("parsed as health"),
+        }
+        assert!(Cli::try_parse_from(["panecast", "serve", "--log-format", "xml"]).is_err());
     }
 
     #[test]
@@ -327,5 +443,7 @@ mod tests {
         assert_eq!(args.listen, "127.0.0.1:7681");
         assert_eq!(args.token, None);
         assert!(!args.allow_any_command);
+        assert_eq!(args.base_path, None);
+        assert_eq!(args.log_format, LogFormat::Text);
     }
 }

@@ -16,6 +16,11 @@ use crate::term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
 /// request names neither a profile nor a command.
 pub const DEFAULT_PROFILE: &str = "shell";
 
+/// The default cell budget of a session's scrollback: 24 MiB of cells. With
+/// both screens at the largest size (16 MiB), the published copy of the
+/// visible rows (8 MiB) and a full style table, a session stays under 64 MiB.
+pub const DEFAULT_SCROLLBACK_CELLS: usize = 3_000_000;
+
 /// The whole configuration file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -27,6 +32,9 @@ pub struct Config {
     /// Web pages on other origins allowed to open the WebSocket stream
     /// with the cookie (e.g. `"https://dash.example.com"`).
     pub allowed_origins: Vec<String>,
+    /// Path prefix every route lives under (e.g. `"/term"`), for a reverse
+    /// proxy that serves panecast below a path; empty serves from `/`.
+    pub base_path: String,
     /// Named credentials with a role and a scope (`[[keys]]`).
     pub keys: Vec<KeyConfig>,
     /// Named sessions started at boot (`[[sessions]]`).
@@ -108,6 +116,9 @@ pub struct Limits {
     pub scrollback: usize,
     /// Most scrollback lines a request may ask for.
     pub max_scrollback: usize,
+    /// A session's memory budget: scrollback lines x columns it may hold
+    /// (a cell takes 8 bytes). A wider resize keeps fewer lines.
+    pub max_scrollback_cells: usize,
     /// Shortest time between two published screens while output streams in.
     pub frame_interval_ms: u64,
     /// Longest time synchronized output (mode 2026) may hold the screen back.
@@ -120,6 +131,10 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// WebSocket connections to one session at once.
     pub max_viewers: usize,
+    /// Time between two pings on an idle WebSocket stream; keep it below
+    /// the read timeout of any proxy in front. A stream that answers nothing
+    /// for three intervals is closed.
+    pub ping_interval_ms: u64,
     /// Default lifetime of a share link.
     pub link_ttl_secs: u64,
     /// Longest lifetime a share link may ask for.
@@ -149,12 +164,14 @@ impl Default for Limits {
             default_rows: 24,
             scrollback: DEFAULT_SCROLLBACK,
             max_scrollback: 100_000,
+            max_scrollback_cells: DEFAULT_SCROLLBACK_CELLS,
             frame_interval_ms: 16,
             sync_timeout_ms: 1000,
             linger_secs: 300,
             grace_ms: 2000,
             max_body_bytes: 1 << 20,
             max_viewers: 256,
+            ping_interval_ms: 15_000,
             link_ttl_secs: 86_400,
             max_link_ttl_secs: 7 * 86_400,
             max_links_per_session: 32,
@@ -186,6 +203,11 @@ impl Limits {
     /// [`Limits::grace_ms`] as a duration.
     pub fn grace(&self) -> Duration {
         Duration::from_millis(self.grace_ms)
+    }
+
+    /// [`Limits::ping_interval_ms`] as a duration.
+    pub fn ping_interval(&self) -> Duration {
+        Duration::from_millis(self.ping_interval_ms)
     }
 
     /// [`Limits::header_timeout_secs`] as a duration.
@@ -240,6 +262,7 @@ impl Default for Config {
             limits: Limits::default(),
             profiles,
             allowed_origins: Vec::new(),
+            base_path: String::new(),
             keys: Vec::new(),
             sessions: Vec::new(),
             embed_ancestors: Vec::new(),
@@ -289,6 +312,7 @@ impl Config {
                 .profiles
                 .insert(DEFAULT_PROFILE.to_owned(), Profile::login_shell());
         }
+        config.base_path = normalize_base_path(&config.base_path)?;
         config.validate()?;
         Ok(config)
     }
@@ -331,6 +355,7 @@ impl Config {
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
             ("max_viewers", l.max_viewers as u64),
+            ("ping_interval_ms", l.ping_interval_ms),
             ("link_ttl_secs", l.link_ttl_secs),
             ("max_links_per_session", l.max_links_per_session as u64),
             ("input_rate", u64::from(l.input_rate)),
@@ -342,6 +367,12 @@ impl Config {
             if value == 0 {
                 return invalid(format!("limits.{name} must be at least 1"));
             }
+        }
+        if normalize_base_path(&self.base_path)? != self.base_path {
+            return invalid(format!(
+                "base_path = '{}': write it as '/prefix', without a trailing '/'",
+                self.base_path
+            ));
         }
         for (name, profile) in &self.profiles {
             if name.is_empty() {
@@ -387,6 +418,32 @@ impl Config {
         TrustedProxies::parse(&self.trusted_proxies).map_err(ConfigError::Invalid)?;
         Ok(())
     }
+}
+
+/// Checks a path prefix and writes it the one way routes use it: `""` for
+/// the root (from `""` or `"/"`), else `"/a/b"`, without a trailing slash.
+/// Segments may use letters, digits and `-._~`; nothing that a URL would
+/// escape, and no `.` or `..` segment.
+pub fn normalize_base_path(path: &str) -> Result<String, ConfigError> {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Ok(String::new());
+    }
+    let bad = || {
+        ConfigError::Invalid(format!(
+            "base_path '{path}': use '/' and segments of letters, digits, '-', '.', '_' or '~', e.g. '/term'"
+        ))
+    };
+    let rest = trimmed.strip_prefix('/').ok_or_else(bad)?;
+    for segment in rest.split('/') {
+        let allowed = segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+        if segment.is_empty() || segment == "." || segment == ".." || !allowed {
+            return Err(bad());
+        }
+    }
+    Ok(trimmed.to_owned())
 }
 
 /// True for a usable session name: 1 to 64 letters, digits, `.`, `_` or
@@ -515,6 +572,11 @@ mod tests {
             "[limits]\nscrollback = 10\nmax_scrollback = 5",
             "[profiles.x]\ncommand = \"\"",
             "[profiles.x]\nenv = { \"A=B\" = \"c\" }",
+            "[limits]\nping_interval_ms = 0",
+            "base_path = \"term\"",
+            "base_path = \"/a//b\"",
+            "base_path = \"/a/../b\"",
+            "base_path = \"/a b\"",
         ] {
             let err = Config::parse(text).expect_err(text);
             assert!(matches!(err, ConfigError::Invalid(_)), "{text}: {err}");
@@ -526,6 +588,22 @@ mod tests {
         let example = include_str!("../../deploy/panecast.example.toml");
         let config = Config::parse(example).expect("the example parses");
         assert_eq!(config, Config::default());
+    }
+
+    #[test]
+    fn base_paths_are_written_one_way() {
+        for (given, expected) in [
+            ("", ""),
+            ("/", ""),
+            ("/term", "/term"),
+            ("/term/", "/term"),
+            ("/a/b-c/", "/a/b-c"),
+        ] {
+            let config = Config::parse(&format!("base_path = \"{given}\"")).expect(given);
+            assert_eq!(config.base_path, expected, "{given}");
+        }
+        assert!(normalize_base_path("term").is_err());
+        assert!(normalize_base_path("/te%20rm").is_err());
     }
 
     #[test]

@@ -4,14 +4,17 @@
 //! ANSI, HTML or SVG; [`stream`] turns screens into wire frames for
 //! viewers. [`pty`] runs children in pseudo-terminals, [`session`] keeps one
 //! actor per child that owns its screen, [`input`] encodes keys, and [`api`]
-//! serves it all over HTTP behind the one access check of [`access`]; [`config`] holds profiles and limits, and
-//! [`cli`] is the command line; [`assets`] holds the web client's files.
+//! serves it all over HTTP behind the one access check of [`access`];
+//! [`config`] holds profiles and limits, [`cli`] is the command line,
+//! [`health`] its health probe, [`tls`] the built-in TLS, and [`assets`]
+//! holds the web client's files.
 
 pub mod access;
 pub mod api;
 pub mod assets;
 pub mod cli;
 pub mod config;
+pub mod health;
 pub mod input;
 pub mod pty;
 pub mod random;
@@ -20,3 +23,4 @@ pub mod scrub;
 pub mod session;
 pub mod stream;
 pub mod term;
+pub mod tls;

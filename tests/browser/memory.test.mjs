@@ -12,7 +12,9 @@ const LINES = 300000;
 const HEAP_BUDGET = 8 * 1024 * 1024;
 
 e2e('a 300,000-line flood and a long scroll back leave the page heap under 8 MiB', async () => {
-  const id = await session({ scrollback: 100000 });
+  // 37,500 lines x 80 columns: the most the default memory budget
+  // (limits.max_scrollback_cells, 3,000,000 cells) admits at this width.
+  const id = await session({ scrollback: 37500 });
   const page = await open(id);
   await input(id, `seq ${LINES}\r`);
   await waitFor(async () => (await screenText(id)).some((l) => l === String(LINES)), { what: 'the flood finished', timeout: 60000 });

@@ -172,6 +172,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
             "unknown, expired or revoked credential"
         };
         audit::auth_failed(peer, method.as_str(), &path, reason);
+        state.sessions.metrics().auth_failed();
         return ApiError::unauthorized().into_response();
     }
 

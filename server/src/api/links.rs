@@ -182,7 +182,7 @@ pub async fn login(
         .unwrap_or_default()
         .as_secs()
         .min(state.config.limits.cookie_max_age_secs);
-    let path = format!("/api/sessions/{id}");
+    let path = format!("{}/api/sessions/{id}", state.config.base_path);
     let cookie =
         cookies::set(cookies::LINK, token, &path, remaining, caller.secure()).ok_or_else(|| {
             ApiError::bad_request("bad_path", "the session id cannot be a cookie path")

@@ -3,6 +3,8 @@
 //! on open connections, and room kept for new requests: when the cap is
 //! reached, the oldest connection that has not sent a request yet is
 //! closed to let the new one in, so idle sockets cannot lock anyone out.
+//! With TLS, each connection's handshake runs in its own task, within the
+//! header timeout, so a slow client never holds up the accept loop.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -17,9 +19,13 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
+use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
+
+use super::guard::Tls;
 
 /// How the listener treats connections.
 #[derive(Debug, Clone, Copy)]
@@ -68,16 +74,41 @@ impl Table {
     }
 }
 
+/// Unsent bytes the kernel holds for one connection (it doubles the figure
+/// for its bookkeeping). Without a cap, loopback and fast links autotune the
+/// buffer to megabytes: a viewer that stops reading would then be sent
+/// hundreds of frames it never asked for, instead of skipping to the latest
+/// screen, and each such viewer would pin megabytes of kernel memory.
+const SEND_BUFFER: libc::c_int = 64 * 1024;
+
+/// Caps the connection's send buffer at [`SEND_BUFFER`]; on failure the
+/// kernel's default stays, which only costs memory.
+fn cap_send_buffer(stream: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is the open socket `stream` owns, and the
+    // option value is a c_int read through a pointer valid for its size.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            (&SEND_BUFFER as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+}
+
 fn lock(table: &Mutex<Table>) -> MutexGuard<'_, Table> {
     // Every update is one insert or remove: consistent after a panic.
     table.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then lets
-/// open requests finish for up to `drain`.
+/// Serves `router` on `listener` (over TLS with `tls`) until `shutdown`
+/// completes, then lets open requests finish for up to `drain`.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
+    tls: Option<TlsAcceptor>,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
     drain: Duration,
@@ -122,27 +153,44 @@ pub async fn serve(
             number
         };
         let _ = stream.set_nodelay(true);
+        cap_send_buffer(&stream);
+        let secure = tls.is_some();
         let service = router
             .clone()
             .map_request(move |mut request: Request<Incoming>| {
                 used.store(true, Ordering::Release);
                 request.extensions_mut().insert(ConnectInfo(peer));
+                if secure {
+                    request.extensions_mut().insert(Tls);
+                }
                 request
             });
-        let connection = builder
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
-            .with_upgrades();
+        let service = TowerToHyperService::new(service);
         let table = Arc::clone(&table);
-        let mut stopping = stopping.clone();
+        let stopping = stopping.clone();
+        let builder = builder.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                // Evicted: dropping the connection closes the socket.
-                _ = close_rx => {}
-                true = async { stopping.wait_for(|s| *s).await.is_ok() } => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
+            let mut close = close_rx;
+            match tls {
+                None => run(&builder, stream, service, close, stopping).await,
+                Some(acceptor) => {
+                    let handshake =
+                        tokio::time::timeout(limits.header_timeout, acceptor.accept(stream));
+                    let done = tokio::select! {
+                        done = handshake => Some(done),
+                        _ = &mut close => None,
+                    };
+                    match done {
+                        Some(Ok(Ok(stream))) => {
+                            run(&builder, stream, service, close, stopping).await
+                        }
+                        Some(Ok(Err(error))) => {
+                            tracing::debug!(%peer, %error, "TLS handshake failed")
+                        }
+                        Some(Err(_)) => tracing::debug!(%peer, "TLS handshake timed out"),
+                        None => {}
+                    }
                 }
             }
             lock(&table).open.remove(&number);
@@ -156,6 +204,37 @@ pub async fn serve(
         }
     })
     .await;
+}
+
+/// Serves one connection until it ends, is evicted (`close`), or the
+/// server stops (then it finishes its request first).
+async fn run<S, I>(
+    builder: &http1::Builder,
+    io: I,
+    service: S,
+    close: oneshot::Receiver<()>,
+    mut stopping: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: hyper::service::Service<Request<Incoming>, Response = axum::response::Response>
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let connection = builder
+        .serve_connection(TokioIo::new(io), service)
+        .with_upgrades();
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        // Evicted: dropping the connection closes the socket.
+        _ = close => {}
+        true = async { stopping.wait_for(|s| *s).await.is_ok() } => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! `docs/api.md`.
 
 mod audit;
+mod base_path;
 mod body;
 mod boot;
 mod cookies;
@@ -21,6 +22,7 @@ mod pages;
 mod policy;
 mod search;
 mod sessions;
+mod trace;
 mod view;
 mod ws;
 
@@ -33,6 +35,7 @@ use axum::middleware;
 use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
 
 use crate::access::{Access, TrustedProxies};
 use crate::config::Config;
@@ -119,8 +122,21 @@ fn target(session: &SessionHandle) -> crate::access::Target<'_> {
 
 /// Every route: `/api/...` behind the guard, the pages and `/web/` open
 /// (they hold no secret; the pages fetch everything through the API),
-/// `/healthz` open, `/metrics` as configured.
+/// `/healthz` open, `/metrics` as configured; all of them under
+/// `base_path` when one is configured.
 pub fn router(state: AppState) -> Router {
+    let base = state.config.base_path.clone();
+    let routes = routes(state);
+    let routes = if base.is_empty() {
+        routes
+    } else {
+        base_path::mount(base, routes)
+    };
+    routes.layer(trace::layer())
+}
+
+/// The routes relative to the base path.
+fn routes(state: AppState) -> Router {
     let api = Router::new()
         .route("/sessions", post(sessions::create).get(sessions::list))
         .route(
@@ -169,6 +185,26 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    serve_with(settings, listener, None, shutdown).await
+}
+
+/// [`serve`] over TLS: every connection's handshake presents the current
+/// certificate of `tls` (see [`crate::tls::Certificates::reload`]).
+pub async fn serve_tls(
+    settings: Settings,
+    listener: TcpListener,
+    tls: TlsAcceptor,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    serve_with(settings, listener, Some(tls), shutdown).await
+}
+
+async fn serve_with(
+    settings: Settings,
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     let state = AppState::new(settings).map_err(std::io::Error::other)?;
     let sessions = Arc::clone(state.sessions());
     let limits = listen::ConnectionLimits {
@@ -180,6 +216,7 @@ pub async fn serve(
     let server = tokio::spawn(listen::serve(
         listener,
         router(state),
+        tls,
         limits,
         async move {
             // A dropped sender also means stop.
@@ -190,8 +227,10 @@ pub async fn serve(
     shutdown.await;
     tracing::info!("shutting down: ending every session");
     boot.abort();
-    sessions.shutdown().await;
+    // Stop accepting first, so that readiness probes fail at once, then end
+    // the sessions (their viewers get 1001) while open requests finish.
     let _ = stop.send(());
+    sessions.shutdown().await;
     let _ = tokio::time::timeout(CONNECTION_DRAIN * 2, server).await;
     Ok(())
 }

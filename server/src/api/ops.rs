@@ -37,7 +37,11 @@ pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Respo
     let sessions = state.sessions.list();
     let running = sessions.iter().filter(|s| s.status().running()).count();
     let m = state.sessions.metrics();
-    let rows: [(&str, &str, &str, u64); 6] = [
+    let (view, control) = sessions.iter().fold((0, 0), |(v, c), s| {
+        let p = s.presence();
+        (v + p.view, c + p.control)
+    });
+    let rows: [(&str, &str, &str, u64); 10] = [
         (
             "panecast_sessions",
             "gauge",
@@ -74,6 +78,30 @@ pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Respo
             "Screens published by sessions.",
             m.frames_published(),
         ),
+        (
+            "panecast_stream_frames_sent_total",
+            "counter",
+            "Binary messages sent to stream viewers.",
+            m.stream_frames_sent(),
+        ),
+        (
+            "panecast_stream_bytes_sent_total",
+            "counter",
+            "Bytes of binary messages sent to stream viewers.",
+            m.stream_bytes_sent(),
+        ),
+        (
+            "panecast_input_bytes_total",
+            "counter",
+            "Input bytes written to ptys from clients.",
+            m.input_bytes(),
+        ),
+        (
+            "panecast_auth_failures_total",
+            "counter",
+            "API requests refused for want of a valid credential.",
+            m.auth_failures(),
+        ),
     ];
     let mut body = String::new();
     for (name, kind, help, value) in rows {
@@ -83,6 +111,11 @@ pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Respo
             "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
         );
     }
+    let _ = write!(
+        body,
+        "# HELP panecast_viewers Stream connections open, by role.\n# TYPE panecast_viewers gauge\n\
+         panecast_viewers{{role=\"view\"}} {view}\npanecast_viewers{{role=\"control\"}} {control}\n"
+    );
     (
         [(
             header::CONTENT_TYPE,

@@ -5,7 +5,7 @@
 //! is traded for a cookie and dropped from the URL by a redirect.
 //! `GET /api/profiles` lists what `/` can start.
 
-use axum::extract::{Path, Request, State};
+use axum::extract::{OriginalUri, Path, Request, State};
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -55,10 +55,17 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
         .ok_or_else(ApiError::unauthorized)?;
     let (_, secure) = peer_of(state, request);
     let max_age = state.config.limits.cookie_max_age_secs;
-    let cookie = cookies::set(cookies::TOKEN, &token, "/", max_age, secure)
+    let path = format!("{}/", state.config.base_path);
+    let cookie = cookies::set(cookies::TOKEN, &token, &path, max_age, secure)
         .ok_or_else(|| ApiError::bad_request("bad_token", "the token cannot be a cookie"))?;
     tracing::debug!(credential = %grant.credential(), "page token traded for a cookie");
-    let target = without_token(request.uri());
+    // Under a base path the routes see the URI without the prefix; the
+    // redirect needs the one the browser asked for.
+    let asked = request
+        .extensions()
+        .get::<OriginalUri>()
+        .map_or(request.uri(), |original| &original.0);
+    let target = without_token(asked);
     Ok(([(header::SET_COOKIE, cookie)], Redirect::to(&target)).into_response())
 }
 

@@ -17,6 +17,7 @@ use axum::Extension;
 use panecast_proto::{self as proto, close, ClientMessage, Role, ServerMessage};
 use serde::Deserialize;
 use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior};
+use tracing::Instrument;
 
 use super::error::ApiError;
 use super::guard::{origin_allowed, stream_role, Caller, PROTOCOL};
@@ -24,15 +25,14 @@ use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::config::ClipboardAccess;
 use crate::input::{Key, KeyCode, Modifiers};
-use crate::session::{EndReason, Input, SessionError, SessionHandle, Status, ViewerSlot};
+use crate::session::{EndReason, Input, SessionError, SessionHandle, Sessions, Status, ViewerSlot};
 use crate::stream::{rebase_scrollback, FrameCache, ViewerState};
 use crate::term::Snapshot;
 
-/// How often the server pings a connection.
-const PING_EVERY: Duration = Duration::from_secs(15);
-/// A connection that sends nothing (not even a pong) for this long is
-/// dead; so is one whose socket has not taken a message for this long.
-const DEAD_AFTER: Duration = Duration::from_secs(45);
+/// A connection that sends nothing (not even a pong) for this many ping
+/// intervals (`limits.ping_interval_ms`) is dead; so is one whose socket
+/// has not taken a message for as long.
+const DEAD_AFTER_PINGS: u32 = 3;
 /// How long closing may take: sending the `Error` and the close, and
 /// waiting for the client's close in answer.
 const CLOSE_WAIT: Duration = Duration::from_secs(2);
@@ -85,6 +85,8 @@ pub async fn upgrade(
     let max_viewers = state.config.limits.max_viewers;
     let clipboard =
         state.config.clipboard == ClipboardAccess::Control && role.wire() == Role::Control;
+    let ping_every = state.config.limits.ping_interval();
+    let sessions = std::sync::Arc::clone(&state.sessions);
     Ok(ws
         .protocols([PROTOCOL])
         .read_buffer_size(READ_BUFFER)
@@ -93,7 +95,8 @@ pub async fn upgrade(
         .on_upgrade(move |mut socket| async move {
             match session.join_viewer(max_viewers, role.wire()) {
                 Some(slot) => {
-                    Viewer::new(socket, session, caller, role, slot, clipboard)
+                    Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
+                        .with_clipboard(clipboard)
                         .run()
                         .await
                 }
@@ -206,6 +209,9 @@ struct Viewer {
     heard: Instant,
     /// Whether OSC 52 writes are passed on to this connection.
     clipboard: bool,
+    ping_every: Duration,
+    /// The registry, for its metrics.
+    sessions: std::sync::Arc<Sessions>,
     _slot: ViewerSlot,
     _link: Option<ViewerGuard>,
 }
@@ -217,7 +223,8 @@ impl Viewer {
         caller: Caller,
         role: AccessRole,
         slot: ViewerSlot,
-        clipboard: bool,
+        ping_every: Duration,
+        sessions: std::sync::Arc<Sessions>,
     ) -> Viewer {
         Viewer {
             socket,
@@ -228,12 +235,32 @@ impl Viewer {
             role,
             state: ViewerState::new(),
             heard: Instant::now(),
-            clipboard,
+            clipboard: false,
+            ping_every,
+            sessions,
             _slot: slot,
         }
     }
 
-    async fn run(mut self) {
+    /// Passes OSC 52 clipboard writes on to this connection (or not).
+    fn with_clipboard(mut self, clipboard: bool) -> Viewer {
+        self.clipboard = clipboard;
+        self
+    }
+
+    /// The connection's life in a span naming its session, role and
+    /// credential (never its secret).
+    async fn run(self) {
+        let span = tracing::info_span!(
+            "stream",
+            session = %self.session.id(),
+            role = %self.role,
+            credential = %self.caller.grant().credential(),
+        );
+        self.run_in_span().instrument(span).await;
+    }
+
+    async fn run_in_span(mut self) {
         let (peer, credential) = (self.caller.peer(), self.caller.grant().credential().clone());
         audit::stream_opened(peer, &credential, self.role, self.session.id());
         let ending = match self.stream().await {
@@ -241,14 +268,30 @@ impl Viewer {
             Err(ending) => ending,
         };
         audit::stream_closed(peer, &credential, self.role, self.session.id(), ending.code);
+        tracing::debug!(code = ending.code, reason = %ending.reason, "stream closed");
         close_with(&mut self.socket, ending).await;
     }
 
+    /// How long a peer may stay silent, or its socket full, before it is
+    /// taken for dead.
+    fn dead_after(&self) -> Duration {
+        self.ping_every * DEAD_AFTER_PINGS
+    }
+
     /// Sends one message. A socket that has not taken it after
-    /// [`DEAD_AFTER`] belongs to a dead peer.
+    /// [`Viewer::dead_after`] belongs to a dead peer.
     async fn send(&mut self, message: Message) -> Result<(), Ending> {
-        match timeout(DEAD_AFTER, self.socket.send(message)).await {
-            Ok(Ok(())) => Ok(()),
+        let binary = match &message {
+            Message::Binary(bytes) => Some(bytes.len()),
+            _ => None,
+        };
+        match timeout(self.dead_after(), self.socket.send(message)).await {
+            Ok(Ok(())) => {
+                if let Some(bytes) = binary {
+                    self.sessions.metrics().stream_message_sent(bytes);
+                }
+                Ok(())
+            }
             Ok(Err(_)) | Err(_) => Err(Ending::gone()),
         }
     }
@@ -299,7 +342,7 @@ impl Viewer {
             rows: first.rows,
         }))
         .await?;
-        let mut ping = interval_at(Instant::now() + PING_EVERY, PING_EVERY);
+        let mut ping = interval_at(Instant::now() + self.ping_every, self.ping_every);
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut presence = self.session.watch_presence();
         let mut clipboard = self.session.watch_clipboard();
@@ -351,7 +394,7 @@ impl Viewer {
                     return Err(Ending::error(close::ACCESS_REVOKED, "access ended: the link was revoked or expired"));
                 },
                 _ = ping.tick() => {
-                    if self.heard.elapsed() > DEAD_AFTER {
+                    if self.heard.elapsed() > self.dead_after() {
                         return Err(Ending::quiet(close::IDLE_TIMEOUT, "no answer to pings"));
                     }
                     self.send(Message::Ping(Default::default())).await?;

@@ -15,6 +15,7 @@ use crate::term::Snapshot;
 
 pub use json::ScreenJson;
 pub use markup::LINK_SCHEMES;
+pub use svg::{CELL_HEIGHT, CELL_WIDTH};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

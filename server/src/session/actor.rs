@@ -61,6 +61,7 @@ impl Actor {
             pacer: Pacer::new(self.timings.frame, self.timings.sync_timeout),
             output_open: true,
             exit: None,
+            killed: false,
             started: Instant::now(),
             actor: self,
         };
@@ -114,6 +115,9 @@ struct Live {
     output_open: bool,
     /// The exit status, once the child has been reaped.
     exit: Option<ExitStatus>,
+    /// Set once the session is being killed: output is read and dropped,
+    /// so that a flood being killed does not hold the kill up.
+    killed: bool,
     started: Instant,
 }
 
@@ -192,7 +196,10 @@ impl Live {
                 }
             }
         };
-        self.write(bytes)
+        let len = bytes.len();
+        self.write(bytes)?;
+        self.actor.metrics.input_written(len);
+        Ok(())
     }
 
     fn write(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
@@ -216,10 +223,12 @@ impl Live {
         Ok(())
     }
 
-    /// Applies a chunk to the terminal.
+    /// Applies a chunk to the terminal (unless the session is being killed).
     fn apply(&mut self, bytes: &[u8]) {
         self.actor.metrics.chunk_read(bytes.len());
-        self.actor.term.advance(bytes);
+        if !self.killed {
+            self.actor.term.advance(bytes);
+        }
     }
 
     /// Applies a chunk, sends the terminal's answers, publishes if it is time.
@@ -258,8 +267,10 @@ impl Live {
     }
 
     /// Hangs up the child's process groups, kills them after the grace
-    /// period, and waits for the child to be reaped.
+    /// period, and waits for the child to be reaped. Output from then on is
+    /// dropped: the screen stays as it was when the kill was asked for.
     async fn terminate(&mut self) {
+        self.killed = true;
         if self.exit.is_some() {
             return;
         }
@@ -297,7 +308,7 @@ impl Live {
     }
 
     /// Releases the terminal (closing every descriptor and ending the pty
-    /// threads), applies what output is left, publishes the final screen and
+    /// threads), applies what output is left (drops it after a kill), publishes the final screen and
     /// the exit status, and logs the end.
     fn finish(&mut self) {
         self.actor.pty = None;

@@ -9,6 +9,10 @@ pub struct Metrics {
     pty_read_bytes: AtomicU64,
     pty_read_chunks: AtomicU64,
     frames_published: AtomicU64,
+    input_bytes: AtomicU64,
+    stream_frames_sent: AtomicU64,
+    stream_bytes_sent: AtomicU64,
+    auth_failures: AtomicU64,
 }
 
 impl Metrics {
@@ -24,6 +28,22 @@ impl Metrics {
 
     pub(super) fn frame_published(&self) {
         self.frames_published.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn input_written(&self, bytes: usize) {
+        self.input_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Counts one binary message of `bytes` sent to a stream viewer.
+    pub fn stream_message_sent(&self, bytes: usize) {
+        self.stream_frames_sent.fetch_add(1, Ordering::Relaxed);
+        self.stream_bytes_sent
+            .fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Counts one request refused for want of a valid credential.
+    pub fn auth_failed(&self) {
+        self.auth_failures.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Sessions started since the server started.
@@ -44,5 +64,26 @@ impl Metrics {
     /// Screens published by the actors.
     pub fn frames_published(&self) -> u64 {
         self.frames_published.load(Ordering::Relaxed)
+    }
+
+    /// Input bytes written to ptys from clients (keys encoded, pastes
+    /// bracketed), not counting the terminal's own replies.
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Binary messages sent to stream viewers.
+    pub fn stream_frames_sent(&self) -> u64 {
+        self.stream_frames_sent.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of binary messages sent to stream viewers.
+    pub fn stream_bytes_sent(&self) -> u64 {
+        self.stream_bytes_sent.load(Ordering::Relaxed)
+    }
+
+    /// Requests refused for want of a valid credential.
+    pub fn auth_failures(&self) -> u64 {
+        self.auth_failures.load(Ordering::Relaxed)
     }
 }

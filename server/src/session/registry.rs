@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
@@ -14,7 +14,12 @@ use crate::random;
 use crate::term::Term;
 
 use super::actor::Actor;
+use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
+
+/// How long shutting down waits for an ended session's viewers to close
+/// (their close handshake waits on each client).
+const VIEWERS_CLOSE_WITHIN: Duration = Duration::from_secs(2);
 
 /// Commands queued to an actor before senders wait.
 const COMMAND_QUEUE: usize = 32;
@@ -105,6 +110,7 @@ impl Sessions {
             created_at: SystemTime::now(),
         };
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
+        term.limit_scrollback_cells(self.limits.max_scrollback_cells);
         let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
         let (status_tx, status_rx) = watch::channel(Status::Running);
         let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
@@ -138,6 +144,18 @@ impl Sessions {
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),
         };
+        let registry = Arc::downgrade(self);
+        let ended = id.clone();
+        thread::spawn(
+            format!("session {}", id.get(..8).unwrap_or_default()),
+            actor.run(),
+            move || {
+                if let Some(registry) = Weak::upgrade(&registry) {
+                    registry.remove(&ended);
+                }
+            },
+        )
+        .map_err(|e| CreateError::Internal(format!("cannot start the session's thread: {e}")))?;
         let closing = {
             let mut state = self.lock();
             if !state.closing {
@@ -146,13 +164,6 @@ impl Sessions {
             state.closing
         };
         self.metrics.session_created();
-        let registry = Arc::downgrade(self);
-        tokio::spawn(async move {
-            actor.run().await;
-            if let Some(registry) = Weak::upgrade(&registry) {
-                registry.remove(&id);
-            }
-        });
         if closing {
             // Shutdown began while this child started: end it with the others.
             handle.shut_down().await;
@@ -187,7 +198,9 @@ impl Sessions {
         self.lock().open.remove(id)
     }
 
-    /// Refuses new sessions and ends every open one, concurrently.
+    /// Refuses new sessions and ends every open one, concurrently, then
+    /// gives their viewers a moment to send their close frames (1001, going
+    /// away) before the caller stops the runtime under them.
     pub async fn shutdown(&self) {
         let sessions: Vec<SessionHandle> = {
             let mut state = self.lock();
@@ -196,7 +209,13 @@ impl Sessions {
         };
         let mut ending = JoinSet::new();
         for session in sessions {
-            ending.spawn(async move { session.shut_down().await });
+            ending.spawn(async move {
+                session.shut_down().await;
+                let mut presence = session.watch_presence();
+                let gone = presence.wait_for(|p| p.view + p.control == 0);
+                // Viewers that take longer are dropped with the runtime.
+                let _ = tokio::time::timeout(VIEWERS_CLOSE_WITHIN, gone).await;
+            });
         }
         while ending.join_next().await.is_some() {}
     }

@@ -1,0 +1,165 @@
+//! Built-in TLS, for deployments without a proxy in front: a certificate
+//! chain and key read from PEM files, served with rustls (ring), and read
+//! again on demand (`serve` does it on SIGHUP) without dropping a
+//! connection: handshakes after the reload present the new certificate.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::crypto::{ring, CryptoProvider};
+use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
+use tokio_rustls::rustls::sign::CertifiedKey;
+use tokio_rustls::rustls::ServerConfig;
+use tokio_rustls::TlsAcceptor;
+
+/// A certificate or key that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    /// A file could not be read or holds no PEM item of the kind needed.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The key does not suit the certificate, or rustls refused them.
+    #[error("the certificate and key cannot be used together: {0}")]
+    Mismatch(String),
+}
+
+/// The certificate being served, and where it is read from.
+#[derive(Debug)]
+pub struct Certificates {
+    cert_path: PathBuf,
+    key_path: PathBuf,
+    provider: Arc<CryptoProvider>,
+    current: RwLock<Arc<CertifiedKey>>,
+}
+
+impl Certificates {
+    /// Reads the chain (`cert_path`, PEM, leaf first) and its private key
+    /// (`key_path`, PEM: PKCS#8, PKCS#1 or SEC1).
+    pub fn load(cert_path: &Path, key_path: &Path) -> Result<Arc<Certificates>, TlsError> {
+        let provider = Arc::new(ring::default_provider());
+        let current = read(cert_path, key_path, &provider)?;
+        Ok(Arc::new(Certificates {
+            cert_path: cert_path.to_owned(),
+            key_path: key_path.to_owned(),
+            provider,
+            current: RwLock::new(Arc::new(current)),
+        }))
+    }
+
+    /// Reads both files again; on success later handshakes use them, on
+    /// failure the certificate in use stays.
+    pub fn reload(&self) -> Result<(), TlsError> {
+        let fresh = read(&self.cert_path, &self.key_path, &self.provider)?;
+        // A poisoned lock still holds a whole Arc: replacing it is sound.
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(fresh);
+        Ok(())
+    }
+
+    /// An acceptor that serves the current certificate, for HTTP/1.1.
+    pub fn acceptor(self: &Arc<Certificates>) -> Result<TlsAcceptor, TlsError> {
+        let mut config = ServerConfig::builder_with_provider(Arc::clone(&self.provider))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| TlsError::Mismatch(e.to_string()))?
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::clone(self) as Arc<dyn ResolvesServerCert>);
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(TlsAcceptor::from(Arc::new(config)))
+    }
+}
+
+impl ResolvesServerCert for Certificates {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
+        Some(Arc::clone(&current))
+    }
+}
+
+fn read(
+    cert_path: &Path,
+    key_path: &Path,
+    provider: &CryptoProvider,
+) -> Result<CertifiedKey, TlsError> {
+    let file_error = |path: &Path, message: String| TlsError::File {
+        path: path.to_owned(),
+        message,
+    };
+    let chain = CertificateDer::pem_file_iter(cert_path)
+        .and_then(|items| items.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| file_error(cert_path, e.to_string()))?;
+    if chain.is_empty() {
+        return Err(file_error(cert_path, "no PEM certificate in it".to_owned()));
+    }
+    let key = PrivateKeyDer::from_pem_file(key_path)
+        .map_err(|e| file_error(key_path, format!("no usable PEM private key: {e}")))?;
+    CertifiedKey::from_der(chain, key, provider).map_err(|e| TlsError::Mismatch(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn self_signed(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+        let certified = rcgen::generate_simple_self_signed(vec![name.to_owned()]).expect("a cert");
+        let cert = dir.join(format!("{name}.crt"));
+        let key = dir.join(format!("{name}.key"));
+        std::fs::write(&cert, certified.cert.pem()).expect("write the cert");
+        std::fs::write(&key, certified.key_pair.serialize_pem()).expect("write the key");
+        (cert, key)
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("panecast-tls-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        dir
+    }
+
+    #[test]
+    fn loads_and_reloads_a_pair() {
+        let dir = temp_dir("reload");
+        let (cert, key) = self_signed(&dir, "localhost");
+        let certificates = Certificates::load(&cert, &key).expect("a usable pair");
+        let before = certificates.current.read().expect("lock").cert[0].clone();
+        let (other_cert, other_key) = self_signed(&dir, "other");
+        std::fs::copy(&other_cert, &cert).expect("replace the cert");
+        std::fs::copy(&other_key, &key).expect("replace the key");
+        certificates.reload().expect("the new pair loads");
+        let after = certificates.current.read().expect("lock").cert[0].clone();
+        assert_ne!(before, after);
+        assert!(certificates.acceptor().is_ok());
+        std::fs::remove_dir_all(dir).expect("clean up");
+    }
+
+    #[test]
+    fn bad_files_are_errors_and_a_failed_reload_keeps_the_pair() {
+        let dir = temp_dir("bad");
+        let (cert, key) = self_signed(&dir, "localhost");
+        let (_, other_key) = self_signed(&dir, "other");
+        let missing = dir.join("missing.pem");
+        assert!(matches!(
+            Certificates::load(&missing, &key),
+            Err(TlsError::File { .. })
+        ));
+        assert!(matches!(
+            Certificates::load(&key, &key),
+            Err(TlsError::File { .. })
+        ));
+        assert!(matches!(
+            Certificates::load(&cert, &other_key),
+            Err(TlsError::Mismatch(_))
+        ));
+        let certificates = Certificates::load(&cert, &key).expect("a usable pair");
+        let before = certificates.current.read().expect("lock").cert[0].clone();
+        std::fs::write(&cert, "not a certificate").expect("break the cert");
+        assert!(certificates.reload().is_err());
+        let after = certificates.current.read().expect("lock").cert[0].clone();
+        assert_eq!(before, after);
+        std::fs::remove_dir_all(dir).expect("clean up");
+    }
+}
