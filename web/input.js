@@ -1,7 +1,4 @@
-// Keyboard, IME, paste and focus: turns browser events into protocol input.
-// Keys become Key events (named key + modifiers); typed and IME-composed text
-// comes through a hidden textarea's input events and is sent as Text, so dead
-// keys and input methods work. mapKey is pure (node tests it).
+// Keyboard, IME, paste and focus to protocol input (notes: web/README.md).
 import { M_SHIFT, M_ALT, M_CTRL, M_META } from './protocol.js';
 
 const NAMED = {

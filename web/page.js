@@ -1,9 +1,4 @@
-// The /s/{id} and /embed/{id} pages: one <panecast-terminal> for the session
-// in the URL. URL parameters: role (control|view), fontSize, theme, fit. A
-// share link's token comes once in the fragment (#t=TOKEN), which never
-// reaches the server's logs or a Referer: it is removed from the address bar,
-// kept in memory for the stream, and (on a first-party page) traded for a
-// cookie scoped to this session, so a reload needs no token.
+// The /s/{id} and /embed/{id} pages (notes: web/README.md).
 import { sessionUrls } from './element.js';
 import { mountShare } from './share.js';
 

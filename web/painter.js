@@ -1,9 +1,4 @@
-// Paints a Screen on a canvas. Cells sit at col * cellWidth: text runs are
-// drawn in one fillText only when every glyph's advance is exactly the cell
-// width (so the browser's text layout can never shift a column); any other
-// glyph (wide, fallback font, cluster) is drawn alone in its cells. All sizes
-// are in device pixels (crisp on HiDPI). The cursor and the selection live on
-// a second, transparent canvas above (see drawOverlay).
+// Paints a Screen on a canvas, in device pixels (notes: web/README.md).
 import { Palette, mix } from './palette.js';
 import { A_BOLD, A_DIM, A_ITALIC, A_INVERSE, A_INVISIBLE, A_STRIKE } from './protocol.js';
 

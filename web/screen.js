@@ -1,10 +1,4 @@
-// The client's copy of a session's screen: applies Hello, Styles and Frame
-// messages exactly as PROTOCOL.md says, and caches scrollback lines. No DOM.
-//
-// Lines are numbered absolutely so that selections and cached scrollback
-// survive scrolling: screen row r is line `base + r`, scrollback index i
-// (1 = just above the screen) is line `base - i`. `base` grows by every
-// frame's scroll hint and resets on a full frame.
+// The client's copy of a session's screen (notes: web/README.md).
 
 /** The most scrollback lines cached (least recently used evicted, refetched when shown). */
 export const CACHE_LINES = 2000;

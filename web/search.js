@@ -1,7 +1,4 @@
-// The search bar (Ctrl-Shift-F, Cmd-F on a Mac): the server searches
-// scrollback and screen; matches are highlighted, Enter/↑ goes to the older
-// match and Shift-Enter/↓ to the newer one (scrolling back, fetching as
-// needed), Escape closes. Upper case makes it case-sensitive; .* a regex.
+// The search bar (notes: web/README.md).
 export class Search {
   constructor(term) {
     this.t = term;

@@ -1,8 +1,4 @@
-// The session page's presence badge and Share panel. Everyone sees how many
-// people watch and control, updated live from the stream's Presence
-// messages; admins also get a Share button that mints view or control links
-// with a lifetime, copies the URL, lists the live links with their viewer
-// counts, and revokes them.
+// The session page's presence badge and Share panel (notes: web/README.md).
 const LIST_REFRESH_MS = 3000;
 const LIFETIMES = [['1 hour', 3600], ['1 day', 86400], ['7 days', 604800]];
 const CSS = `.pc-bar{position:fixed;bottom:6px;right:10px;z-index:10;display:flex;gap:8px;align-items:center;font:12px system-ui,sans-serif;color:#ddd}
