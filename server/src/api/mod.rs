@@ -11,6 +11,7 @@ mod create;
 mod error;
 mod ops;
 mod pages;
+mod recordings;
 mod sessions;
 mod view;
 mod ws;
@@ -27,10 +28,14 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use crate::config::Config;
+use crate::record::Recordings;
 use crate::session::Sessions;
 
 pub use auth::valid_token;
 pub use error::ApiError;
+
+/// Time between two runs of the recordings' retention.
+const RETENTION_PERIOD: Duration = Duration::from_secs(3600);
 
 /// How long open connections may take to finish after the sessions ended.
 const CONNECTION_DRAIN: Duration = Duration::from_secs(1);
@@ -69,7 +74,13 @@ impl AppState {
     /// State for `settings`, with an empty session registry.
     pub fn new(settings: Settings) -> AppState {
         AppState {
-            sessions: Sessions::new(settings.config.limits.clone()),
+            sessions: Sessions::new(
+                settings.config.limits.clone(),
+                Recordings::new(
+                    settings.config.recordings_dir.clone(),
+                    settings.config.recordings.clone(),
+                ),
+            ),
             config: Arc::new(settings.config),
             token: Arc::from(settings.token),
             allow_any_command: settings.allow_any_command,
@@ -94,6 +105,12 @@ pub fn router(state: AppState) -> Router {
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
         .route("/sessions/{id}/ws", get(ws::upgrade))
+        .route("/sessions/{id}/recording", get(recordings::of_session))
+        .route("/recordings", get(recordings::list))
+        .route(
+            "/recordings/{name}",
+            get(recordings::download).delete(recordings::delete),
+        )
         .route("/profiles", get(pages::profiles))
         .fallback(ops::not_found);
     let protected = Router::new()
@@ -126,6 +143,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let state = AppState::new(settings);
     let sessions = Arc::clone(state.sessions());
+    let retention = sessions.recordings().spawn_retention(RETENTION_PERIOD);
     let (stop, stopped) = oneshot::channel::<()>();
     let server = axum::serve(listener, router(state)).with_graceful_shutdown(async move {
         // A dropped sender also means stop.
@@ -137,6 +155,7 @@ pub async fn serve(
         () = shutdown => {}
     }
     tracing::info!("shutting down: ending every session");
+    retention.abort();
     let _ = stop.send(());
     sessions.shutdown().await;
     match tokio::time::timeout(CONNECTION_DRAIN, &mut server).await {

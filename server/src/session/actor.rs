@@ -18,6 +18,7 @@ use panecast_proto::Scrollback;
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ExitStatus, Pty, PtyEvents};
+use crate::record::Recorder;
 use crate::stream::encode_row;
 use crate::term::Mode;
 use crate::term::{Snapshot, Term};
@@ -42,6 +43,8 @@ pub(super) struct Actor {
     pub status: watch::Sender<Status>,
     pub timings: Timings,
     pub metrics: Arc<Metrics>,
+    /// Writes the session's recording, when it is recorded.
+    pub recorder: Option<Recorder>,
 }
 
 /// How the live phase ended.
@@ -182,6 +185,9 @@ impl Live {
                 }
             }
         };
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.input(&bytes);
+        }
         self.write(bytes)
     }
 
@@ -202,6 +208,9 @@ impl Live {
         }
         pty.resize(cols, rows).map_err(SessionError::Resize)?;
         self.actor.term.resize(cols, rows);
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.resize(cols, rows);
+        }
         self.changed(false);
         Ok(())
     }
@@ -209,6 +218,9 @@ impl Live {
     /// Applies a chunk to the terminal.
     fn apply(&mut self, bytes: &[u8]) {
         self.actor.metrics.chunk_read(bytes.len());
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.output(bytes);
+        }
         self.actor.term.advance(bytes);
     }
 
@@ -242,6 +254,9 @@ impl Live {
         self.actor.screen.send_replace(snapshot);
         self.actor.metrics.frame_published();
         self.pacer.published(now);
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.flush();
+        }
     }
 
     /// Hangs up the child's process groups, kills them after the grace
@@ -293,6 +308,8 @@ impl Live {
             self.apply(&bytes);
         }
         self.publish(Instant::now());
+        // Dropping the recorder writes out the rest and ends the recording.
+        self.actor.recorder = None;
         let status = self.exit.take().unwrap_or_else(unknown_exit);
         let info = &self.actor.info;
         tracing::info!(

@@ -11,6 +11,7 @@ use tokio::task::JoinSet;
 use crate::config::Limits;
 use crate::pty::{self, SpawnError};
 use crate::random;
+use crate::record::{RecordError, Recordings};
 use crate::term::Term;
 
 use super::actor::Actor;
@@ -31,6 +32,9 @@ pub enum CreateError {
     /// The child could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
+    /// The recording the session needs could not be started.
+    #[error("cannot start the recording: {0}")]
+    Record(#[from] RecordError),
     /// Something the server needs failed (randomness, a thread).
     #[error("internal error: {0}")]
     Internal(String),
@@ -41,6 +45,7 @@ pub struct Sessions {
     state: Mutex<State>,
     limits: Limits,
     metrics: Arc<Metrics>,
+    recordings: Arc<Recordings>,
 }
 
 struct State {
@@ -51,8 +56,8 @@ struct State {
 }
 
 impl Sessions {
-    /// An empty registry enforcing `limits`.
-    pub fn new(limits: Limits) -> Arc<Sessions> {
+    /// An empty registry enforcing `limits`, recording into `recordings`.
+    pub fn new(limits: Limits, recordings: Arc<Recordings>) -> Arc<Sessions> {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
@@ -61,12 +66,18 @@ impl Sessions {
             }),
             limits,
             metrics: Arc::new(Metrics::default()),
+            recordings,
         })
     }
 
     /// The limits the registry enforces.
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// The recordings directory sessions record into.
+    pub fn recordings(&self) -> &Arc<Recordings> {
+        &self.recordings
     }
 
     /// The counters of every session.
@@ -78,6 +89,23 @@ impl Sessions {
     pub async fn create(self: &Arc<Self>, spec: SessionSpec) -> Result<SessionHandle, CreateError> {
         let _slot = self.reserve()?;
         let id = random::hex128().map_err(|e| CreateError::Internal(e.to_string()))?;
+        let recorder = match spec.record {
+            Some(options) => Some(
+                self.recordings.start(
+                    &id,
+                    spec.profile.as_deref(),
+                    &spec.spawn.argv,
+                    spec.spawn
+                        .env
+                        .iter()
+                        .find(|(name, _)| name == "TERM")
+                        .map_or("", |(_, value)| value),
+                    (spec.spawn.cols, spec.spawn.rows),
+                    options,
+                )?,
+            ),
+            None => None,
+        };
         let (spawned, spec) = tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn), spec))
             .await
             .map_err(|e| CreateError::Internal(e.to_string()))?;
@@ -89,6 +117,7 @@ impl Sessions {
             command: spec.spawn.argv,
             pid: pty.pid(),
             created_at: SystemTime::now(),
+            recording: recorder.as_ref().map(|r| r.name().to_owned()),
         };
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
         let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
@@ -114,6 +143,7 @@ impl Sessions {
             status: status_tx,
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),
+            recorder,
         };
         let closing = {
             let mut state = self.lock();

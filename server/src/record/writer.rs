@@ -1,0 +1,249 @@
+//! The asciicast v2 writer a session's actor feeds: a header line, then one
+//! JSON array per event (`o` output, `i` input, `r` resize, `m` marker),
+//! appended to a buffer and written out when it grows large and whenever
+//! the actor publishes a screen (at least every frame interval while output
+//! flows, and at once when it stops), so a crash loses at most the last
+//! moments. Writes happen on the actor's path: a slow disk slows the
+//! program, as a slow emulator would, and no output is dropped.
+
+use std::fs::File;
+use std::io::Write;
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::store::LiveEntry;
+use super::utf8::Utf8Stream;
+
+/// Buffered bytes that are written out at once, without waiting for a publish.
+const WRITE_AT: usize = 64 * 1024;
+
+/// What a recording's header says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// Width at the start.
+    pub width: u16,
+    /// Height at the start.
+    pub height: u16,
+    /// Start time, seconds since the Unix epoch.
+    pub timestamp: u64,
+    /// The title players show.
+    pub title: String,
+    /// The command line, as one string.
+    pub command: String,
+    /// The `TERM` the program was given.
+    pub term: String,
+    /// The session recorded.
+    pub session: String,
+    /// Its profile, if it came from one.
+    pub profile: Option<String>,
+}
+
+impl Header {
+    /// The header line, newline included.
+    pub fn line(&self) -> Vec<u8> {
+        let mut value = json!({
+            "version": 2,
+            "width": self.width,
+            "height": self.height,
+            "timestamp": self.timestamp,
+            "title": self.title,
+            "command": self.command,
+            "env": { "TERM": self.term },
+            "panecast": { "session": self.session, "profile": self.profile },
+        });
+        if self.profile.is_none() {
+            value["panecast"]
+                .as_object_mut()
+                .map(|fields| fields.remove("profile"));
+        }
+        let mut line = value.to_string().into_bytes();
+        line.push(b'\n');
+        line
+    }
+}
+
+/// Records one session into one file.
+pub struct Recorder {
+    file: File,
+    buffer: Vec<u8>,
+    started: Instant,
+    /// Bytes written to the file or waiting in the buffer.
+    size: u64,
+    max_bytes: u64,
+    record_input: bool,
+    output: Utf8Stream,
+    input: Utf8Stream,
+    /// Set once the byte cap was reached or a write failed.
+    stopped: bool,
+    live: LiveEntry,
+}
+
+impl Recorder {
+    /// A recorder writing to `file`, which already holds `header_bytes`.
+    pub(super) fn new(
+        file: File,
+        header_bytes: u64,
+        max_bytes: u64,
+        record_input: bool,
+        live: LiveEntry,
+    ) -> Recorder {
+        Recorder {
+            file,
+            buffer: Vec::with_capacity(WRITE_AT * 2),
+            started: Instant::now(),
+            size: header_bytes,
+            max_bytes,
+            record_input,
+            output: Utf8Stream::default(),
+            input: Utf8Stream::default(),
+            stopped: false,
+            live,
+        }
+    }
+
+    /// The recording's name.
+    pub fn name(&self) -> &str {
+        self.live.name()
+    }
+
+    /// Records bytes the program wrote.
+    pub fn output(&mut self, bytes: &[u8]) {
+        if self.stopped {
+            return;
+        }
+        let text = self.output.decode(bytes);
+        if !text.is_empty() {
+            self.event("o", &text);
+        }
+    }
+
+    /// Records bytes written to the program, when the profile asks for input.
+    pub fn input(&mut self, bytes: &[u8]) {
+        if self.stopped || !self.record_input {
+            return;
+        }
+        let text = self.input.decode(bytes);
+        if !text.is_empty() {
+            self.event("i", &text);
+        }
+    }
+
+    /// Records a new terminal size.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        if !self.stopped {
+            self.event("r", &format!("{cols}x{rows}"));
+        }
+    }
+
+    /// Records a marker with a label.
+    pub fn marker(&mut self, label: &str) {
+        if !self.stopped {
+            self.event("m", label);
+        }
+    }
+
+    /// Writes what is buffered to the file.
+    pub fn flush(&mut self) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        if let Err(error) = self.file.write_all(&self.buffer) {
+            tracing::error!(recording = %self.name(), %error, "recording stopped: cannot write");
+            self.stopped = true;
+        }
+        self.buffer.clear();
+    }
+
+    /// Seconds since the recording started.
+    fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn event(&mut self, code: &str, data: &str) {
+        let mark = self.buffer.len();
+        let now = self.now();
+        push_event(&mut self.buffer, now, code, data);
+        let added = (self.buffer.len() - mark) as u64;
+        if self.size + added > self.max_bytes {
+            self.buffer.truncate(mark);
+            let label = format!(
+                "recording stopped: the byte cap of {} bytes was reached",
+                self.max_bytes
+            );
+            push_event(&mut self.buffer, now, "m", &label);
+            tracing::warn!(recording = %self.name(), max_bytes = self.max_bytes, "recording reached its byte cap");
+            self.flush();
+            self.stopped = true;
+            return;
+        }
+        self.size += added;
+        if self.buffer.len() >= WRITE_AT {
+            self.flush();
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        if !self.stopped {
+            let rest = self.output.finish();
+            if !rest.is_empty() {
+                self.event("o", &rest);
+            }
+        }
+        self.flush();
+    }
+}
+
+/// Appends one event line: `[time, code, data]` and a newline.
+fn push_event(buffer: &mut Vec<u8>, time: f64, code: &str, data: &str) {
+    // Writing into a Vec cannot fail, and a &str always serializes.
+    let _ = write!(buffer, "[{time:.6}, \"{code}\", ");
+    let _ = serde_json::to_writer(&mut *buffer, data);
+    buffer.extend_from_slice(b"]\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_json_arrays_with_escaped_text() {
+        let mut buffer = Vec::new();
+        push_event(&mut buffer, 1.5, "o", "a\x1b[1m\"b\"\r\n");
+        let line = String::from_utf8(buffer).expect("text");
+        assert_eq!(line, "[1.500000, \"o\", \"a\\u001b[1m\\\"b\\\"\\r\\n\"]\n");
+        let parsed: (f64, String, String) = serde_json::from_str(&line).expect("JSON");
+        assert_eq!(
+            parsed,
+            (1.5, "o".to_owned(), "a\x1b[1m\"b\"\r\n".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_header_holds_the_asciicast_fields() {
+        let header = Header {
+            width: 80,
+            height: 24,
+            timestamp: 1_700_000_000,
+            title: "shell".to_owned(),
+            command: "bash -l".to_owned(),
+            term: "xterm-256color".to_owned(),
+            session: "abc".to_owned(),
+            profile: None,
+        };
+        let line = header.line();
+        assert_eq!(line.last(), Some(&b'\n'));
+        let value: serde_json::Value = serde_json::from_slice(&line).expect("JSON");
+        assert_eq!(value["version"], 2);
+        assert_eq!(
+            (value["width"].as_u64(), value["height"].as_u64()),
+            (Some(80), Some(24))
+        );
+        assert_eq!(value["env"]["TERM"], "xterm-256color");
+        assert_eq!(value["command"], "bash -l");
+        assert_eq!(value["panecast"]["session"], "abc");
+        assert!(value["panecast"].get("profile").is_none());
+    }
+}
