@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::Write;
 use std::time::Instant;
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::store::LiveEntry;
 use super::utf8::Utf8Stream;
@@ -40,26 +40,47 @@ pub struct Header {
 }
 
 impl Header {
-    /// The header line, newline included.
+    /// The header line, newline included, `version` first as asciinema writes it.
     pub fn line(&self) -> Vec<u8> {
-        let mut value = json!({
-            "version": 2,
-            "width": self.width,
-            "height": self.height,
-            "timestamp": self.timestamp,
-            "title": self.title,
-            "command": self.command,
-            "env": { "TERM": self.term },
-            "panecast": { "session": self.session, "profile": self.profile },
-        });
-        if self.profile.is_none() {
-            value["panecast"]
-                .as_object_mut()
-                .map(|fields| fields.remove("profile"));
+        #[derive(Serialize)]
+        struct Line<'a> {
+            version: u8,
+            width: u16,
+            height: u16,
+            timestamp: u64,
+            title: &'a str,
+            command: &'a str,
+            env: Env<'a>,
+            panecast: Origin<'a>,
         }
-        let mut line = value.to_string().into_bytes();
-        line.push(b'\n');
-        line
+        #[derive(Serialize)]
+        struct Env<'a> {
+            #[serde(rename = "TERM")]
+            term: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Origin<'a> {
+            session: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            profile: Option<&'a str>,
+        }
+        let line = Line {
+            version: 2,
+            width: self.width,
+            height: self.height,
+            timestamp: self.timestamp,
+            title: &self.title,
+            command: &self.command,
+            env: Env { term: &self.term },
+            panecast: Origin {
+                session: &self.session,
+                profile: self.profile.as_deref(),
+            },
+        };
+        // Serializing plain strings and numbers into a Vec cannot fail.
+        let mut bytes = serde_json::to_vec(&line).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
     }
 }
 
@@ -235,6 +256,7 @@ mod tests {
         };
         let line = header.line();
         assert_eq!(line.last(), Some(&b'\n'));
+        assert!(line.starts_with(b"{\"version\":2,\"width\":80,"));
         let value: serde_json::Value = serde_json::from_slice(&line).expect("JSON");
         assert_eq!(value["version"], 2);
         assert_eq!(
