@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The web client's tests. Installs what it needs, idempotently, on a clean
-# Debian machine (chromium and two fonts from Debian, playwright-core from npm),
+# Debian machine (chromium and two fonts from Debian, playwright-core and
+# asciinema-player from npm),
 # then runs, in order:
 #   1. node unit tests: the decoder/encoder against proto/vectors, the key
 #      mapping, the screen model, selection (tests/browser/unit)
@@ -33,7 +34,7 @@ for a in "$@"; do
   esac
 done
 
-step "install: chromium, fonts (Debian), playwright-core (npm)"
+step "install: chromium, fonts (Debian), playwright-core and asciinema-player (npm)"
 missing=()
 [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 # CJK and emoji glyphs, so the CJK/emoji tests paint real glyphs.
@@ -45,7 +46,7 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-if [[ ! -d tests/browser/node_modules/playwright-core ]]; then
+if [[ ! -d tests/browser/node_modules/playwright-core || ! -d tests/browser/node_modules/asciinema-player ]]; then
   npm install --prefix tests/browser --no-audit --no-fund --loglevel=error
 fi
 /usr/bin/chromium --version

@@ -5,6 +5,7 @@
 //! Every route is documented, with curl examples and error codes, in
 //! `docs/api.md`.
 
+mod alis;
 mod auth;
 mod body;
 mod create;
@@ -106,6 +107,7 @@ pub fn router(state: AppState) -> Router {
         .route("/sessions/{id}/resize", post(sessions::resize))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/recording", get(recordings::of_session))
+        .route("/sessions/{id}/alis", get(alis::upgrade))
         .route("/recordings", get(recordings::list))
         .route(
             "/recordings/{name}",

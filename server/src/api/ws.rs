@@ -106,7 +106,7 @@ pub async fn upgrade(
 /// Same origin (the Origin's host is the Host header), a configured origin,
 /// no Origin at all (not a browser), or the token given in the URL (the page
 /// knows the secret, so this is not a cross-site request riding a cookie).
-fn origin_allowed(headers: &HeaderMap, allowed: &[String], token_in_url: bool) -> bool {
+pub(super) fn origin_allowed(headers: &HeaderMap, allowed: &[String], token_in_url: bool) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
         return true;
     };
