@@ -55,7 +55,8 @@ pub struct RecordingLimits {
     pub max_total_bytes: u64,
     /// Recordings older than this many days are deleted (0 keeps them).
     pub max_age_days: u64,
-    /// Replay shortens pauses longer than this (0 keeps every pause).
+    /// Players shorten pauses longer than this (written into each
+    /// recording's header as `idle_time_limit`; 0 writes none).
     pub idle_time_limit_ms: u64,
 }
 

@@ -133,6 +133,7 @@ impl Recordings {
             timestamp: now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs(),
             title: profile.map_or_else(|| argv.join(" "), str::to_owned),
             command: argv.join(" "),
+            idle_time_limit: self.limits.idle_time_limit().map(|t| t.as_secs_f64()),
             term: term.to_owned(),
             session: session.to_owned(),
             profile: profile.map(str::to_owned),

@@ -19,7 +19,7 @@ use super::utf8::Utf8Stream;
 const WRITE_AT: usize = 64 * 1024;
 
 /// What a recording's header says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Header {
     /// Width at the start.
     pub width: u16,
@@ -31,6 +31,8 @@ pub struct Header {
     pub title: String,
     /// The command line, as one string.
     pub command: String,
+    /// Pauses longer than this many seconds are shortened by players.
+    pub idle_time_limit: Option<f64>,
     /// The `TERM` the program was given.
     pub term: String,
     /// The session recorded.
@@ -48,6 +50,8 @@ impl Header {
             width: u16,
             height: u16,
             timestamp: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            idle_time_limit: Option<f64>,
             title: &'a str,
             command: &'a str,
             env: Env<'a>,
@@ -69,6 +73,7 @@ impl Header {
             width: self.width,
             height: self.height,
             timestamp: self.timestamp,
+            idle_time_limit: self.idle_time_limit,
             title: &self.title,
             command: &self.command,
             env: Env { term: &self.term },
@@ -187,7 +192,17 @@ impl Recorder {
         push_event(&mut self.buffer, now, code, data);
         let added = (self.buffer.len() - mark) as u64;
         if self.size + added > self.max_bytes {
+            // Keep what fits of the text, then say why the rest is missing.
             self.buffer.truncate(mark);
+            let mut empty = Vec::new();
+            push_event(&mut empty, now, code, "");
+            let budget = self
+                .max_bytes
+                .saturating_sub(self.size + empty.len() as u64);
+            let part = fitting_prefix(data, budget);
+            if !part.is_empty() && code != "m" {
+                push_event(&mut self.buffer, now, code, part);
+            }
             let label = format!(
                 "recording stopped: the byte cap of {} bytes was reached",
                 self.max_bytes
@@ -225,6 +240,23 @@ fn push_event(buffer: &mut Vec<u8>, time: f64, code: &str, data: &str) {
     buffer.extend_from_slice(b"]\n");
 }
 
+/// The longest start of `text` whose JSON string body takes at most `budget` bytes.
+fn fitting_prefix(text: &str, budget: u64) -> &str {
+    let mut used = 0u64;
+    for (at, c) in text.char_indices() {
+        let size = match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8() as u64,
+        };
+        if used + size > budget {
+            return &text[..at];
+        }
+        used += size;
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +275,23 @@ mod tests {
     }
 
     #[test]
+    fn the_fitting_prefix_counts_escapes() {
+        let text = "ab\x1b\"é";
+        for budget in 0..=12 {
+            let part = fitting_prefix(text, budget);
+            let encoded = serde_json::to_string(part).expect("JSON").len() as u64 - 2;
+            assert!(encoded <= budget, "{budget}: {part:?}");
+            if part.len() < text.len() {
+                let longer = &text
+                    [..part.len() + text[part.len()..].chars().next().map_or(0, char::len_utf8)];
+                let longer = serde_json::to_string(longer).expect("JSON").len() as u64 - 2;
+                assert!(longer > budget, "{budget}: {part:?} could take one more");
+            }
+        }
+        assert_eq!(fitting_prefix(text, 100), text);
+    }
+
+    #[test]
     fn the_header_holds_the_asciicast_fields() {
         let header = Header {
             width: 80,
@@ -250,6 +299,7 @@ mod tests {
             timestamp: 1_700_000_000,
             title: "shell".to_owned(),
             command: "bash -l".to_owned(),
+            idle_time_limit: Some(2.5),
             term: "xterm-256color".to_owned(),
             session: "abc".to_owned(),
             profile: None,
@@ -265,6 +315,7 @@ mod tests {
         );
         assert_eq!(value["env"]["TERM"], "xterm-256color");
         assert_eq!(value["command"], "bash -l");
+        assert_eq!(value["idle_time_limit"], 2.5);
         assert_eq!(value["panecast"]["session"], "abc");
         assert!(value["panecast"].get("profile").is_none());
     }
