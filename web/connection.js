@@ -4,7 +4,7 @@
 import { encodePing } from './protocol.js';
 
 // Close codes after which reconnecting cannot help (PROTOCOL.md section 8).
-export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4004, 4010, 4029]);
+export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4010, 4029]);
 
 export function backoff(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** Math.min(attempt, 10));
@@ -12,9 +12,11 @@ export function backoff(attempt, random = Math.random) {
 }
 
 export class Connection {
-  /** handlers: open(), message(ArrayBuffer), close({code, reason, retryIn}) — retryIn null when final. */
-  constructor(url, handlers, { pingEvery = 25000, deadAfter = 70000 } = {}) {
+  /** handlers: open(), message(ArrayBuffer), close({code, reason, retryIn}) — retryIn null when final.
+   *  protocols: WebSocket subprotocols (a credential travels as `panecast.token.T`, never in the URL). */
+  constructor(url, handlers, { pingEvery = 25000, deadAfter = 70000, protocols = [] } = {}) {
     this.url = url;
+    this.protocols = protocols;
     this.h = handlers;
     this.pingEvery = pingEvery;
     this.deadAfter = deadAfter;
@@ -33,7 +35,7 @@ export class Connection {
     this.stopped = false;
     clearTimeout(this.timer);
     this.timer = null;
-    const ws = new WebSocket(this.url);
+    const ws = this.protocols.length ? new WebSocket(this.url, this.protocols) : new WebSocket(this.url);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
     this.opened = false;

@@ -2,8 +2,9 @@
 // A custom element around Terminal, in a shadow root. Attributes:
 //   src        the session: a page URL (/s/ID, /embed/ID), its API URL
 //              (/api/sessions/ID) or the WebSocket URL itself (.../ws)
-//   token      sent as ?token= on the WebSocket URL (for pages on another origin;
-//              same-origin pages have the cookie)
+//   token      a credential kept in memory: sent as the WebSocket subprotocol
+//              panecast.token.T and as a bearer header, never in a URL (for
+//              pages on another origin, where cookies are not sent)
 //   role       view | control (default control)
 //   font-size  CSS pixels (default 14); theme: dark | light | solarized | xterm
 //   fit        auto | resize | scale | none (default auto: control resizes, view scales)
@@ -11,7 +12,7 @@
 import { Terminal } from './terminal.js';
 
 /** WebSocket and API URLs of a session from `src`, resolved against `base`. */
-export function sessionUrls(src, { role = 'control', token = '' } = {}, base = globalThis.location && location.href) {
+export function sessionUrls(src, { role = 'control' } = {}, base = globalThis.location && location.href) {
   const u = new URL(src, base);
   const m = u.pathname.match(/^(.*?)\/(?:s|embed|api\/sessions)\/([^/]+)(\/ws)?\/?$/);
   if (!m) throw new Error(`panecast-terminal: cannot find a session in src="${src}"`);
@@ -21,7 +22,6 @@ export function sessionUrls(src, { role = 'control', token = '' } = {}, base = g
   const ws = new URL(`${api}/ws`);
   ws.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
   ws.searchParams.set('role', role === 'view' ? 'view' : 'control');
-  if (token) ws.searchParams.set('token', token);
   return { id, api, ws: ws.href };
 }
 
@@ -69,9 +69,10 @@ export class PanecastTerminal extends HTMLElement {
     if (!src || !this.isConnected) return;
     const role = this.getAttribute('role') || 'control';
     const token = this.getAttribute('token') || '';
-    const urls = sessionUrls(src, { role, token });
+    const urls = sessionUrls(src, { role });
     const t = new Terminal(this.box, {
       url: urls.ws,
+      protocols: token ? ['panecast', `panecast.token.${token}`] : [],
       role,
       fontSize: Number(this.getAttribute('font-size')) || 14,
       theme: this.getAttribute('theme') || 'dark',

@@ -1,15 +1,19 @@
 // The /s/{id} and /embed/{id} pages: one <panecast-terminal> for the session
-// in the URL. URL parameters: role (control|view), fontSize, theme, fit, and
-// token (used once: the server turns it into a cookie; it is then removed
-// from the address bar, and kept in memory for the WebSocket).
-import './element.js';
+// in the URL. URL parameters: role (control|view), fontSize, theme, fit. A
+// share link's token comes once in the fragment (#t=TOKEN), which never
+// reaches the server's logs or a Referer: it is removed from the address bar,
+// kept in memory for the stream, and (on a first-party page) traded for a
+// cookie scoped to this session, so a reload needs no token.
+import { sessionUrls } from './element.js';
+import { mountShare } from './share.js';
 
 const params = new URLSearchParams(location.search);
-const token = params.get('token') || '';
+const fragment = new URLSearchParams(location.hash.slice(1));
+const token = fragment.get('t') || '';
 if (token) {
-  params.delete('token');
-  const q = params.toString();
-  history.replaceState(history.state, '', location.pathname + (q ? '?' + q : '') + location.hash);
+  fragment.delete('t');
+  const h = fragment.toString();
+  history.replaceState(history.state, '', location.pathname + location.search + (h ? '#' + h : ''));
 }
 const m = location.pathname.match(/\/(s|embed)\/([^/]+)\/?$/);
 const el = document.querySelector('panecast-terminal');
@@ -26,6 +30,11 @@ if (m) {
   if (fit) el.setAttribute('fit', fit);
   if (token) el.setAttribute('token', token);
   el.setAttribute('src', location.pathname);
+  const { api } = sessionUrls(location.pathname);
+  if (token) {
+    fetch(`${api}/login`, { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
+  }
+  if (!embed) mountShare(document.body, api, token);
   const id = decodeURIComponent(m[2]);
   el.addEventListener('title', (e) => {
     if (!embed) document.title = e.detail ? `${e.detail} · panecast` : `${id} · panecast`;

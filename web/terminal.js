@@ -28,6 +28,7 @@ const CSS = `
 
 const STATUS_TEXT = {
   4002: 'Session deleted',
+  4003: 'Access ended: this link was revoked or has expired',
   4004: 'Session not found',
   4029: 'Too many viewers on this session',
   4010: 'Disconnected after being idle',
@@ -129,7 +130,7 @@ export class Terminal extends EventTarget {
       open: () => {},
       message: (data) => this.onMessage(data),
       close: (info) => this.onClose(info),
-    });
+    }, { protocols: this.opts.protocols || [] });
     this.conn.connect();
   }
 

@@ -32,6 +32,10 @@ pub const SESSION_ENDED: u16 = 4001;
 /// 4002: the session was deleted through the API.
 pub const SESSION_DELETED: u16 = 4002;
 
+/// 4003: the credential the connection was opened with was revoked or
+/// expired (a share link). Reconnecting needs a new credential.
+pub const ACCESS_REVOKED: u16 = 4003;
+
 /// 4004: no session has the requested id.
 pub const SESSION_NOT_FOUND: u16 = 4004;
 

@@ -29,6 +29,8 @@ enum Command {
     Serve(ServeArgs),
     /// Feed a byte stream to the emulator and print the final screen.
     Render(RenderArgs),
+    /// Print a fresh random secret and the `[[keys]]` entry for the config.
+    Key,
 }
 
 /// Options of `panecast serve`.
@@ -41,10 +43,19 @@ struct ServeArgs {
     /// without it, embedded defaults apply.
     #[arg(long, env = "PANECAST_CONFIG")]
     config: Option<PathBuf>,
-    /// Token API requests must carry (letters, digits, '-', '_', '.', '~');
-    /// a random one is generated and printed when none is given.
-    #[arg(long, env = "PANECAST_TOKEN", hide_env_values = true)]
+    /// The admin token (letters, digits, '-', '_', '.', '~'); a random one
+    /// is generated and printed when none is given. Prefer --token-file or
+    /// the environment: a command line is visible to other processes.
+    #[arg(
+        long,
+        env = "PANECAST_TOKEN",
+        hide_env_values = true,
+        conflicts_with = "token_file"
+    )]
     token: Option<String>,
+    /// A file holding the admin token (surrounding whitespace is ignored).
+    #[arg(long, env = "PANECAST_TOKEN_FILE")]
+    token_file: Option<PathBuf>,
     /// Let requests run any command and set environment variables, not only
     /// configured profiles.
     #[arg(
@@ -100,6 +111,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => run_serve(args),
         Command::Render(args) => run_render(args),
+        Command::Key => run_key(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -116,7 +128,18 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         Some(path) => Config::load(path).map_err(|e| e.to_string())?,
         None => Config::default(),
     };
-    let (token, generated) = match args.token {
+    let from_command_line = args.token.is_some()
+        && std::env::var("PANECAST_TOKEN").ok().as_deref() != args.token.as_deref();
+    let given = match (&args.token, &args.token_file) {
+        (_, Some(path)) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?
+                .trim()
+                .to_owned(),
+        ),
+        (token, None) => token.clone(),
+    };
+    let (token, generated) = match given {
         Some(token) if valid_token(&token) => (token, false),
         Some(_) => {
             return Err("the token must be 1 to 256 letters, digits, '-', '_', '.' or '~'".into())
@@ -126,6 +149,14 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             true,
         ),
     };
+    // Before any thread starts: children running as root could read these.
+    crate::scrub::scrub(&token);
+    harden_process();
+    if from_command_line {
+        tracing::warn!(
+            "the token was given on the command line, where other users' processes can read it; use --token-file or PANECAST_TOKEN"
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -137,12 +168,11 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the listening address: {e}"))?;
-        let origin = if generated {
-            "a fresh token"
+        if generated {
+            println!("panecast listening: open http://{addr}/?token={token} (a fresh token)");
         } else {
-            "the token you gave"
-        };
-        println!("panecast listening: open http://{addr}/?token={token} ({origin})");
+            println!("panecast listening: open http://{addr}/?token=YOUR_TOKEN");
+        }
         let settings = Settings {
             config,
             token,
@@ -154,6 +184,58 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     result
+}
+
+/// Closes what a session's programs could use against the server, which
+/// is their parent and runs as the same user: no core dumps and no
+/// `/proc/PID/environ`, `cmdline` or ptrace for them (non-dumpable); the
+/// server becomes the reaper of their orphaned background jobs, so
+/// deleting a session can end them, and a thread reaps those that exit.
+/// The descriptor limit is raised to its maximum for many connections.
+fn harden_process() {
+    // SAFETY: PR_SET_DUMPABLE takes one integer argument.
+    if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } != 0 {
+        tracing::warn!("cannot make the process non-dumpable: children may read its /proc entries");
+    }
+    if !crate::pty::become_subreaper() {
+        tracing::warn!(
+            "cannot become a child subreaper: background jobs may outlive their sessions"
+        );
+    }
+    let spawned = std::thread::Builder::new()
+        .name("orphan-reaper".to_owned())
+        .spawn(|| loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            crate::pty::reap_orphans();
+        });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "cannot start the orphan reaper");
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the struct given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
+/// `panecast key`: a fresh secret, and the config entry holding its digest.
+fn run_key() -> Result<(), String> {
+    let secret =
+        crate::access::secret::generate().map_err(|e| format!("cannot generate a secret: {e}"))?;
+    println!("secret: {secret}");
+    println!(
+        "(give the secret to the client; paste this into the config, it holds only the digest)"
+    );
+    println!();
+    print!("{}", crate::access::config_entry(&secret));
+    Ok(())
 }
 
 /// Logs to standard error, filtered by `RUST_LOG` (default `info`).
@@ -248,7 +330,7 @@ mod tests {
             .command
         {
             Command::Serve(args) => args,
-            Command::Render(_) => unreachable!("parsed as serve"),
+            _ => unreachable!("parsed as serve"),
         }
     }
 

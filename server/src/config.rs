@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::access::{KeyConfig, TrustedProxies};
 use crate::term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
 /// Name of the profile created when none is configured, and used when a
@@ -32,6 +33,54 @@ pub struct Config {
     pub recordings_dir: PathBuf,
     /// The size, age and playback limits of recordings.
     pub recordings: RecordingLimits,
+    /// Named credentials with a role and a scope (`[[keys]]`).
+    pub keys: Vec<KeyConfig>,
+    /// Named sessions started at boot (`[[sessions]]`).
+    pub sessions: Vec<BootSession>,
+    /// Origins that may show `/embed/{id}` in a frame; none by default.
+    pub embed_ancestors: Vec<String>,
+    /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+    pub trusted_proxies: Vec<String>,
+    /// Host names the server answers to besides IP addresses and
+    /// `localhost` (others get 421, against DNS rebinding).
+    pub public_names: Vec<String>,
+    /// Who may read `/metrics`.
+    pub metrics: MetricsAccess,
+}
+
+/// Who may read `/metrics`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MetricsAccess {
+    /// Anyone who can reach the port.
+    Open,
+    /// Callers with a credential, of any role.
+    #[default]
+    Token,
+}
+
+/// A named session started when the server starts.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BootSession {
+    /// Its name (letters, digits, `.`, `_`, `-`).
+    pub name: String,
+    /// The profile it runs.
+    pub profile: String,
+    /// Whether it is started again when its program exits.
+    #[serde(default)]
+    pub restart: Restart,
+}
+
+/// When a boot session is started again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Restart {
+    /// Whenever its program exits (after a short pause).
+    Always,
+    /// Never: it ends like any other session.
+    #[default]
+    Never,
 }
 
 /// Which sessions are recorded.
@@ -113,6 +162,23 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// WebSocket connections to one session at once.
     pub max_viewers: usize,
+    /// Default lifetime of a share link.
+    pub link_ttl_secs: u64,
+    /// Longest lifetime a share link may ask for.
+    pub max_link_ttl_secs: u64,
+    /// Live share links per session.
+    pub max_links_per_session: usize,
+    /// Input bytes a session takes per second, from every transport.
+    pub input_rate: u32,
+    /// Input bytes a session takes in one burst.
+    pub input_burst: u32,
+    /// Open HTTP connections; past it the oldest idle one is closed.
+    pub max_connections: usize,
+    /// Time a connection has to send a request's headers, and the longest
+    /// a connection may sit idle between requests.
+    pub header_timeout_secs: u64,
+    /// Lifetime of the cookies the server sets.
+    pub cookie_max_age_secs: u64,
 }
 
 impl Default for Limits {
@@ -131,6 +197,14 @@ impl Default for Limits {
             grace_ms: 2000,
             max_body_bytes: 1 << 20,
             max_viewers: 256,
+            link_ttl_secs: 86_400,
+            max_link_ttl_secs: 7 * 86_400,
+            max_links_per_session: 32,
+            input_rate: 1 << 20,
+            input_burst: 4 << 20,
+            max_connections: 1024,
+            header_timeout_secs: 10,
+            cookie_max_age_secs: 86_400,
         }
     }
 }
@@ -154,6 +228,11 @@ impl Limits {
     /// [`Limits::grace_ms`] as a duration.
     pub fn grace(&self) -> Duration {
         Duration::from_millis(self.grace_ms)
+    }
+
+    /// [`Limits::header_timeout_secs`] as a duration.
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_secs(self.header_timeout_secs)
     }
 }
 
@@ -211,6 +290,12 @@ impl Default for Config {
             record: RecordPolicy::default(),
             recordings_dir: PathBuf::from("./recordings"),
             recordings: RecordingLimits::default(),
+            keys: Vec::new(),
+            sessions: Vec::new(),
+            embed_ancestors: Vec::new(),
+            trusted_proxies: Vec::new(),
+            public_names: Vec::new(),
+            metrics: MetricsAccess::Token,
         }
     }
 }
@@ -244,14 +329,15 @@ impl Config {
         Config::parse(&text)
     }
 
-    /// Parses and checks TOML text. The `shell` profile is added when the
-    /// text defines no profile of that name.
+    /// Parses and checks TOML text. The profiles it names are the whole
+    /// list: the built-in `shell` profile exists only when it names none.
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
         let mut config: Config = toml::from_str(text)?;
-        config
-            .profiles
-            .entry(DEFAULT_PROFILE.to_owned())
-            .or_insert_with(Profile::login_shell);
+        if config.profiles.is_empty() {
+            config
+                .profiles
+                .insert(DEFAULT_PROFILE.to_owned(), Profile::login_shell());
+        }
         config.validate()?;
         Ok(config)
     }
@@ -283,11 +369,24 @@ impl Config {
                 l.scrollback, l.max_scrollback
             ));
         }
+        if l.link_ttl_secs > l.max_link_ttl_secs {
+            return invalid(format!(
+                "limits.link_ttl_secs = {} exceeds limits.max_link_ttl_secs ({})",
+                l.link_ttl_secs, l.max_link_ttl_secs
+            ));
+        }
         for (name, value) in [
             ("max_sessions", l.max_sessions as u64),
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
             ("max_viewers", l.max_viewers as u64),
+            ("link_ttl_secs", l.link_ttl_secs),
+            ("max_links_per_session", l.max_links_per_session as u64),
+            ("input_rate", u64::from(l.input_rate)),
+            ("input_burst", u64::from(l.input_burst)),
+            ("max_connections", l.max_connections as u64),
+            ("header_timeout_secs", l.header_timeout_secs),
+            ("cookie_max_age_secs", l.cookie_max_age_secs),
         ] {
             if value == 0 {
                 return invalid(format!("limits.{name} must be at least 1"));
@@ -312,8 +411,49 @@ impl Config {
                 }
             }
         }
+        let mut names = std::collections::BTreeSet::new();
+        for key in &self.keys {
+            key.validate().map_err(ConfigError::Invalid)?;
+            if !names.insert(key.name.as_str()) {
+                return invalid(format!("keys: two keys are named '{}'", key.name));
+            }
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for session in &self.sessions {
+            if !valid_session_name(&session.name) {
+                return invalid(format!(
+                    "sessions: '{}' is not a session name (1 to 64 letters, digits, '.', '_', '-', not 32 hex digits)",
+                    session.name
+                ));
+            }
+            if !names.insert(session.name.as_str()) {
+                return invalid(format!(
+                    "sessions: two sessions are named '{}'",
+                    session.name
+                ));
+            }
+            if !self.profiles.contains_key(&session.profile) {
+                return invalid(format!(
+                    "sessions.{}: no profile named '{}'",
+                    session.name, session.profile
+                ));
+            }
+        }
+        TrustedProxies::parse(&self.trusted_proxies).map_err(ConfigError::Invalid)?;
         Ok(())
     }
+}
+
+/// True for a usable session name: 1 to 64 letters, digits, `.`, `_` or
+/// `-`, starting with a letter or digit (so never `.` or `..`), and not 32
+/// hex digits (which would read as an id).
+pub fn valid_session_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.as_bytes()[0].is_ascii_alphanumeric()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !(name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// True for a usable environment variable name: not empty, no `=`, no NUL.
@@ -359,7 +499,43 @@ mod tests {
         assert_eq!(top.argv(), ["top", "-d", "1"]);
         assert_eq!(top.env["LINES"], "40");
         assert_eq!(top.cwd.as_deref(), Some(Path::new("/tmp")));
-        assert!(config.profiles.contains_key(DEFAULT_PROFILE));
+        assert!(!config.profiles.contains_key(DEFAULT_PROFILE));
+    }
+
+    #[test]
+    fn the_shell_profile_exists_only_when_no_profile_is_configured() {
+        let config = Config::parse("[profiles.logs]\ncommand = \"tail\"\n").expect("valid");
+        assert_eq!(config.profiles.keys().collect::<Vec<_>>(), ["logs"]);
+        let config = Config::parse("").expect("valid");
+        assert_eq!(
+            config.profiles.keys().collect::<Vec<_>>(),
+            [DEFAULT_PROFILE]
+        );
+    }
+
+    #[test]
+    fn keys_and_boot_sessions_are_read_and_checked() {
+        let digest = "a".repeat(64);
+        let config = Config::parse(&format!(
+            "[profiles.top]\ncommand = \"top\"\n\n[[keys]]\nname = \"grafana\"\nsha256 = \"{digest}\"\nrole = \"view\"\nsessions = [\"htop\"]\n\n[[sessions]]\nname = \"htop\"\nprofile = \"top\"\nrestart = \"always\"\n"
+        ))
+        .expect("valid");
+        assert_eq!(config.keys[0].name, "grafana");
+        assert_eq!(config.sessions[0].restart, Restart::Always);
+        for bad in [
+            "[[sessions]]\nname = \"x\"\nprofile = \"nope\"",
+            "[[sessions]]\nname = \"a b\"\nprofile = \"shell\"",
+            "[[sessions]]\nname = \"0123456789abcdef0123456789abcdef\"\nprofile = \"shell\"",
+            "[[keys]]\nname = \"k\"\nsha256 = \"12\"\nrole = \"view\"",
+            "trusted_proxies = [\"not-an-ip\"]",
+            "[limits]\nlink_ttl_secs = 10\nmax_link_ttl_secs = 5",
+        ] {
+            assert!(
+                matches!(Config::parse(bad), Err(ConfigError::Invalid(_))),
+                "{bad}"
+            );
+        }
+        assert!(Config::parse("[[keys]]\nname = \"k\"\nsha256 = \"aa\"\nrole = \"root\"").is_err());
     }
 
     #[test]
@@ -433,7 +609,7 @@ mod tests {
         assert_eq!(config.recordings.max_age(), None);
         assert_eq!(config.recordings.idle_time_limit(), None);
         assert!(config.profiles["audit"].record && config.profiles["audit"].record_input);
-        assert!(!config.profiles[DEFAULT_PROFILE].record);
+        assert!(!Profile::login_shell().record && !Profile::login_shell().record_input);
         assert!(Config::parse("record = \"sometimes\"").is_err());
         assert!(Config::parse("[recordings]\nmax_bytes = 0").is_err());
     }

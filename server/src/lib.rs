@@ -4,9 +4,10 @@
 //! ANSI, HTML or SVG; [`stream`] turns screens into wire frames for
 //! viewers. [`pty`] runs children in pseudo-terminals, [`session`] keeps one
 //! actor per child that owns its screen, [`input`] encodes keys, and [`api`]
-//! serves it all over HTTP; [`config`] holds profiles and limits, and
+//! serves it all over HTTP behind the one access check of [`access`]; [`config`] holds profiles and limits, and
 //! [`cli`] is the command line; [`assets`] holds the web client's files.
 
+pub mod access;
 pub mod api;
 pub mod assets;
 pub mod cli;
@@ -16,6 +17,7 @@ pub mod pty;
 pub mod random;
 pub mod record;
 pub mod render;
+pub mod scrub;
 pub mod session;
 pub mod stream;
 pub mod term;

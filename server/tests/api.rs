@@ -260,13 +260,15 @@ fn an_exit_is_seen_even_when_an_escaped_process_keeps_the_terminal_open() {
     let escaped = server.background_pid(&id);
     let session = server.wait_exit(&id);
     assert_eq!(session["exit_code"], 4, "{session}");
-    assert_eq!(server.delete(&id).status, 200);
     assert!(
         alive(escaped),
         "out of reach of the hangup, as setsid meant"
     );
-    // SAFETY: kill only sends a signal to the process this test started.
-    unsafe { libc::kill(escaped as i32, libc::SIGKILL) };
+    // Deleting the session ends what it left behind.
+    assert_eq!(server.delete(&id).status, 200);
+    eventually("the escaped process to be gone", || {
+        (!alive(escaped)).then_some(())
+    });
 }
 
 #[test]
@@ -293,7 +295,7 @@ fn every_api_route_needs_the_token() {
         ("POST", "/api/sessions"),
         ("GET", "/api/sessions/0123"),
         ("GET", "/api/nothing-here"),
-        ("GET", "/"),
+        ("PUT", "/api/sessions"),
     ] {
         let response = server.raw(method, path, &[], None);
         assert_eq!(
@@ -304,12 +306,15 @@ fn every_api_route_needs_the_token() {
         let response = server.raw(method, path, &[("Authorization", "Bearer wrong")], None);
         assert_eq!(response.status, 401, "{method} {path} with a wrong token");
     }
-    let response = server.raw("GET", "/api/sessions?token=wrong", &[], None);
+    // A token in an API URL is not a credential (it would be logged).
+    let response = server.raw("GET", &format!("/api/sessions?token={TOKEN}"), &[], None);
     assert_eq!(response.status, 401);
 
-    // ?token= lets the request in and sets the cookie, which then suffices.
-    let response = server.raw("GET", &format!("/api/sessions?token={TOKEN}"), &[], None);
-    assert_eq!(response.status, 200);
+    // ?token= on a page is traded for the cookie by a redirect that drops
+    // it from the URL; the cookie then suffices.
+    let response = server.raw("GET", &format!("/?token={TOKEN}"), &[], None);
+    assert_eq!(response.status, 303);
+    assert_eq!(response.header("location"), Some("/"));
     let cookie = response.header("set-cookie").expect("a cookie").to_owned();
     assert!(
         cookie.starts_with(&format!("panecast_token={TOKEN};")),
@@ -324,9 +329,10 @@ fn every_api_route_needs_the_token() {
     assert_eq!(response.status, 200);
     assert_eq!(response.json(), json!({ "sessions": [] }));
 
-    // Health and metrics are open.
+    // Health is open; metrics need a credential by default.
     assert_eq!(server.raw("GET", "/healthz", &[], None).status, 200);
-    let metrics = server.raw("GET", "/metrics", &[], None);
+    assert_eq!(server.raw("GET", "/metrics", &[], None).status, 401);
+    let metrics = server.call("GET", "/metrics", None);
     assert_eq!(metrics.status, 200);
     assert!(
         metrics.body.contains("panecast_sessions 0"),

@@ -393,3 +393,76 @@ fn a_killed_server_leaves_a_recording_readable_to_its_last_line() {
     assert!(cut.len() < 200_000, "the cut piece is at most one event");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_share_link_reaches_its_sessions_recordings_only_and_cannot_delete() {
+    let dir = fresh_dir("access");
+    std::fs::write(
+        dir.join("foreign.cast"),
+        "{\"version\": 2, \"width\": 10, \"height\": 2}\n[0.1, \"o\", \"x\"]\n",
+    )
+    .expect("a file of no session");
+    let server = Server::start(recording_config(&dir));
+    let mine = server.create(&["true"], json!({ "record": true }));
+    let other = server.create(&["true"], json!({ "record": true }));
+    let (mine_id, mine_name) = (
+        session_id(&mine),
+        mine["recording"].as_str().expect("recorded"),
+    );
+    let other_name = other["recording"].as_str().expect("recorded");
+    server.wait_exit(&mine_id);
+    server.wait_exit(&session_id(&other));
+    let link = server.call(
+        "POST",
+        &format!("/api/sessions/{mine_id}/links"),
+        Some(r#"{"role": "control"}"#),
+    );
+    assert_eq!(link.status, 201, "{}", link.body);
+    let token = link.json()["token"].as_str().expect("a token").to_owned();
+    let auth = format!("Bearer {token}");
+    let as_link =
+        |method: &str, path: &str| server.raw(method, path, &[("Authorization", &auth)], None);
+
+    let list = as_link("GET", "/api/recordings").json();
+    let names: Vec<&str> = list["recordings"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, [mine_name], "only its session's recording");
+    assert_eq!(
+        as_link("GET", &format!("/api/recordings/{mine_name}")).status,
+        200
+    );
+    assert_eq!(
+        as_link("GET", &format!("/api/sessions/{mine_id}/recording")).status,
+        302
+    );
+    for name in [other_name, "foreign"] {
+        for method in ["GET", "DELETE"] {
+            let response = as_link(method, &format!("/api/recordings/{name}"));
+            assert_eq!(
+                (response.status, response.code()),
+                (404, "recording_not_found".to_owned()),
+                "{method} {name}"
+            );
+        }
+    }
+    let response = as_link("DELETE", &format!("/api/recordings/{mine_name}"));
+    assert_eq!(
+        response.status, 403,
+        "only admins delete: {}",
+        response.body
+    );
+    // The admin reaches all three, the foreign file included.
+    let list = server.call("GET", "/api/recordings", None).json();
+    assert_eq!(list["recordings"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        server
+            .call("DELETE", "/api/recordings/foreign", None)
+            .status,
+        204
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

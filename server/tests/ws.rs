@@ -632,7 +632,7 @@ async fn the_latest_resize_wins_and_every_viewer_gets_a_full_frame() {
 }
 
 #[tokio::test]
-async fn the_upgrade_checks_role_token_session_and_origin() {
+async fn the_upgrade_checks_role_credential_session_and_origin() {
     let mut config = test_config();
     config.allowed_origins = vec!["https://dash.example".to_owned()];
     let server = Server::start(config);
@@ -672,44 +672,42 @@ async fn the_upgrade_checks_role_token_session_and_origin() {
     assert_eq!(r.status, 404, "{}", r.body);
 
     let evil = ("Origin", "https://evil.example".to_owned());
+    let cookie = ("Cookie", format!("panecast_token={TOKEN}"));
+    // Another site riding the browser's cookie is refused.
     let r = refused(
         connect(
             ws::ws_path(&id, Some("view")),
-            vec![("Authorization", auth.clone()), evil.clone()],
+            vec![cookie.clone(), evil.clone()],
         )
         .await,
     );
     assert_eq!(r.status, 403, "{}", r.body);
     assert!(r.body.contains("origin_forbidden"), "{}", r.body);
-    // Another site probing ids learns nothing: 403 before 404.
-    let r = refused(
-        connect(
-            ws::ws_path("0123", Some("view")),
-            vec![("Authorization", auth.clone()), evil.clone()],
-        )
-        .await,
-    );
-    assert_eq!(r.status, 403, "{}", r.body);
 
-    // Accepted: the same origin, a configured one, another one with the
-    // token in the URL, and without a role (control).
+    // Accepted: the cookie from the same origin or a configured one; a
+    // credential the page holds (header or subprotocol) from any origin.
     let same = format!("http://{}", server.addr);
+    let protocol = (
+        "Sec-WebSocket-Protocol",
+        format!("panecast, panecast.token.{TOKEN}"),
+    );
     for (path, headers) in [
         (
             ws::ws_path(&id, Some("view")),
-            vec![("Authorization", auth.clone()), ("Origin", same)],
+            vec![cookie.clone(), ("Origin", same)],
         ),
         (
             ws::ws_path(&id, Some("view")),
             vec![
-                ("Authorization", auth.clone()),
+                cookie.clone(),
                 ("Origin", "https://dash.example".to_owned()),
             ],
         ),
         (
-            format!("{}&token={TOKEN}", ws::ws_path(&id, Some("view"))),
-            vec![evil.clone()],
+            ws::ws_path(&id, Some("view")),
+            vec![("Authorization", auth.clone()), evil.clone()],
         ),
+        (ws::ws_path(&id, Some("view")), vec![protocol, evil.clone()]),
     ] {
         let mut client = connect(path.clone(), headers)
             .await
@@ -719,6 +717,15 @@ async fn the_upgrade_checks_role_token_session_and_origin() {
             .await;
         client.close().await;
     }
+    // A token in the URL is no credential: URLs are logged.
+    let r = refused(
+        connect(
+            format!("{}&token={TOKEN}", ws::ws_path(&id, Some("view"))),
+            vec![],
+        )
+        .await,
+    );
+    assert_eq!(r.status, 401, "{}", r.body);
     let mut default_role = connect(ws::ws_path(&id, None), vec![("Authorization", auth)])
         .await
         .expect("accepted");

@@ -231,3 +231,49 @@ e2e('the custom element works on a page of another origin with its token attribu
     host.close();
   }
 });
+
+e2e('share: an admin mints a view link, a second browser watches but cannot type, revoking ends its access', async () => {
+  const id = await session();
+  await input(id, 'echo sharedscreen\r');
+  const admin = await open(id);
+  // The Share control is there for the admin; mint a view link for a day.
+  await admin.locator('.pc-bar button', { hasText: 'Share' }).click();
+  await admin.locator('.pc-share select[aria-label="Role"]').selectOption('view');
+  await admin.locator('.pc-share button', { hasText: 'Create link' }).click();
+  const url = await waitFor(() => admin.locator('.pc-share input').inputValue(), { what: 'the link URL' });
+  assert.match(url, new RegExp(`/s/${id}#t=[0-9a-f]{32}$`), url);
+
+  // A second browser (no cookie of the admin's) opens the link.
+  const ctx = await browser.newContext({ viewport: { width: 900, height: 520 } });
+  const viewer = await ctx.newPage();
+  viewer.errors = [];
+  viewer.on('pageerror', (e) => viewer.errors.push(e.message));
+  await viewer.goto(url);
+  await connected(viewer);
+  assert.ok(!viewer.url().includes('#t='), 'the token left the address bar');
+  assert.equal(await viewer.evaluate(() => window.panecast.role), 'view');
+  await paintedLikeServer(viewer, id, 'sharedscreen');
+  // The link's cookie is scoped to this session's API and HttpOnly.
+  const cookie = (await ctx.cookies()).find((c) => c.name === 'panecast_link');
+  assert.ok(cookie && cookie.httpOnly && cookie.path === `/api/sessions/${id}` && cookie.sameSite === 'Strict', JSON.stringify(cookie));
+  // Typing reaches nothing.
+  await viewer.locator('panecast-terminal').click();
+  await viewer.keyboard.type('echo typedbyviewer');
+  await viewer.keyboard.press('Enter');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.ok(!(await screenText(id)).some((l) => l.includes('typedbyviewer')), 'the viewer typed nothing');
+  // No Share button for a viewer; both pages count the viewer.
+  assert.equal(await viewer.locator('.pc-bar button', { hasText: 'Share' }).count(), 0);
+  await waitFor(async () => /1 watching/.test(await admin.locator('.pc-presence').textContent()), { what: 'the admin sees one viewer' });
+  await waitFor(() => admin.locator('.pc-share tr td', { hasText: '1 open' }).count(), { what: 'the link lists its viewer' });
+
+  // Revoke: the viewer's page says its access ended.
+  await admin.locator('.pc-share button', { hasText: 'Revoke' }).click();
+  await waitFor(() => viewer.evaluate(() => window.panecast.status === 'closed'), { what: 'the viewer closed', timeout: 5000 });
+  const status = await viewer.locator('panecast-terminal').evaluate((el) => el.shadowRoot.querySelector('.pc-status').textContent);
+  assert.match(status, /Access ended/);
+  await screenshot(viewer, 'e2e-share-revoked');
+  assert.deepEqual(viewer.errors, [], 'no errors in the viewer page');
+  await ctx.close();
+  await finish(admin, 'share-admin');
+});

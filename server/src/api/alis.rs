@@ -11,13 +11,14 @@
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use axum::Extension;
 use tokio::time::{sleep_until, timeout, Instant};
 
 use super::error::ApiError;
-use super::ws::origin_allowed;
+use super::guard::{origin_allowed, Caller};
 use super::AppState;
 use crate::record::{AlisEncoder, ALIS_EOT, ALIS_MAGIC, ALIS_SUBPROTOCOL};
 use crate::render::{self, Format};
@@ -29,38 +30,28 @@ const MIN_INTERVAL: Duration = Duration::from_millis(33);
 /// A socket that takes no message for this long is dropped.
 const SEND_TIMEOUT: Duration = Duration::from_secs(45);
 
-/// The query of the upgrade request.
-#[derive(serde::Deserialize)]
-pub struct AlisQuery {
-    token: Option<String>,
-}
-
-/// Checks the origin and the session, then upgrades with the `v1.alis`
-/// subprotocol. The token was checked before, as for every `/api` route.
+/// Checks the origin (for a cookie-borne credential), then upgrades with
+/// the `v1.alis` subprotocol. The guard has authenticated the caller and
+/// found the session within its scope.
 pub async fn upgrade(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    Query(query): Query<AlisQuery>,
+    Extension(caller): Extension<Caller>,
+    Extension(session): Extension<SessionHandle>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let token_in_url = query.token.as_deref().is_some_and(|t| t == &*state.token);
-    if !origin_allowed(&headers, &state.config.allowed_origins, token_in_url) {
+    if caller.by_cookie() && !origin_allowed(&headers, &state.config.allowed_origins, true) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "origin_forbidden",
-            "this page's origin may not open the stream; add it to allowed_origins or pass the token in the URL",
+            "this page's origin may not open the stream with a cookie; add it to allowed_origins",
         ));
     }
-    let session = state
-        .sessions
-        .get(&id)
-        .ok_or_else(|| ApiError::no_session(&id))?;
     let max_viewers = state.config.limits.max_viewers;
     Ok(ws
         .protocols([ALIS_SUBPROTOCOL])
         .on_upgrade(move |mut socket| async move {
-            match session.join_viewer(max_viewers) {
+            match session.join_viewer(max_viewers, panecast_proto::Role::View) {
                 Some(slot) => {
                     let _ = stream(&mut socket, &session, slot).await;
                 }

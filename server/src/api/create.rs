@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use crate::config::{valid_env_name, Config, Limits, RecordPolicy, DEFAULT_PROFILE};
+use crate::access::Grant;
+use crate::config::{
+    valid_env_name, valid_session_name, Config, Limits, RecordPolicy, DEFAULT_PROFILE,
+};
 use crate::pty::{child_env, SpawnSpec};
 use crate::record::RecordOptions;
 use crate::session::SessionSpec;
@@ -18,6 +21,8 @@ use super::error::ApiError;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRequest {
+    /// A name, unique among running sessions, usable wherever an id is.
+    pub name: Option<String>,
     /// A configured profile (default `shell`).
     pub profile: Option<String>,
     /// An argv to run instead of a profile (needs `--allow-any-command`).
@@ -28,7 +33,7 @@ pub struct CreateRequest {
     pub rows: Option<u64>,
     /// Extra environment variables (needs `--allow-any-command`).
     pub env: Option<BTreeMap<String, String>>,
-    /// Working directory (an existing directory).
+    /// Working directory (an existing directory; needs `--allow-any-command`).
     pub cwd: Option<PathBuf>,
     /// Scrollback lines.
     pub scrollback: Option<u64>,
@@ -38,13 +43,32 @@ pub struct CreateRequest {
 }
 
 impl CreateRequest {
-    /// Checks the request against the configuration and builds the spec.
+    /// Checks the request against the configuration and what `grant` may
+    /// start, and builds the spec.
     pub fn resolve(
         self,
         config: &Config,
         allow_any_command: bool,
+        grant: &Grant,
     ) -> Result<SessionSpec, ApiError> {
         let limits = &config.limits;
+        if let Some(name) = self.name.as_deref().filter(|n| !valid_session_name(n)) {
+            return Err(ApiError::bad_request(
+                "bad_name",
+                format!("'{name}' is not a session name: 1 to 64 letters, digits, '.', '_' or '-', not 32 hex digits"),
+            ));
+        }
+        let requested_profile = match (&self.profile, &self.command) {
+            (_, Some(_)) => None,
+            (Some(p), None) => Some(p.as_str()),
+            (None, None) => Some(DEFAULT_PROFILE),
+        };
+        grant.may_start(requested_profile).map_err(|_| {
+            ApiError::forbidden(match requested_profile {
+                Some(p) => format!("this credential may not start the profile '{p}'"),
+                None => "this credential may not start a command".to_owned(),
+            })
+        })?;
         let (cols, rows) = size(
             self.cols.unwrap_or(limits.default_cols.into()),
             self.rows.unwrap_or(limits.default_rows.into()),
@@ -65,6 +89,9 @@ impl CreateRequest {
         };
         if self.env.is_some() && !allow_any_command {
             return Err(forbidden("env", "env"));
+        }
+        if self.cwd.is_some() && !allow_any_command {
+            return Err(forbidden("cwd", "a working directory"));
         }
         let request_env = self.env.unwrap_or_default();
         if let Some(name) = request_env.keys().find(|name| !valid_env_name(name)) {
@@ -142,6 +169,8 @@ impl CreateRequest {
             record: recorded.then_some(RecordOptions {
                 input: profile_record.1,
             }),
+            name: self.name,
+            owner: Some(grant.credential().clone()),
             profile,
             spawn: SpawnSpec {
                 argv,
@@ -198,6 +227,10 @@ mod tests {
         serde_json::from_str(json).expect("valid request JSON")
     }
 
+    fn shell_config() -> Config {
+        Config::default()
+    }
+
     fn config() -> Config {
         Config::parse("[profiles.top]\ncommand = \"top\"\nenv = { A = \"1\" }\ncwd = \"/tmp\"\n")
             .expect("valid config")
@@ -205,7 +238,9 @@ mod tests {
 
     #[test]
     fn an_empty_request_runs_the_shell_profile_at_the_default_size() {
-        let spec = request("{}").resolve(&config(), false).expect("allowed");
+        let spec = request("{}")
+            .resolve(&shell_config(), false, &Grant::admin())
+            .expect("allowed");
         assert_eq!(spec.profile.as_deref(), Some("shell"));
         assert_eq!(spec.spawn.argv.last().map(String::as_str), Some("-l"));
         assert_eq!((spec.spawn.cols, spec.spawn.rows), (80, 24));
@@ -215,7 +250,7 @@ mod tests {
     #[test]
     fn a_profile_brings_its_env_and_cwd() {
         let spec = request(r#"{"profile": "top", "cols": 100, "rows": 30}"#)
-            .resolve(&config(), false)
+            .resolve(&config(), false, &Grant::admin())
             .expect("allowed");
         assert_eq!(spec.spawn.argv, ["top"]);
         assert!(spec.spawn.env.contains(&("A".to_owned(), "1".to_owned())));
@@ -226,15 +261,15 @@ mod tests {
     #[test]
     fn commands_and_env_need_the_flag() {
         let err = request(r#"{"command": ["ls"]}"#)
-            .resolve(&config(), false)
+            .resolve(&config(), false, &Grant::admin())
             .expect_err("forbidden");
         assert_eq!(err.status, StatusCode::FORBIDDEN);
         let err = request(r#"{"env": {"X": "1"}}"#)
-            .resolve(&config(), false)
+            .resolve(&config(), false, &Grant::admin())
             .expect_err("forbidden");
         assert_eq!(err.status, StatusCode::FORBIDDEN);
         let spec = request(r#"{"command": ["ls", "-l"], "env": {"X": "1"}}"#)
-            .resolve(&config(), true)
+            .resolve(&config(), true, &Grant::admin())
             .expect("allowed");
         assert_eq!(spec.profile, None);
         assert_eq!(spec.spawn.argv, ["ls", "-l"]);
@@ -244,11 +279,14 @@ mod tests {
     #[test]
     fn recording_is_on_when_the_request_the_profile_or_the_config_asks() {
         let mut config = Config::parse(
-            "[profiles.audit]\ncommand = \"sh\"\nrecord = true\nrecord_input = true\n",
+            "[profiles.shell]\n[profiles.audit]\ncommand = \"sh\"\nrecord = true\nrecord_input = true\n",
         )
         .expect("valid config");
         let resolve = |json: &str, config: &Config| {
-            request(json).resolve(config, true).expect("allowed").record
+            request(json)
+                .resolve(config, true, &Grant::admin())
+                .expect("allowed")
+                .record
         };
         assert_eq!(resolve("{}", &config), None);
         assert_eq!(resolve(r#"{"record": false}"#, &config), None);
@@ -275,14 +313,20 @@ mod tests {
             (r#"{"cols": 70000}"#, "bad_size"),
             (r#"{"scrollback": 100000000}"#, "bad_scrollback"),
             (r#"{"profile": "nope"}"#, "unknown_profile"),
+            (r#"{"name": "a b"}"#, "bad_name"),
             (r#"{"profile": "top", "command": ["ls"]}"#, "bad_request"),
             (r#"{"command": []}"#, "bad_command"),
             (r#"{"command": [""]}"#, "bad_command"),
             (r#"{"env": {"A=B": "1"}}"#, "bad_env"),
-            (r#"{"cwd": "/nonexistent/dir"}"#, "bad_cwd"),
+            (
+                r#"{"profile": "top", "cwd": "/nonexistent/dir"}"#,
+                "bad_cwd",
+            ),
         ];
         for (json, code) in cases {
-            let err = request(json).resolve(&config(), true).expect_err(json);
+            let err = request(json)
+                .resolve(&config(), true, &Grant::admin())
+                .expect_err(json);
             assert_eq!(
                 (err.status, err.code),
                 (StatusCode::BAD_REQUEST, code),

@@ -44,12 +44,17 @@ impl ApiError {
         )
     }
 
+    /// 403: the credential's role does not allow it.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+
     /// 404 for an unknown session id.
     pub fn no_session(id: &str) -> ApiError {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "session_not_found",
-            format!("no session with id '{id}'"),
+            format!("no session with id or name '{id}'"),
         )
     }
 }
@@ -73,6 +78,8 @@ impl From<SessionError> for ApiError {
             SessionError::Exited => (StatusCode::CONFLICT, "session_exited"),
             SessionError::InputBusy => (StatusCode::TOO_MANY_REQUESTS, "input_busy"),
             SessionError::Resize(_) => (StatusCode::INTERNAL_SERVER_ERROR, "resize_failed"),
+            SessionError::BadSize(_) => (StatusCode::BAD_REQUEST, "bad_size"),
+            SessionError::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "input_rate_limited"),
         };
         ApiError::new(status, code, err.to_string())
     }
@@ -83,6 +90,7 @@ impl From<CreateError> for ApiError {
         let (status, code) = match err {
             CreateError::TooMany(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions"),
             CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
+            CreateError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),
             CreateError::Record(_) => (StatusCode::INTERNAL_SERVER_ERROR, "recording_failed"),
             CreateError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),

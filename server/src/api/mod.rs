@@ -2,38 +2,47 @@
 //! which runs it on a bound listener until a shutdown signal and then ends
 //! every session.
 //!
+//! Every `/api` route goes through the [guard](guard), which authenticates
+//! the caller and applies the one access check of [`crate::access`].
 //! Every route is documented, with curl examples and error codes, in
 //! `docs/api.md`.
 
 mod alis;
-mod auth;
+mod audit;
 mod body;
+mod boot;
+mod cookies;
 mod create;
 mod error;
+mod guard;
+mod links;
+mod listen;
 mod ops;
 mod pages;
+mod policy;
 mod recordings;
 mod sessions;
 mod view;
 mod ws;
 
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 
+use crate::access::{Access, TrustedProxies};
 use crate::config::Config;
 use crate::record::Recordings;
-use crate::session::Sessions;
+use crate::session::{SessionHandle, Sessions};
 
-pub use auth::valid_token;
+pub use crate::access::valid_token;
 pub use error::ApiError;
+pub use guard::{Tls, PROTOCOL, TOKEN_PROTOCOL};
 
 /// Time between two runs of the recordings' retention.
 const RETENTION_PERIOD: Duration = Duration::from_secs(3600);
@@ -46,7 +55,7 @@ const CONNECTION_DRAIN: Duration = Duration::from_secs(1);
 pub struct Settings {
     /// Profiles and limits.
     pub config: Config,
-    /// The token every `/api` request must carry.
+    /// The admin token: it may do everything.
     pub token: String,
     /// Whether requests may name their own argv and environment.
     pub allow_any_command: bool,
@@ -67,14 +76,24 @@ impl std::fmt::Debug for Settings {
 pub struct AppState {
     sessions: Arc<Sessions>,
     config: Arc<Config>,
-    token: Arc<str>,
+    access: Arc<Access>,
+    trusted: Arc<TrustedProxies>,
     allow_any_command: bool,
 }
 
 impl AppState {
-    /// State for `settings`, with an empty session registry.
-    pub fn new(settings: Settings) -> AppState {
-        AppState {
+    /// State for `settings`, with an empty session registry; fails when the
+    /// configuration's keys or proxies are malformed.
+    pub fn new(settings: Settings) -> Result<AppState, String> {
+        let limits = &settings.config.limits;
+        let access = Access::new(
+            &settings.token,
+            &settings.config.keys,
+            Duration::from_secs(limits.max_link_ttl_secs),
+            limits.max_links_per_session,
+        )?;
+        let trusted = TrustedProxies::parse(&settings.config.trusted_proxies)?;
+        Ok(AppState {
             sessions: Sessions::new(
                 settings.config.limits.clone(),
                 Recordings::new(
@@ -83,18 +102,35 @@ impl AppState {
                 ),
             ),
             config: Arc::new(settings.config),
-            token: Arc::from(settings.token),
+            access: Arc::new(access),
+            trusted: Arc::new(trusted),
             allow_any_command: settings.allow_any_command,
-        }
+        })
     }
 
     /// The session registry.
     pub fn sessions(&self) -> &Arc<Sessions> {
         &self.sessions
     }
+
+    fn trusted(&self) -> &TrustedProxies {
+        &self.trusted
+    }
 }
 
-/// Every route: `/api/...` behind the token, `/healthz` and `/metrics` open.
+/// A session as the access check sees it.
+fn target(session: &SessionHandle) -> crate::access::Target<'_> {
+    let info = session.info();
+    crate::access::Target {
+        id: &info.id,
+        name: info.name.as_deref(),
+        owner: info.owner.as_ref(),
+    }
+}
+
+/// Every route: `/api/...` behind the guard, the pages and `/web/` open
+/// (they hold no secret; the pages fetch everything through the API),
+/// `/healthz` open, `/metrics` as configured.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/sessions", post(sessions::create).get(sessions::list))
@@ -113,25 +149,32 @@ pub fn router(state: AppState) -> Router {
             "/recordings/{name}",
             get(recordings::download).delete(recordings::delete),
         )
+        .route("/sessions/{id}/login", post(links::login))
+        .route("/sessions/{id}/links", post(links::mint).get(links::list))
+        .route("/sessions/{id}/links/{link_id}", delete(links::revoke))
         .route("/profiles", get(pages::profiles))
-        .fallback(ops::not_found);
-    let protected = Router::new()
+        .fallback(ops::not_found)
+        .method_not_allowed_fallback(ops::method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), guard::guard));
+    Router::new()
         .nest("/api", api)
         .route("/", get(pages::index))
         .route("/s/{id}", get(pages::terminal))
         .route("/embed/{id}", get(pages::embed))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            auth::require_token,
-        ));
-    Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/web/{name}", get(pages::web_file))
         .route("/metrics", get(ops::metrics))
-        .merge(protected)
         .fallback(ops::not_found)
         .method_not_allowed_fallback(ops::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.limits.max_body_bytes))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            pages::security_headers,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            guard::check_host,
+        ))
         .with_state(state)
 }
 
@@ -143,28 +186,31 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let state = AppState::new(settings);
+    let state = AppState::new(settings).map_err(std::io::Error::other)?;
     let sessions = Arc::clone(state.sessions());
+    let limits = listen::ConnectionLimits {
+        max: state.config.limits.max_connections,
+        header_timeout: state.config.limits.header_timeout(),
+    };
+    let boot = boot::start(state.clone());
     let retention = sessions.recordings().spawn_retention(RETENTION_PERIOD);
-    let (stop, stopped) = oneshot::channel::<()>();
-    let server = axum::serve(listener, router(state)).with_graceful_shutdown(async move {
-        // A dropped sender also means stop.
-        let _ = stopped.await;
-    });
-    let mut server = tokio::spawn(server.into_future());
-    tokio::select! {
-        result = &mut server => return result.map_err(std::io::Error::other)?,
-        () = shutdown => {}
-    }
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(listen::serve(
+        listener,
+        router(state),
+        limits,
+        async move {
+            // A dropped sender also means stop.
+            let _ = stopped.await;
+        },
+        CONNECTION_DRAIN,
+    ));
+    shutdown.await;
     tracing::info!("shutting down: ending every session");
+    boot.abort();
     retention.abort();
-    let _ = stop.send(());
     sessions.shutdown().await;
-    match tokio::time::timeout(CONNECTION_DRAIN, &mut server).await {
-        Ok(result) => result.map_err(std::io::Error::other)?,
-        Err(_) => {
-            server.abort();
-            Ok(())
-        }
-    }
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(CONNECTION_DRAIN * 2, server).await;
+    Ok(())
 }

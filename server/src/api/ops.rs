@@ -4,21 +4,36 @@
 use std::fmt::Write;
 
 use axum::extract::State;
-use axum::http::{header, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
 use super::error::ApiError;
 use super::AppState;
+use crate::config::MetricsAccess;
 
 /// `GET /healthz`: 200 while the server runs.
 pub async fn healthz() -> Json<serde_json::Value> {
     Json(json!({ "status": "ok" }))
 }
 
-/// `GET /metrics`: counters and gauges in the Prometheus text format.
-pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+/// `GET /metrics`: counters and gauges in the Prometheus text format. With
+/// `metrics = "token"` (the default) it needs a credential, of any role,
+/// as a bearer header.
+pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if state.config.metrics == MetricsAccess::Token {
+        let authorized = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .and_then(|(_, token)| state.access.authenticate(token.trim()))
+            .is_some();
+        if !authorized {
+            return ApiError::unauthorized().into_response();
+        }
+    }
     let sessions = state.sessions.list();
     let running = sessions.iter().filter(|s| s.status().running()).count();
     let m = state.sessions.metrics();
@@ -75,6 +90,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         )],
         body,
     )
+        .into_response()
 }
 
 /// Any unknown route: 404.

@@ -1,14 +1,21 @@
 //! The web client: `/` (sessions), `/s/{id}` (a terminal), `/embed/{id}`
 //! (a bare terminal for iframes) and its modules under `/web/NAME`, all
-//! compiled into the binary. `GET /api/profiles` lists what `/` can start.
+//! compiled into the binary. The pages hold no secret and need no
+//! credential: they fetch everything through the API. `?token=` on a page
+//! is traded for a cookie and dropped from the URL by a redirect.
+//! `GET /api/profiles` lists what `/` can start.
 
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderValue};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Json};
 
+use super::cookies;
 use super::error::ApiError;
+use super::guard::{peer_of, Caller};
 use super::AppState;
+use crate::access::Credential;
 use crate::assets::asset;
 
 /// Answers a compiled-in file; scripts may be loaded from other origins (for
@@ -17,7 +24,7 @@ use crate::assets::asset;
 fn file(name: &str) -> Result<Response, ApiError> {
     let (content_type, bytes) = asset(name).ok_or_else(|| {
         ApiError::new(
-            axum::http::StatusCode::NOT_FOUND,
+            StatusCode::NOT_FOUND,
             "not_found",
             format!("no file '{name}'"),
         )
@@ -26,10 +33,6 @@ fn file(name: &str) -> Result<Response, ApiError> {
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
     if !name.ends_with(".html") {
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_ORIGIN,
@@ -39,19 +42,69 @@ fn file(name: &str) -> Result<Response, ApiError> {
     Ok(response)
 }
 
+/// A page: `?token=` in its URL becomes a cookie, by a redirect to the
+/// same URL without it, so the token leaves the address bar and history.
+fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, ApiError> {
+    let Some(token) = query_token(request.uri()) else {
+        return file(name);
+    };
+    let grant = state
+        .access
+        .authenticate(&token)
+        .filter(|g| !matches!(g.credential(), Credential::Link(_)))
+        .ok_or_else(ApiError::unauthorized)?;
+    let (_, secure) = peer_of(state, request);
+    let max_age = state.config.limits.cookie_max_age_secs;
+    let cookie = cookies::set(cookies::TOKEN, &token, "/", max_age, secure)
+        .ok_or_else(|| ApiError::bad_request("bad_token", "the token cannot be a cookie"))?;
+    tracing::debug!(credential = %grant.credential(), "page token traded for a cookie");
+    let target = without_token(request.uri());
+    Ok(([(header::SET_COOKIE, cookie)], Redirect::to(&target)).into_response())
+}
+
+fn query_token(uri: &Uri) -> Option<String> {
+    uri.query()?
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(name, _)| *name == "token")
+        .map(|(_, value)| value.to_owned())
+}
+
+fn without_token(uri: &Uri) -> String {
+    let rest: Vec<&str> = uri
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !pair.starts_with("token="))
+        .collect();
+    if rest.is_empty() {
+        uri.path().to_owned()
+    } else {
+        format!("{}?{}", uri.path(), rest.join("&"))
+    }
+}
+
 /// `GET /`: the session list.
-pub async fn index() -> Result<Response, ApiError> {
-    file("index.html")
+pub async fn index(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
+    page(&state, &request, "index.html")
 }
 
 /// `GET /s/{id}`: a full-window terminal.
-pub async fn terminal(Path(_id): Path<String>) -> Result<Response, ApiError> {
-    file("terminal.html")
+pub async fn terminal(
+    State(state): State<AppState>,
+    Path(_id): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    page(&state, &request, "terminal.html")
 }
 
 /// `GET /embed/{id}`: a bare terminal for iframes.
-pub async fn embed(Path(_id): Path<String>) -> Result<Response, ApiError> {
-    file("embed.html")
+pub async fn embed(
+    State(state): State<AppState>,
+    Path(_id): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    page(&state, &request, "embed.html")
 }
 
 /// `GET /web/{name}`: a module or other file of the client (no token needed:
@@ -60,7 +113,66 @@ pub async fn web_file(Path(name): Path<String>) -> Result<Response, ApiError> {
     file(&name)
 }
 
-/// `GET /api/profiles`: the names of the profiles a session can start from.
-pub async fn profiles(State(state): State<AppState>) -> Json<Vec<String>> {
-    Json(state.config.profiles.keys().cloned().collect())
+/// `GET /api/profiles`: the profiles the caller may start sessions from.
+pub async fn profiles(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Json<Vec<String>> {
+    Json(
+        state
+            .config
+            .profiles
+            .keys()
+            .filter(|p| caller.grant().may_start(Some(p)).is_ok())
+            .cloned()
+            .collect(),
+    )
+}
+
+/// Headers on every answer: no framing (clickjacking) except `/embed/`,
+/// which the origins in `embed_ancestors` may frame; no sniffing; no
+/// `Referer` leaving the server.
+pub async fn security_headers(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let embed = request.uri().path().starts_with("/embed/");
+    let mut response = next.run(request).await;
+    let ancestors = if embed && !state.config.embed_ancestors.is_empty() {
+        state.config.embed_ancestors.join(" ")
+    } else {
+        "'none'".to_owned()
+    };
+    let headers = response.headers_mut();
+    if let Ok(csp) = HeaderValue::from_str(&format!("frame-ancestors {ancestors}")) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
+    if !embed {
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_leaves_the_url() {
+        let uri: Uri = "/s/abc?role=view&token=T&fit=scale".parse().expect("uri");
+        assert_eq!(query_token(&uri).as_deref(), Some("T"));
+        assert_eq!(without_token(&uri), "/s/abc?role=view&fit=scale");
+        let uri: Uri = "/?token=T".parse().expect("uri");
+        assert_eq!(without_token(&uri), "/");
+        assert_eq!(query_token(&"/".parse().expect("uri")), None);
+    }
 }

@@ -1,17 +1,27 @@
 //! The recording routes: list, download (also while being written),
 //! delete, and a session's recording by the session's id.
+//!
+//! A recording belongs to the session it recorded: a credential reaches it
+//! when it reaches that session (by id, name or owner while the session is
+//! open; by id or name after), and anything else answers 404 as if the
+//! recording did not exist. Files panecast did not write (dropped into the
+//! directory, e.g. from `asciinema rec`) belong to no session: only
+//! credentials that reach every session see them.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde_json::json;
 use tokio::io::AsyncReadExt;
 
-use crate::record::RecordingInfo;
+use crate::access::{Action, Denied, Grant, Target};
+use crate::record::{RecordError, RecordingInfo};
+use crate::session::SessionHandle;
 
 use super::error::ApiError;
+use super::guard::Caller;
 use super::AppState;
 
 /// The media type of asciicast files.
@@ -19,10 +29,17 @@ const ASCIICAST: &str = "application/x-asciicast";
 /// Bytes read from the file per chunk of the response.
 const CHUNK: usize = 64 * 1024;
 
-/// `GET /api/recordings`: every recording, oldest first.
-pub async fn list(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+/// `GET /api/recordings`: the recordings the caller reaches, oldest first.
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<serde_json::Value>, ApiError> {
     let recordings = std::sync::Arc::clone(state.sessions.recordings());
-    let list: Vec<RecordingInfo> = blocking(move || recordings.list()).await??;
+    let list: Vec<RecordingInfo> = blocking(move || recordings.list())
+        .await??
+        .into_iter()
+        .filter(|info| check(&state, caller.grant(), info, Action::List).is_ok())
+        .collect();
     Ok(Json(json!({ "recordings": list })))
 }
 
@@ -30,11 +47,17 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<serde_json::Valu
 /// written when asked.
 pub async fn download(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
     let name = stem(&name).to_owned();
     let recordings = std::sync::Arc::clone(state.sessions.recordings());
-    let file = blocking(move || recordings.open(&name)).await??;
+    let (info, file) = blocking(move || {
+        let info = recordings.info(&name)?;
+        Ok::<_, RecordError>((info, recordings.open(&name)?))
+    })
+    .await??;
+    check(&state, caller.grant(), &info, Action::Read)?;
     let file = tokio::fs::File::from_std(file);
     let chunks = futures_util::stream::try_unfold(file, |mut file| async move {
         let mut buffer = vec![0; CHUNK];
@@ -53,25 +76,58 @@ pub async fn download(
 }
 
 /// `DELETE /api/recordings/{name}`: 204 once deleted; 409 while live.
+/// Admins only.
 pub async fn delete(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let name = stem(&name).to_owned();
     let recordings = std::sync::Arc::clone(state.sessions.recordings());
+    let info = {
+        let (recordings, name) = (std::sync::Arc::clone(&recordings), name.clone());
+        blocking(move || recordings.info(&name)).await??
+    };
+    check(&state, caller.grant(), &info, Action::Delete)?;
     blocking(move || recordings.delete(&name)).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The access check for a recording: 404 outside the caller's scope, 403
+/// beyond its role.
+fn check(
+    state: &AppState,
+    grant: &Grant,
+    info: &RecordingInfo,
+    action: Action,
+) -> Result<(), ApiError> {
+    let open = info
+        .session
+        .as_deref()
+        .and_then(|id| state.sessions.get(id));
+    let target = match &open {
+        Some(session) => super::target(session),
+        None => Target {
+            id: info.session.as_deref().unwrap_or_default(),
+            name: info.session_name.as_deref(),
+            owner: None,
+        },
+    };
+    // A file of no session has the empty id, which only credentials that
+    // reach every session reach.
+    grant
+        .check(action, Some(target))
+        .map_err(|denied| match denied {
+            Denied::NotFound => RecordError::NotFound(info.name.clone()).into(),
+            Denied::Forbidden(message) => ApiError::forbidden(message),
+        })
+}
+
 /// `GET /api/sessions/{id}/recording`: a redirect to the session's recording.
 pub async fn of_session(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
+    Extension(session): Extension<SessionHandle>,
 ) -> Result<Response, ApiError> {
-    let session = state
-        .sessions
-        .get(&id)
-        .ok_or_else(|| ApiError::no_session(&id))?;
+    let id = session.id();
     let name = session.info().recording.as_deref().ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,

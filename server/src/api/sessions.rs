@@ -1,10 +1,12 @@
 //! The session routes: create, list, show, delete, screen, input, resize.
+//! The guard has authenticated the caller and resolved the session (by id
+//! or name) within its scope and role before any of these run.
 
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -12,19 +14,29 @@ use crate::input::parse_key;
 use crate::render::{self, Format};
 use crate::session::{Input, SessionHandle};
 
+use super::audit;
 use super::body::JsonBody;
-use super::create::{size, CreateRequest};
+use super::create::CreateRequest;
 use super::error::ApiError;
+use super::guard::Caller;
 use super::view::SessionView;
 use super::AppState;
 
 /// `POST /api/sessions`: 201 with the new session and its `Location`.
 pub async fn create(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
-    let spec = request.resolve(&state.config, state.allow_any_command)?;
+    let spec = request.resolve(&state.config, state.allow_any_command, caller.grant())?;
     let session = state.sessions.create(spec).await?;
+    let grant = caller.grant();
+    audit::session_created(
+        caller.peer(),
+        grant.credential(),
+        grant.role(),
+        session.id(),
+    );
     let mut headers = HeaderMap::new();
     if let Ok(location) = HeaderValue::from_str(&format!("/api/sessions/{}", session.id())) {
         headers.insert(header::LOCATION, location);
@@ -32,37 +44,57 @@ pub async fn create(
     Ok((
         StatusCode::CREATED,
         headers,
-        Json(SessionView::of(&session)),
+        Json(SessionView::of(&session, grant)),
     )
         .into_response())
 }
 
-/// `GET /api/sessions`: every open session, oldest first.
-pub async fn list(State(state): State<AppState>) -> Json<serde_json::Value> {
-    let sessions: Vec<SessionView> = state.sessions.list().iter().map(SessionView::of).collect();
+/// `GET /api/sessions`: the open sessions the caller reaches, oldest first.
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Json<serde_json::Value> {
+    let grant = caller.grant();
+    let sessions: Vec<SessionView> = state
+        .sessions
+        .list()
+        .iter()
+        .filter(|s| grant.reaches(super::target(s)))
+        .map(|s| SessionView::of(s, grant))
+        .collect();
     Json(json!({ "sessions": sessions }))
 }
 
 /// `GET /api/sessions/{id}`.
 pub async fn show(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<SessionView>, ApiError> {
-    Ok(Json(SessionView::of(&find(&state, &id)?)))
+    Extension(caller): Extension<Caller>,
+    Extension(session): Extension<SessionHandle>,
+) -> Json<SessionView> {
+    Json(SessionView::of(&session, caller.grant()))
 }
 
 /// `DELETE /api/sessions/{id}`: ends the session (hangup, then kill after the
-/// grace period) and answers its final state once the child is reaped.
+/// grace period, and every process it left behind) and answers its final
+/// state once the child is reaped. Its share links end with it.
 pub async fn delete(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Extension(caller): Extension<Caller>,
+    Extension(session): Extension<SessionHandle>,
 ) -> Result<Json<SessionView>, ApiError> {
     let session = state
         .sessions
-        .remove(&id)
-        .ok_or_else(|| ApiError::no_session(&id))?;
+        .remove(session.id())
+        .ok_or_else(|| ApiError::no_session(session.id()))?;
+    state.access.links().end_session(session.id());
+    let grant = caller.grant();
+    audit::session_deleted(
+        caller.peer(),
+        grant.credential(),
+        grant.role(),
+        session.id(),
+    );
     session.kill().await;
-    Ok(Json(SessionView::of(&session)))
+    Ok(Json(SessionView::of(&session, grant)))
 }
 
 /// The query of `GET /api/sessions/{id}/screen`.
@@ -73,8 +105,7 @@ pub struct ScreenQuery {
 
 /// `GET /api/sessions/{id}/screen?format=...`: the latest published screen.
 pub async fn screen(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
+    Extension(session): Extension<SessionHandle>,
     query: Result<Query<ScreenQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
@@ -84,7 +115,7 @@ pub async fn screen(
         .unwrap_or("text")
         .parse()
         .map_err(|e: String| ApiError::bad_request("bad_format", e))?;
-    let snapshot = find(&state, &id)?.screen();
+    let snapshot = session.screen();
     // Rendering a large screen takes a while: keep it off the async workers.
     let body = tokio::task::spawn_blocking(move || render::render(&snapshot, format))
         .await
@@ -100,10 +131,10 @@ pub struct InputRequest {
     keys: Option<Vec<String>>,
 }
 
-/// `POST /api/sessions/{id}/input`: 204 once queued for the child.
+/// `POST /api/sessions/{id}/input`: 204 once queued for the child. Shares
+/// the session's input rate with its WebSocket streams (429 past it).
 pub async fn input(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
+    Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<InputRequest>,
 ) -> Result<StatusCode, ApiError> {
     let input = match (request.text, request.keys) {
@@ -122,7 +153,7 @@ pub async fn input(
             ))
         }
     };
-    find(&state, &id)?.send_input(input).await?;
+    session.send_input(input).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -135,19 +166,17 @@ pub struct ResizeRequest {
 }
 
 /// `POST /api/sessions/{id}/resize`: 204 once the terminal has the new size.
+/// The session checks the limits, as it does for every transport.
 pub async fn resize(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
+    Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<ResizeRequest>,
 ) -> Result<StatusCode, ApiError> {
-    let (cols, rows) = size(request.cols, request.rows, &state.config.limits)?;
-    find(&state, &id)?.resize(cols, rows).await?;
+    let narrow = |name: &str, value: u64| {
+        u16::try_from(value).map_err(|_| {
+            ApiError::bad_request("bad_size", format!("{name} {value} is out of range"))
+        })
+    };
+    let (cols, rows) = (narrow("cols", request.cols)?, narrow("rows", request.rows)?);
+    session.resize(cols, rows).await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-fn find(state: &AppState, id: &str) -> Result<SessionHandle, ApiError> {
-    state
-        .sessions
-        .get(id)
-        .ok_or_else(|| ApiError::no_session(id))
 }

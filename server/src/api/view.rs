@@ -2,14 +2,26 @@
 
 use serde::Serialize;
 
+use crate::access::{Grant, Role};
 use crate::session::{SessionHandle, Status};
 use crate::time::rfc3339;
+
+/// How many stream connections watch and control a session.
+#[derive(Debug, Serialize)]
+pub struct Viewers {
+    /// Connections that watch only.
+    pub view: usize,
+    /// Connections that may type.
+    pub control: usize,
+}
 
 /// A session as `GET /api/sessions/{id}` shows it.
 #[derive(Debug, Serialize)]
 pub struct SessionView {
     /// The id.
     pub id: String,
+    /// The name, if it has one.
+    pub name: Option<String>,
     /// The profile, or null for a command given in the request.
     pub profile: Option<String>,
     /// The argv.
@@ -38,19 +50,25 @@ pub struct SessionView {
     /// The name of the session's recording, when it is recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<String>,
+    /// Stream connections, by role.
+    pub viewers: Viewers,
+    /// What the caller may do with it: `view`, `control` or `admin`.
+    pub access: Role,
 }
 
 impl SessionView {
-    /// The view of a session now.
-    pub fn of(session: &SessionHandle) -> SessionView {
+    /// The view of a session now, for `grant`.
+    pub fn of(session: &SessionHandle, grant: &Grant) -> SessionView {
         let info = session.info();
         let screen = session.screen();
         let (exit_code, exit_signal, exited_at) = match session.status() {
             Status::Running => (None, None, None),
             Status::Exited { status, at } => (Some(status.code), status.signal, Some(rfc3339(at))),
         };
+        let presence = session.presence();
         SessionView {
             id: info.id.clone(),
+            name: info.name.clone(),
             profile: info.profile.clone(),
             command: info.command.clone(),
             pid: info.pid,
@@ -63,6 +81,11 @@ impl SessionView {
             created_at: rfc3339(info.created_at),
             exited_at,
             recording: info.recording.clone(),
+            viewers: Viewers {
+                view: presence.view,
+                control: presence.control,
+            },
+            access: grant.role(),
         }
     }
 }

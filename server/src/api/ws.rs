@@ -10,15 +10,18 @@
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use panecast_proto::{self as proto, close, ClientMessage, Role, ServerMessage};
+use axum::Extension;
+use panecast_proto::{self as proto, close, ClientMessage, ServerMessage};
 use serde::Deserialize;
 use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior};
 
 use super::error::ApiError;
-use super::AppState;
+use super::guard::{origin_allowed, stream_role, Caller, PROTOCOL};
+use super::{audit, AppState};
+use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::input::{Key, KeyCode, Modifiers};
 use crate::session::{EndReason, Input, SessionError, SessionHandle, Status, ViewerSlot};
 use crate::stream::{rebase_scrollback, FrameCache, ViewerState};
@@ -43,38 +46,33 @@ const FRAME_LIMIT: usize = 2 * proto::limits::MAX_CLIENT_MESSAGE;
 const READ_BUFFER: usize = 4096;
 /// WebSocket close reasons are limited to 123 bytes.
 const MAX_CLOSE_REASON: usize = 123;
-/// Input a connection may send per second, in bytes, and its burst.
-const INPUT_RATE: f64 = 1024.0 * 1024.0;
-const INPUT_BURST: f64 = 4.0 * 1024.0 * 1024.0;
-
 /// The query of the upgrade request.
 #[derive(Deserialize)]
 pub struct WsQuery {
     role: Option<String>,
-    token: Option<String>,
 }
 
-/// Checks the origin, role and session (in that order, so that another
-/// site learns nothing about session ids), then upgrades. The token was
-/// checked before, as for every `/api` route.
+/// Checks the origin (for a cookie-borne credential) and the role, then
+/// upgrades. The guard has authenticated the caller and found the session
+/// within its scope.
 pub async fn upgrade(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Extension(caller): Extension<Caller>,
+    Extension(session): Extension<SessionHandle>,
     Query(query): Query<WsQuery>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let token_in_url = query.token.as_deref().is_some_and(|t| t == &*state.token);
-    if !origin_allowed(&headers, &state.config.allowed_origins, token_in_url) {
+    if caller.by_cookie() && !origin_allowed(&headers, &state.config.allowed_origins, true) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "origin_forbidden",
-            "this page's origin may not open the stream; add it to allowed_origins or pass the token in the URL",
+            "this page's origin may not open the stream with a cookie; add it to allowed_origins",
         ));
     }
-    let role = match query.role.as_deref() {
-        None | Some("control") => Role::Control,
-        Some("view") => Role::View,
+    let asked = match query.role.as_deref() {
+        None | Some("control") => AccessRole::Control,
+        Some("view") => AccessRole::View,
         Some(other) => {
             return Err(ApiError::bad_request(
                 "bad_role",
@@ -82,18 +80,16 @@ pub async fn upgrade(
             ))
         }
     };
-    let session = state
-        .sessions
-        .get(&id)
-        .ok_or_else(|| ApiError::no_session(&id))?;
+    let role = stream_role(caller.grant(), asked);
     let max_viewers = state.config.limits.max_viewers;
     Ok(ws
+        .protocols([PROTOCOL])
         .read_buffer_size(READ_BUFFER)
         .max_message_size(proto::limits::MAX_CLIENT_MESSAGE)
         .max_frame_size(FRAME_LIMIT)
         .on_upgrade(move |mut socket| async move {
-            match session.join_viewer(max_viewers) {
-                Some(slot) => Viewer::new(socket, session, role, slot).run().await,
+            match session.join_viewer(max_viewers, role.wire()) {
+                Some(slot) => Viewer::new(socket, session, caller, role, slot).run().await,
                 None => {
                     let ending =
                         Ending::error(close::TOO_MANY_VIEWERS, "too many viewers on this session");
@@ -101,21 +97,6 @@ pub async fn upgrade(
                 }
             }
         }))
-}
-
-/// Same origin (the Origin's host is the Host header), a configured origin,
-/// no Origin at all (not a browser), or the token given in the URL (the page
-/// knows the secret, so this is not a cross-site request riding a cookie).
-pub(super) fn origin_allowed(headers: &HeaderMap, allowed: &[String], token_in_url: bool) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
-        return true;
-    };
-    if token_in_url || allowed.iter().any(|a| a == origin) {
-        return true;
-    }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
-    host.is_some() && origin_host == host
 }
 
 /// Why a connection ends, and how to close it.
@@ -207,64 +188,48 @@ fn clip(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// A token bucket for input bytes.
-struct InputBudget {
-    tokens: f64,
-    at: Instant,
-}
-
-impl InputBudget {
-    fn new() -> InputBudget {
-        InputBudget {
-            tokens: INPUT_BURST,
-            at: Instant::now(),
-        }
-    }
-
-    fn take(&mut self, bytes: usize) -> bool {
-        let now = Instant::now();
-        let refill = now.duration_since(self.at).as_secs_f64() * INPUT_RATE;
-        self.tokens = (self.tokens + refill).min(INPUT_BURST);
-        self.at = now;
-        if self.tokens < bytes as f64 {
-            return false;
-        }
-        self.tokens -= bytes as f64;
-        true
-    }
-}
-
 /// One connection.
 struct Viewer {
     socket: WebSocket,
     session: SessionHandle,
-    role: Role,
+    caller: Caller,
+    role: AccessRole,
     state: ViewerState,
     cache: std::sync::Arc<FrameCache>,
-    budget: InputBudget,
     heard: Instant,
     _slot: ViewerSlot,
+    _link: Option<ViewerGuard>,
 }
 
 impl Viewer {
-    fn new(socket: WebSocket, session: SessionHandle, role: Role, slot: ViewerSlot) -> Viewer {
+    fn new(
+        socket: WebSocket,
+        session: SessionHandle,
+        caller: Caller,
+        role: AccessRole,
+        slot: ViewerSlot,
+    ) -> Viewer {
         Viewer {
             socket,
             cache: session.frame_cache(),
             session,
+            _link: caller.grant().link_ticket().map(|t| t.watching()),
+            caller,
             role,
             state: ViewerState::new(),
-            budget: InputBudget::new(),
             heard: Instant::now(),
             _slot: slot,
         }
     }
 
     async fn run(mut self) {
+        let (peer, credential) = (self.caller.peer(), self.caller.grant().credential().clone());
+        audit::stream_opened(peer, &credential, self.role, self.session.id());
         let ending = match self.stream().await {
             Ok(never) => match never {},
             Err(ending) => ending,
         };
+        audit::stream_closed(peer, &credential, self.role, self.session.id(), ending.code);
         close_with(&mut self.socket, ending).await;
     }
 
@@ -298,10 +263,27 @@ impl Viewer {
         // A session that has already exited says so at once.
         status.mark_changed();
         let first = self.session.screen();
+        let link = self.caller.grant().link_ticket().cloned();
+        let revoked = async {
+            match &link {
+                Some(ticket) => {
+                    let expiry = ticket
+                        .expires_at
+                        .duration_since(std::time::SystemTime::now())
+                        .unwrap_or_default();
+                    tokio::select! {
+                        () = ticket.revoked() => {}
+                        () = tokio::time::sleep(expiry) => {}
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(revoked);
         self.send_message(ServerMessage::Hello(proto::Hello {
             version: proto::PROTOCOL_VERSION,
             session_id: self.session.id().to_string(),
-            role: self.role,
+            role: self.role.wire(),
             cols: first.cols,
             rows: first.rows,
         }))
@@ -329,6 +311,9 @@ impl Viewer {
                     }
                     let screen = screens.borrow_and_update().clone();
                     self.update(&screen).await?;
+                },
+                () = &mut revoked => {
+                    return Err(Ending::error(close::ACCESS_REVOKED, "access ended: the link was revoked or expired"));
                 },
                 _ = ping.tick() => {
                     if self.heard.elapsed() > DEAD_AFTER {
@@ -378,7 +363,7 @@ impl Viewer {
         };
         let message = ClientMessage::decode(&bytes)
             .map_err(|e| Ending::error(e.close_code(), e.to_string()))?;
-        if !message.allowed_for(self.role) {
+        if !message.allowed_for(self.role.wire()) {
             return Err(Ending::error(
                 close::POLICY_VIOLATION,
                 "a view connection cannot send input",
@@ -414,9 +399,6 @@ impl Viewer {
             ClientMessage::Mouse(event) => Input::Mouse(event),
             ClientMessage::Focus { focused } => Input::Focus(focused),
         };
-        if !self.budget.take(input.size()) {
-            return self.warn("input dropped: over the input rate limit").await;
-        }
         match self.session.send_input(input).await {
             Ok(()) | Err(SessionError::Exited) => Ok(()),
             Err(error) => self.warn(&error.to_string()).await,
@@ -504,47 +486,6 @@ fn wire_key(key: proto::Key, mods: proto::Modifiers) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
-
-    fn headers(origin: Option<&str>, host: &str) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        headers.insert(header::HOST, HeaderValue::from_str(host).unwrap());
-        if let Some(origin) = origin {
-            headers.insert(header::ORIGIN, HeaderValue::from_str(origin).unwrap());
-        }
-        headers
-    }
-
-    #[test]
-    fn origins() {
-        let none: Vec<String> = Vec::new();
-        assert!(origin_allowed(
-            &headers(None, "127.0.0.1:7681"),
-            &none,
-            false
-        ));
-        assert!(origin_allowed(
-            &headers(Some("http://127.0.0.1:7681"), "127.0.0.1:7681"),
-            &none,
-            false
-        ));
-        assert!(!origin_allowed(
-            &headers(Some("https://evil.example"), "127.0.0.1:7681"),
-            &none,
-            false
-        ));
-        assert!(origin_allowed(
-            &headers(Some("https://evil.example"), "127.0.0.1:7681"),
-            &none,
-            true
-        ));
-        let allowed = vec!["https://dash.example".to_string()];
-        assert!(origin_allowed(
-            &headers(Some("https://dash.example"), "127.0.0.1:7681"),
-            &allowed,
-            false
-        ));
-    }
 
     #[test]
     fn keys_from_the_wire() {
@@ -561,12 +502,5 @@ mod tests {
             wire_key(kp7, proto::Modifiers::NONE).unwrap().code,
             KeyCode::Char('7')
         );
-    }
-
-    #[test]
-    fn the_input_budget_refills() {
-        let mut budget = InputBudget::new();
-        assert!(budget.take(INPUT_BURST as usize));
-        assert!(!budget.take(1024));
     }
 }

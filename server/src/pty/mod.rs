@@ -9,6 +9,7 @@
 
 mod env;
 mod fd;
+mod leftovers;
 mod reader;
 mod waiter;
 mod writer;
@@ -21,6 +22,7 @@ use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 use tokio::sync::{mpsc, oneshot};
 
 pub use env::child_env;
+pub use leftovers::{become_subreaper, kill_leftovers, reap_orphans, MARKER};
 pub use reader::READ_BUFFER;
 pub use waiter::ExitStatus;
 
@@ -133,6 +135,9 @@ pub fn spawn(spec: &SpawnSpec) -> Result<(Pty, PtyEvents), SpawnError> {
         command.env(key, value);
     }
     command.cwd(&spec.cwd);
+    // The orphan reaper must never reap a program its waiter waits for:
+    // the pid is in the set before the reaper can look again.
+    let mut programs = leftovers::programs();
     let child = pair
         .slave
         .spawn_command(command)
@@ -142,6 +147,10 @@ pub fn spawn(spec: &SpawnSpec) -> Result<(Pty, PtyEvents), SpawnError> {
     let pid = child
         .process_id()
         .and_then(|pid| libc::pid_t::try_from(pid).ok());
+    if let Some(pid) = pid {
+        programs.get_or_insert_with(Default::default).insert(pid);
+    }
+    drop(programs);
     // Reaped whatever happens next; without a pid, dropping the master
     // below hangs it up.
     waiter.watch(child);

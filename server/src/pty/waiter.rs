@@ -35,6 +35,7 @@ pub fn start() -> io::Result<(Waiter, oneshot::Receiver<ExitStatus>)> {
             let Ok(mut child) = child_rx.recv() else {
                 return;
             };
+            let pid = child.process_id().and_then(|pid| i32::try_from(pid).ok());
             let status = match child.wait() {
                 Ok(status) => ExitStatus {
                     code: Some(status.exit_code()),
@@ -46,6 +47,9 @@ pub fn start() -> io::Result<(Waiter, oneshot::Receiver<ExitStatus>)> {
                 },
             };
             // The session may already be gone; the child is reaped either way.
+            if let (Some(pid), Some(set)) = (pid, super::leftovers::programs().as_mut()) {
+                set.remove(&pid);
+            }
             let _ = exit_tx.send(status);
         })?;
     Ok((Waiter { child: child_tx }, exit_rx))

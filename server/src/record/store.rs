@@ -51,6 +51,25 @@ pub struct RecordOptions {
     pub input: bool,
 }
 
+/// The session a recording starts for.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionToRecord<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its name, if it has one.
+    pub name: Option<&'a str>,
+    /// Its profile, if it came from one.
+    pub profile: Option<&'a str>,
+    /// The argv it runs.
+    pub argv: &'a [String],
+    /// The `TERM` it is given.
+    pub term: &'a str,
+    /// Its size at the start.
+    pub size: (u16, u16),
+    /// What to record.
+    pub options: RecordOptions,
+}
+
 /// A recording as `GET /api/recordings` lists it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RecordingInfo {
@@ -58,6 +77,8 @@ pub struct RecordingInfo {
     pub name: String,
     /// The session recorded, when panecast wrote the file.
     pub session: Option<String>,
+    /// That session's name, if it had one.
+    pub session_name: Option<String>,
     /// That session's profile.
     pub profile: Option<String>,
     /// When it started, RFC 3339 UTC.
@@ -115,28 +136,25 @@ impl Recordings {
     }
 
     /// Starts recording a session: creates its file and writes the header.
-    pub fn start(
-        self: &Arc<Self>,
-        session: &str,
-        profile: Option<&str>,
-        argv: &[String],
-        term: &str,
-        size: (u16, u16),
-        options: RecordOptions,
-    ) -> Result<Recorder, RecordError> {
+    pub fn start(self: &Arc<Self>, session: &SessionToRecord<'_>) -> Result<Recorder, RecordError> {
         std::fs::create_dir_all(&self.dir)?;
         let now = SystemTime::now();
-        let name = format!("{}-{session}", compact_utc(now));
+        let name = format!("{}-{}", compact_utc(now), session.id);
+        let argv = session.argv;
         let header = Header {
-            width: size.0,
-            height: size.1,
+            width: session.size.0,
+            height: session.size.1,
             timestamp: now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs(),
-            title: profile.map_or_else(|| argv.join(" "), str::to_owned),
+            title: session
+                .name
+                .or(session.profile)
+                .map_or_else(|| argv.join(" "), str::to_owned),
             command: argv.join(" "),
             idle_time_limit: self.limits.idle_time_limit().map(|t| t.as_secs_f64()),
-            term: term.to_owned(),
-            session: session.to_owned(),
-            profile: profile.map(str::to_owned),
+            term: session.term.to_owned(),
+            session: session.id.to_owned(),
+            name: session.name.map(str::to_owned),
+            profile: session.profile.map(str::to_owned),
         };
         let mut file = OpenOptions::new()
             .write(true)
@@ -146,7 +164,7 @@ impl Recordings {
         let line = header.line();
         file.write_all(&line)?;
         self.lock()
-            .insert(name.clone(), (session.to_owned(), Instant::now()));
+            .insert(name.clone(), (session.id.to_owned(), Instant::now()));
         let live = LiveEntry {
             name,
             recordings: Arc::clone(self),
@@ -155,7 +173,7 @@ impl Recordings {
             file,
             line.len() as u64,
             self.limits.max_bytes,
-            options.input,
+            session.options.input,
             live,
         ))
     }
@@ -192,6 +210,7 @@ impl Recordings {
         Ok(RecordingInfo {
             name: name.to_owned(),
             session: text(&header["panecast"]["session"]),
+            session_name: text(&header["panecast"]["name"]),
             profile: text(&header["panecast"]["profile"]),
             started_at: rfc3339(started),
             duration: (duration * 1000.0).round() / 1000.0,

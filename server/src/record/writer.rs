@@ -37,6 +37,8 @@ pub struct Header {
     pub term: String,
     /// The session recorded.
     pub session: String,
+    /// Its name, if it has one.
+    pub name: Option<String>,
     /// Its profile, if it came from one.
     pub profile: Option<String>,
 }
@@ -66,6 +68,8 @@ impl Header {
         struct Origin<'a> {
             session: &'a str,
             #[serde(skip_serializing_if = "Option::is_none")]
+            name: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             profile: Option<&'a str>,
         }
         let line = Line {
@@ -79,6 +83,7 @@ impl Header {
             env: Env { term: &self.term },
             panecast: Origin {
                 session: &self.session,
+                name: self.name.as_deref(),
                 profile: self.profile.as_deref(),
             },
         };
@@ -302,6 +307,7 @@ mod tests {
             idle_time_limit: Some(2.5),
             term: "xterm-256color".to_owned(),
             session: "abc".to_owned(),
+            name: None,
             profile: None,
         };
         let line = header.line();

@@ -70,6 +70,7 @@ impl Actor {
         match ending {
             Ending::Exited => live.actor.linger().await,
             Ending::Killed(reply) => {
+                end_leftovers(&live.actor.info).await;
                 if let Some(reply) = reply {
                     let _ = reply.send(());
                 }
@@ -85,6 +86,7 @@ impl Actor {
             tokio::select! {
                 command = self.commands.recv() => match command {
                     Some(Command::Kill(reply)) => {
+                        end_leftovers(&self.info).await;
                         let _ = reply.send(());
                         return;
                     }
@@ -325,6 +327,18 @@ impl Live {
             status,
             at: SystemTime::now(),
         });
+    }
+}
+
+/// Kills what an ended session's program left running (background jobs,
+/// `setsid` children): a deleted session leaves nothing behind.
+async fn end_leftovers(info: &SessionInfo) {
+    let (pid, id) = (info.pid, info.id.clone());
+    let killed = tokio::task::spawn_blocking(move || crate::pty::kill_leftovers(pid, &id))
+        .await
+        .unwrap_or(0);
+    if killed > 0 {
+        tracing::info!(id = %info.id, processes = killed, "killed the session's leftover processes");
     }
 }
 

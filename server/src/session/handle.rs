@@ -2,14 +2,36 @@
 //! viewers (the WebSocket) to read the screen and to send commands.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
+use panecast_proto::Role;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::config::Limits;
 use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
+use super::budget::InputBudget;
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
+
+/// How many stream connections a session has, by role.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Presence {
+    /// Connections that watch.
+    pub view: usize,
+    /// Connections that may type.
+    pub control: usize,
+}
+
+impl Presence {
+    fn count(&mut self, role: Role) -> &mut usize {
+        match role {
+            Role::View => &mut self.view,
+            Role::Control => &mut self.control,
+        }
+    }
+}
 
 /// A session seen from outside its actor.
 #[derive(Clone)]
@@ -24,18 +46,26 @@ struct Shared {
     status: watch::Receiver<Status>,
     frames: Arc<FrameCache>,
     viewers: Arc<AtomicUsize>,
+    presence: Arc<watch::Sender<Presence>>,
     /// An [`EndReason`] as a number, set before the session is killed.
     end_reason: AtomicU8,
+    /// Input from every transport draws on this.
+    budget: Mutex<InputBudget>,
+    max_cols: u16,
+    max_rows: u16,
 }
 
 /// A place among a session's viewers, given back when dropped.
 pub struct ViewerSlot {
     viewers: Arc<AtomicUsize>,
+    presence: Arc<watch::Sender<Presence>>,
+    role: Role,
 }
 
 impl Drop for ViewerSlot {
     fn drop(&mut self) {
         self.viewers.fetch_sub(1, Ordering::AcqRel);
+        self.presence.send_modify(|p| *p.count(self.role) -= 1);
     }
 }
 
@@ -45,6 +75,7 @@ impl SessionHandle {
         commands: mpsc::Sender<Command>,
         screen: watch::Receiver<Arc<Snapshot>>,
         status: watch::Receiver<Status>,
+        limits: &Limits,
     ) -> SessionHandle {
         SessionHandle {
             shared: Arc::new(Shared {
@@ -54,7 +85,11 @@ impl SessionHandle {
                 status,
                 frames: Arc::default(),
                 viewers: Arc::default(),
+                presence: Arc::new(watch::channel(Presence::default()).0),
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
+                budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
+                max_cols: limits.max_cols,
+                max_rows: limits.max_rows,
             }),
         }
     }
@@ -89,17 +124,31 @@ impl SessionHandle {
         Arc::clone(&self.shared.frames)
     }
 
-    /// Takes a place among the viewers, or `None` when `max` are connected.
-    pub fn join_viewer(&self, max: usize) -> Option<ViewerSlot> {
+    /// Takes a place among the viewers with `role`, or `None` when `max`
+    /// are connected.
+    pub fn join_viewer(&self, max: usize, role: Role) -> Option<ViewerSlot> {
         let viewers = &self.shared.viewers;
         viewers
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
             .ok()?;
+        self.shared.presence.send_modify(|p| *p.count(role) += 1);
         Some(ViewerSlot {
             viewers: Arc::clone(viewers),
+            presence: Arc::clone(&self.shared.presence),
+            role,
         })
+    }
+
+    /// How many viewers watch and control now.
+    pub fn presence(&self) -> Presence {
+        *self.shared.presence.borrow()
+    }
+
+    /// A receiver of viewer counts, for pages that show who is there.
+    pub fn watch_presence(&self) -> watch::Receiver<Presence> {
+        self.shared.presence.subscribe()
     }
 
     /// Scrollback lines `start .. start + count`, 1 being the line just
@@ -134,12 +183,32 @@ impl SessionHandle {
 
     /// Queues input for the child. Keys are encoded with the terminal's
     /// modes at the moment they are written.
+    /// Input from every transport shares the session's input rate.
     pub async fn send_input(&self, input: Input) -> Result<(), SessionError> {
+        let allowed = self
+            .shared
+            .budget
+            .lock()
+            // The bucket is two numbers, consistent after any panic.
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(input.size(), Instant::now());
+        if !allowed {
+            return Err(SessionError::RateLimited);
+        }
         self.request(|reply| Command::Input(input, reply)).await
     }
 
-    /// Resizes the terminal; the child gets SIGWINCH.
+    /// Resizes the terminal within the configured limits; the child gets
+    /// SIGWINCH. Every transport comes through here.
     pub async fn resize(&self, cols: u16, rows: u16) -> Result<(), SessionError> {
+        let (max_cols, max_rows) = (self.shared.max_cols, self.shared.max_rows);
+        for (name, value, max) in [("cols", cols, max_cols), ("rows", rows, max_rows)] {
+            if !(1..=max).contains(&value) {
+                return Err(SessionError::BadSize(format!(
+                    "{name} {value} is out of range: use 1 to {max}"
+                )));
+            }
+        }
         self.request(|reply| Command::Resize { cols, rows, reply })
             .await
     }

@@ -7,6 +7,7 @@
 //! [`Snapshot`]: crate::term::Snapshot
 
 mod actor;
+mod budget;
 mod handle;
 mod metrics;
 mod pacer;
@@ -16,17 +17,22 @@ use std::time::{Duration, SystemTime};
 
 use panecast_proto::{MouseEvent, Scrollback};
 
+use crate::access::Credential;
 use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
-pub use handle::{SessionHandle, ViewerSlot};
+pub use handle::{Presence, SessionHandle, ViewerSlot};
 pub use metrics::Metrics;
 pub use registry::{CreateError, Sessions};
 
 /// Everything needed to start a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSpec {
+    /// Its name, unique among open sessions, if it has one.
+    pub name: Option<String>,
+    /// The credential that started it (`None`: the server, at boot).
+    pub owner: Option<Credential>,
     /// The profile it came from; `None` for a command given in the request.
     pub profile: Option<String>,
     /// What to run, where, at which size.
@@ -42,6 +48,10 @@ pub struct SessionSpec {
 pub struct SessionInfo {
     /// 128 random bits as 32 hex digits.
     pub id: String,
+    /// Its name, if it has one; the API takes it wherever it takes the id.
+    pub name: Option<String>,
+    /// The credential that started it.
+    pub owner: Option<Credential>,
     /// The profile it came from; `None` for a command given in the request.
     pub profile: Option<String>,
     /// The argv it runs.
@@ -138,6 +148,12 @@ pub enum SessionError {
     /// The terminal could not be resized.
     #[error("cannot resize: {0}")]
     Resize(String),
+    /// A size outside the configured limits.
+    #[error("{0}")]
+    BadSize(String),
+    /// More input than the session's input rate allows.
+    #[error("input dropped: over the session's input rate limit")]
+    RateLimited,
 }
 
 /// The timings of a session's life, from the configuration.

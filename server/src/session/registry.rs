@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use crate::config::Limits;
 use crate::pty::{self, SpawnError};
 use crate::random;
-use crate::record::{RecordError, Recordings};
+use crate::record::{RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
@@ -29,6 +29,9 @@ pub enum CreateError {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// A running session already has this name.
+    #[error("a running session is already named '{0}'")]
+    NameTaken(String),
     /// The child could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
@@ -86,23 +89,34 @@ impl Sessions {
     }
 
     /// Starts a session. Sizes in `spec` must already be validated.
-    pub async fn create(self: &Arc<Self>, spec: SessionSpec) -> Result<SessionHandle, CreateError> {
-        let _slot = self.reserve()?;
+    /// A lingering session (exited) holding the name, or the oldest one when
+    /// no slot is free, is ended to make room.
+    pub async fn create(
+        self: &Arc<Self>,
+        mut spec: SessionSpec,
+    ) -> Result<SessionHandle, CreateError> {
+        let (_slot, evicted) = self.reserve(spec.name.as_deref())?;
+        for session in evicted {
+            session.kill().await;
+        }
         let id = random::hex128().map_err(|e| CreateError::Internal(e.to_string()))?;
+        spec.spawn.env.push((pty::MARKER.to_owned(), id.clone()));
         let recorder = match spec.record {
             Some(options) => Some(
-                self.recordings.start(
-                    &id,
-                    spec.profile.as_deref(),
-                    &spec.spawn.argv,
-                    spec.spawn
+                self.recordings.start(&SessionToRecord {
+                    id: &id,
+                    name: spec.name.as_deref(),
+                    profile: spec.profile.as_deref(),
+                    argv: &spec.spawn.argv,
+                    term: spec
+                        .spawn
                         .env
                         .iter()
                         .find(|(name, _)| name == "TERM")
                         .map_or("", |(_, value)| value),
-                    (spec.spawn.cols, spec.spawn.rows),
+                    size: (spec.spawn.cols, spec.spawn.rows),
                     options,
-                )?,
+                })?,
             ),
             None => None,
         };
@@ -113,6 +127,8 @@ impl Sessions {
 
         let info = SessionInfo {
             id: id.clone(),
+            name: spec.name,
+            owner: spec.owner,
             profile: spec.profile,
             command: spec.spawn.argv,
             pid: pty.pid(),
@@ -123,9 +139,17 @@ impl Sessions {
         let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
         let (status_tx, status_rx) = watch::channel(Status::Running);
         let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
-        let handle = SessionHandle::new(info.clone(), commands_tx, screen_rx, status_rx);
+        let handle = SessionHandle::new(
+            info.clone(),
+            commands_tx,
+            screen_rx,
+            status_rx,
+            &self.limits,
+        );
         tracing::info!(
             id = %info.id,
+            name = %info.name.as_deref().unwrap_or("-"),
+            owner = %info.owner.as_ref().map_or_else(|| "-".to_owned(), |o| o.to_string()),
             profile = %info.profile.as_deref().unwrap_or("-"),
             command = ?info.command,
             pid = info.pid,
@@ -168,9 +192,17 @@ impl Sessions {
         Ok(handle)
     }
 
-    /// The session with this id.
-    pub fn get(&self, id: &str) -> Option<SessionHandle> {
-        self.lock().open.get(id).cloned()
+    /// The session with this id, or else with this name.
+    pub fn get(&self, id_or_name: &str) -> Option<SessionHandle> {
+        let state = self.lock();
+        if let Some(session) = state.open.get(id_or_name) {
+            return Some(session.clone());
+        }
+        state
+            .open
+            .values()
+            .find(|s| s.info().name.as_deref() == Some(id_or_name))
+            .cloned()
     }
 
     /// Every open session, oldest first.
@@ -209,16 +241,42 @@ impl Sessions {
         }
     }
 
-    fn reserve(&self) -> Result<Slot<'_>, CreateError> {
+    /// Takes a slot for a new session named `name`. Sessions that have
+    /// exited (lingering with their final screen) give way: the one holding
+    /// the name, and the oldest when every slot is taken. Only running
+    /// sessions can make creation fail.
+    fn reserve(&self, name: Option<&str>) -> Result<(Slot<'_>, Vec<SessionHandle>), CreateError> {
         let mut state = self.lock();
         if state.closing {
             return Err(CreateError::ShuttingDown);
         }
+        let mut evicted = Vec::new();
+        if let Some(name) = name {
+            let holder = state
+                .open
+                .iter()
+                .find(|(_, s)| s.info().name.as_deref() == Some(name))
+                .map(|(id, s)| (id.clone(), s.status().running()));
+            match holder {
+                Some((_, true)) => return Err(CreateError::NameTaken(name.to_owned())),
+                Some((id, false)) => evicted.extend(state.open.remove(&id)),
+                None => {}
+            }
+        }
         if state.open.len() + state.starting >= self.limits.max_sessions {
-            return Err(CreateError::TooMany(self.limits.max_sessions));
+            let oldest_exited = state
+                .open
+                .values()
+                .filter(|s| !s.status().running())
+                .min_by(|a, b| (a.info().created_at, a.id()).cmp(&(b.info().created_at, b.id())))
+                .map(|s| s.id().to_owned());
+            match oldest_exited {
+                Some(id) => evicted.extend(state.open.remove(&id)),
+                None => return Err(CreateError::TooMany(self.limits.max_sessions)),
+            }
         }
         state.starting += 1;
-        Ok(Slot(self))
+        Ok((Slot(self), evicted))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

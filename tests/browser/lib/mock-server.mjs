@@ -257,7 +257,9 @@ export async function startMock({ webDir, port = 0 } = {}) {
   };
   const authed = (req, url) => {
     const cookie = /(?:^|;\s*)panecast_token=([^;]+)/.exec(req.headers.cookie || '');
-    return url.searchParams.get('token') === TOKEN || req.headers.authorization === `Bearer ${TOKEN}` || (cookie && cookie[1] === TOKEN);
+    const offered = (req.headers['sec-websocket-protocol'] || '').split(',').map((p) => p.trim());
+    return url.searchParams.get('token') === TOKEN || req.headers.authorization === `Bearer ${TOKEN}` || (cookie && cookie[1] === TOKEN)
+      || offered.includes(`panecast.token.${TOKEN}`);
   };
   const json = (res, status, body) => {
     res.writeHead(status, { 'Content-Type': 'application/json' });

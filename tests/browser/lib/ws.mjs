@@ -11,7 +11,11 @@ export function accept(req, socket, onOpen) {
     return;
   }
   const acceptKey = createHash('sha1').update(key + GUID).digest('base64');
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptKey}\r\n\r\n`);
+  // As the real server: the stream speaks `panecast`; a credential offered
+  // as `panecast.token.T` is never echoed back.
+  const offered = (req.headers['sec-websocket-protocol'] || '').split(',').map((p) => p.trim());
+  const protocol = offered.includes('panecast') ? 'Sec-WebSocket-Protocol: panecast\r\n' : '';
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptKey}\r\n${protocol}\r\n`);
   socket.setNoDelay(true);
   const ws = new Socket(socket);
   onOpen(ws);

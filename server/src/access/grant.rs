@@ -1,0 +1,319 @@
+//! What an authenticated request may do: the role table, and the one check
+//! every route goes through.
+
+use std::sync::Arc;
+
+use super::links::LinkTicket;
+use super::Role;
+
+/// Who a credential is, for logs and `GET /api/sessions/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// The admin token.
+    Admin,
+    /// A key from the config, by name.
+    Key(Arc<str>),
+    /// A share link, by id.
+    Link(String),
+}
+
+impl std::fmt::Display for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Credential::Admin => f.write_str("admin-token"),
+            Credential::Key(name) => write!(f, "key:{name}"),
+            Credential::Link(id) => write!(f, "link:{id}"),
+        }
+    }
+}
+
+/// Which sessions a credential reaches.
+#[derive(Debug, Clone)]
+enum Scope {
+    /// Every session.
+    All,
+    /// Sessions with one of these names, and those the key started.
+    Named(Arc<[String]>),
+    /// One session, by id (a share link).
+    Session(String),
+}
+
+/// A session as the check sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its name, if it has one.
+    pub name: Option<&'a str>,
+    /// The credential that started it, if any.
+    pub owner: Option<&'a Credential>,
+}
+
+/// What a route does, for the role table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// List sessions (each caller sees those it reaches) and profiles.
+    List,
+    /// Start a session (the profile is checked with [`Grant::may_start`]).
+    Create,
+    /// Read a session: its state, screen, scrollback, the stream.
+    Read,
+    /// Type, paste, mouse, resize.
+    Control,
+    /// End a session.
+    Delete,
+    /// Mint, list and revoke a session's share links.
+    Share,
+}
+
+impl Action {
+    /// The least role the action needs (`Create` is finer: see
+    /// [`Grant::may_start`]).
+    pub fn needs(self) -> Role {
+        match self {
+            Action::List | Action::Read => Role::View,
+            Action::Control | Action::Create => Role::Control,
+            Action::Delete | Action::Share => Role::Admin,
+        }
+    }
+}
+
+/// Why a check failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Denied {
+    /// The session is outside the credential's scope: answered as if it
+    /// did not exist, so ids cannot be probed.
+    NotFound,
+    /// In scope, but the role does not allow it.
+    Forbidden(String),
+}
+
+/// An authenticated caller: who, with which role, reaching what.
+#[derive(Debug, Clone)]
+pub struct Grant {
+    credential: Credential,
+    role: Role,
+    scope: Scope,
+    /// Profiles it may start (keys); empty with [`Scope::All`] means all.
+    profiles: Arc<[String]>,
+    link: Option<LinkTicket>,
+}
+
+impl Grant {
+    /// The admin token: everything.
+    pub fn admin() -> Grant {
+        Grant {
+            credential: Credential::Admin,
+            role: Role::Admin,
+            scope: Scope::All,
+            profiles: Arc::from([]),
+            link: None,
+        }
+    }
+
+    /// A config key.
+    pub fn key(
+        name: Arc<str>,
+        role: Role,
+        sessions: Option<Arc<[String]>>,
+        profiles: Arc<[String]>,
+    ) -> Grant {
+        Grant {
+            credential: Credential::Key(name),
+            role,
+            scope: sessions.map_or(Scope::All, Scope::Named),
+            profiles,
+            link: None,
+        }
+    }
+
+    /// A share link.
+    pub fn link(ticket: LinkTicket) -> Grant {
+        Grant {
+            credential: Credential::Link(ticket.id.clone()),
+            role: ticket.role,
+            scope: Scope::Session(ticket.session.clone()),
+            profiles: Arc::from([]),
+            link: Some(ticket),
+        }
+    }
+
+    /// Who this is.
+    pub fn credential(&self) -> &Credential {
+        &self.credential
+    }
+
+    /// Its role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The share link it came from, if it did.
+    pub fn link_ticket(&self) -> Option<&LinkTicket> {
+        self.link.as_ref()
+    }
+
+    /// True when the session is within this credential's scope.
+    pub fn reaches(&self, target: Target<'_>) -> bool {
+        match &self.scope {
+            Scope::All => true,
+            Scope::Session(id) => id == target.id,
+            Scope::Named(names) => {
+                target.owner == Some(&self.credential)
+                    || target
+                        .name
+                        .is_some_and(|n| names.iter().any(|allowed| allowed == n))
+            }
+        }
+    }
+
+    /// The one check: may this caller do `action` (on `target`, for
+    /// actions on a session)?
+    pub fn check(&self, action: Action, target: Option<Target<'_>>) -> Result<(), Denied> {
+        if let Some(target) = target {
+            if !self.reaches(target) {
+                return Err(Denied::NotFound);
+            }
+        }
+        if self.role < action.needs() {
+            return Err(Denied::Forbidden(format!(
+                "a {} credential may not {}",
+                self.role,
+                describe(action)
+            )));
+        }
+        Ok(())
+    }
+
+    /// May this caller start a session from `profile` (`None`: a command
+    /// given in the request)? Admins with no profile list may start any;
+    /// keys with a list may start only those profiles, never a command.
+    pub fn may_start(&self, profile: Option<&str>) -> Result<(), Denied> {
+        let allowed = match (self.role, profile) {
+            (Role::View, _) => false,
+            (_, None) => self.role == Role::Admin && self.profiles.is_empty(),
+            (Role::Admin, Some(_)) => self.profiles.is_empty() || self.lists(profile),
+            (Role::Control, Some(_)) => self.lists(profile),
+        };
+        if allowed {
+            return Ok(());
+        }
+        Err(Denied::Forbidden(match profile {
+            Some(name) => format!("this credential may not start the profile '{name}'"),
+            None => "this credential may not start a command".to_owned(),
+        }))
+    }
+}
+
+impl Grant {
+    fn lists(&self, profile: Option<&str>) -> bool {
+        profile.is_some_and(|name| self.profiles.iter().any(|p| p == name))
+    }
+}
+
+fn describe(action: Action) -> &'static str {
+    match action {
+        Action::List => "list sessions",
+        Action::Create => "start sessions",
+        Action::Read => "read this session",
+        Action::Control => "type into or resize a session",
+        Action::Delete => "end sessions",
+        Action::Share => "manage share links",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target<'a>(id: &'a str, name: Option<&'a str>, owner: Option<&'a Credential>) -> Target<'a> {
+        Target { id, name, owner }
+    }
+
+    fn key(role: Role, sessions: Option<&[&str]>, profiles: &[&str]) -> Grant {
+        Grant::key(
+            Arc::from("k"),
+            role,
+            sessions.map(|s| s.iter().map(|n| n.to_string()).collect()),
+            profiles.iter().map(|p| p.to_string()).collect(),
+        )
+    }
+
+    #[test]
+    fn the_role_table() {
+        let s = target("1", None, None);
+        let view = key(Role::View, None, &[]);
+        let control = key(Role::Control, None, &[]);
+        let admin = Grant::admin();
+        for (grant, allowed) in [
+            (&view, [true, true, false, false, false]),
+            (&control, [true, true, true, false, false]),
+            (&admin, [true, true, true, true, true]),
+        ] {
+            let actions = [
+                Action::List,
+                Action::Read,
+                Action::Control,
+                Action::Delete,
+                Action::Share,
+            ];
+            for (action, ok) in actions.into_iter().zip(allowed) {
+                assert_eq!(
+                    grant.check(action, Some(s)).is_ok(),
+                    ok,
+                    "{:?} {action:?}",
+                    grant.role()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_scope_sessions_are_not_found_not_forbidden() {
+        let scoped = key(Role::View, Some(&["htop"]), &[]);
+        assert!(scoped
+            .check(Action::Read, Some(target("1", Some("htop"), None)))
+            .is_ok());
+        assert_eq!(
+            scoped.check(Action::Read, Some(target("2", Some("other"), None))),
+            Err(Denied::NotFound)
+        );
+        assert_eq!(
+            scoped.check(Action::Delete, Some(target("2", None, None))),
+            Err(Denied::NotFound)
+        );
+        assert!(matches!(
+            scoped.check(Action::Delete, Some(target("1", Some("htop"), None))),
+            Err(Denied::Forbidden(_))
+        ));
+    }
+
+    #[test]
+    fn a_key_reaches_the_sessions_it_started() {
+        let starter = key(Role::Control, Some(&[]), &["shell"]);
+        let mine = Credential::Key(Arc::from("k"));
+        let theirs = Credential::Key(Arc::from("other"));
+        assert!(starter.reaches(target("1", None, Some(&mine))));
+        assert!(!starter.reaches(target("2", None, Some(&theirs))));
+        assert!(!starter.reaches(target("3", None, None)));
+    }
+
+    #[test]
+    fn who_may_start_what() {
+        assert!(Grant::admin().may_start(Some("anything")).is_ok());
+        assert!(Grant::admin().may_start(None).is_ok());
+        let control = key(Role::Control, None, &["logs"]);
+        assert!(control.may_start(Some("logs")).is_ok());
+        assert!(control.may_start(Some("shell")).is_err());
+        assert!(control.may_start(None).is_err());
+        assert!(key(Role::Control, None, &[])
+            .may_start(Some("shell"))
+            .is_err());
+        assert!(key(Role::View, None, &[]).may_start(Some("shell")).is_err());
+        let limited_admin = key(Role::Admin, None, &["logs"]);
+        assert!(limited_admin.may_start(Some("logs")).is_ok());
+        assert!(limited_admin.may_start(Some("shell")).is_err());
+        assert!(limited_admin.may_start(None).is_err());
+        assert!(key(Role::Admin, None, &[]).may_start(None).is_ok());
+    }
+}

@@ -1,0 +1,142 @@
+//! Who may do what. Three kinds of credential (the admin token, named keys
+//! from the config, per-session share links), three roles (view, control,
+//! admin), and one check ([`Grant::check`]) that every route goes through.
+//!
+//! Only SHA-256 digests of keys and links are kept; every comparison with a
+//! stored secret takes the same time wherever the first difference is.
+
+mod grant;
+mod keys;
+mod links;
+mod peer;
+mod role;
+pub mod secret;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use grant::{Action, Credential, Denied, Grant, Target};
+pub use keys::{config_entry, KeyConfig};
+pub use links::{LinkError, LinkInfo, LinkTicket, Links, ViewerGuard};
+pub use peer::{client_address, TrustedProxies};
+pub use role::Role;
+pub use secret::valid_token;
+
+use secret::SecretHash;
+
+/// A config key, ready to check.
+struct Key {
+    digest: SecretHash,
+    grant: Grant,
+}
+
+/// Every credential the server accepts.
+pub struct Access {
+    admin: SecretHash,
+    keys: Vec<Key>,
+    links: Links,
+}
+
+impl Access {
+    /// Credentials from the admin token and the config's keys; share links
+    /// live up to `max_link_ttl`, at most `max_links` per session.
+    pub fn new(
+        admin_token: &str,
+        keys: &[KeyConfig],
+        max_link_ttl: Duration,
+        max_links: usize,
+    ) -> Result<Access, String> {
+        let keys = keys
+            .iter()
+            .map(|key| {
+                let digest = key.validate()?;
+                let sessions = key.sessions.as_ref().map(|s| Arc::from(s.as_slice()));
+                let grant = Grant::key(
+                    Arc::from(key.name.as_str()),
+                    key.role,
+                    sessions,
+                    Arc::from(key.profiles.as_slice()),
+                );
+                Ok(Key { digest, grant })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Access {
+            admin: secret::hash(admin_token.as_bytes()),
+            keys,
+            links: Links::new(max_link_ttl, max_links),
+        })
+    }
+
+    /// The grant of a presented secret, if it is a credential.
+    pub fn authenticate(&self, presented: &str) -> Option<Grant> {
+        if !valid_token(presented) {
+            return None;
+        }
+        let digest = secret::hash(presented.as_bytes());
+        if secret::same(&digest, &self.admin) {
+            return Some(Grant::admin());
+        }
+        // Every key is compared, whichever matches.
+        let mut found = None;
+        for key in &self.keys {
+            if secret::same(&digest, &key.digest) && found.is_none() {
+                found = Some(key.grant.clone());
+            }
+        }
+        found.or_else(|| self.links.find(presented).map(Grant::link))
+    }
+
+    /// The share links.
+    pub fn links(&self) -> &Links {
+        &self.links
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access() -> Access {
+        let keys = [KeyConfig {
+            name: "grafana".into(),
+            sha256: secret::hex(&secret::hash(b"view-secret")),
+            role: Role::View,
+            sessions: Some(vec!["htop".into()]),
+            profiles: vec![],
+        }];
+        Access::new("admin-secret", &keys, Duration::from_secs(3600), 8).expect("valid")
+    }
+
+    #[test]
+    fn authenticates_each_kind_of_credential() {
+        let access = access();
+        assert_eq!(
+            access.authenticate("admin-secret").map(|g| g.role()),
+            Some(Role::Admin)
+        );
+        let key = access.authenticate("view-secret").expect("the key");
+        assert_eq!(key.role(), Role::View);
+        assert_eq!(key.credential().to_string(), "key:grafana");
+        let (_, token) = access
+            .links()
+            .mint("s1", Role::Control, Duration::from_secs(60))
+            .expect("minted");
+        let link = access.authenticate(&token).expect("the link");
+        assert_eq!(link.role(), Role::Control);
+        assert!(access.authenticate("nothing").is_none());
+        assert!(access.authenticate("").is_none());
+        assert!(access.authenticate("admin secret").is_none());
+    }
+
+    #[test]
+    fn bad_keys_are_refused() {
+        let keys = [KeyConfig {
+            name: "x".into(),
+            sha256: "123".into(),
+            role: Role::View,
+            sessions: None,
+            profiles: vec![],
+        }];
+        assert!(Access::new("t", &keys, Duration::from_secs(1), 1).is_err());
+    }
+}

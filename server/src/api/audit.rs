@@ -1,0 +1,44 @@
+//! The audit log: one structured line (target `panecast::audit`) per
+//! authentication failure, stream connect and disconnect, link minted or
+//! revoked, and session created or deleted. Each names the credential
+//! (never its secret), the role, the session and the client's address.
+//! Paths are logged without their query string.
+
+use std::net::IpAddr;
+
+use crate::access::{Credential, Role};
+
+/// A request was refused for want of a valid credential.
+pub fn auth_failed(peer: IpAddr, method: &str, path: &str, reason: &str) {
+    tracing::warn!(target: "panecast::audit", event = "auth_failed", %peer, method, path, reason);
+}
+
+/// A stream connection opened.
+pub fn stream_opened(peer: IpAddr, credential: &Credential, role: Role, session: &str) {
+    tracing::info!(target: "panecast::audit", event = "stream_opened", %peer, credential = %credential, %role, session);
+}
+
+/// A stream connection closed, with its close code.
+pub fn stream_closed(peer: IpAddr, credential: &Credential, role: Role, session: &str, code: u16) {
+    tracing::info!(target: "panecast::audit", event = "stream_closed", %peer, credential = %credential, %role, session, code);
+}
+
+/// A share link was minted.
+pub fn link_minted(peer: IpAddr, by: &Credential, session: &str, link: &str, role: Role) {
+    tracing::info!(target: "panecast::audit", event = "link_minted", %peer, credential = %by, session, link, %role);
+}
+
+/// A share link was revoked.
+pub fn link_revoked(peer: IpAddr, by: &Credential, session: &str, link: &str) {
+    tracing::info!(target: "panecast::audit", event = "link_revoked", %peer, credential = %by, session, link);
+}
+
+/// A session was created through the API.
+pub fn session_created(peer: IpAddr, by: &Credential, role: Role, session: &str) {
+    tracing::info!(target: "panecast::audit", event = "session_created", %peer, credential = %by, %role, session);
+}
+
+/// A session was deleted through the API.
+pub fn session_deleted(peer: IpAddr, by: &Credential, role: Role, session: &str) {
+    tracing::info!(target: "panecast::audit", event = "session_deleted", %peer, credential = %by, %role, session);
+}

@@ -1,0 +1,389 @@
+//! The guard in front of every route: the Host check (421, against DNS
+//! rebinding), authentication (401), the CSRF check for cookie-borne
+//! writes (403), and the access check of [`policy`](super::policy) on the
+//! session the route names (404 outside the caller's scope, 403 beyond its
+//! role). Handlers receive the [`Caller`] and, for session routes, the
+//! [`SessionHandle`](crate::session::SessionHandle) as request extensions.
+//!
+//! A credential travels as `Authorization: Bearer T`, as the WebSocket
+//! subprotocol `panecast.token.T` (browsers cannot set headers on a
+//! WebSocket, and a URL would be logged), or in a cookie.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use axum::extract::connect_info::ConnectInfo;
+use axum::extract::{MatchedPath, OriginalUri, RawPathParams, Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::RequestExt;
+
+use crate::access::{client_address, Denied, Grant, Role, Target};
+
+use super::error::ApiError;
+use super::{audit, cookies, policy, AppState};
+
+/// The WebSocket subprotocol every stream speaks.
+pub const PROTOCOL: &str = "panecast";
+/// The prefix of the subprotocol that carries a credential.
+pub const TOKEN_PROTOCOL: &str = "panecast.token.";
+
+/// Marks a request that came over TLS (set by the listener).
+#[derive(Debug, Clone, Copy)]
+pub struct Tls;
+
+/// Who is calling, as established by the guard.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    grant: Grant,
+    peer: IpAddr,
+    secure: bool,
+    cookie: bool,
+}
+
+impl Caller {
+    /// What the caller may do.
+    pub fn grant(&self) -> &Grant {
+        &self.grant
+    }
+
+    /// The client's address (through trusted proxies).
+    pub fn peer(&self) -> IpAddr {
+        self.peer
+    }
+
+    /// True when the client reached the server over https.
+    pub fn secure(&self) -> bool {
+        self.secure
+    }
+
+    /// True when the credential came in a cookie, which a browser sends on
+    /// its own: such requests are checked against cross-site use.
+    pub fn by_cookie(&self) -> bool {
+        self.cookie
+    }
+}
+
+/// Where a credential came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Header,
+    Protocol,
+    Cookie,
+}
+
+/// The client's address and whether it used https.
+pub fn peer_of(state: &AppState, request: &Request) -> (IpAddr, bool) {
+    let socket = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
+    let headers = request.headers();
+    let peer = client_address(socket, headers, state.trusted());
+    let secure = request.extensions().get::<Tls>().is_some()
+        || state.trusted().forwarded_https(socket, headers);
+    (peer, secure)
+}
+
+/// Requests whose `Host` names neither an IP address, `localhost`, a
+/// configured public name, nor (through a trusted proxy) anything at all
+/// are answered 421: a DNS-rebinding page cannot reach the API.
+pub async fn check_host(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let socket = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    let proxied = socket.is_some_and(|ip| state.trusted().trusts(ip));
+    if proxied || host_allowed(request.headers(), &state.config.public_names) {
+        return next.run(request).await;
+    }
+    ApiError::new(
+        StatusCode::MISDIRECTED_REQUEST,
+        "unknown_host",
+        "this server does not answer to that host name; add it to public_names",
+    )
+    .into_response()
+}
+
+fn host_allowed(headers: &HeaderMap, public_names: &[String]) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(v6) => {
+            return v6
+                .split_once(']')
+                .is_some_and(|(a, _)| a.parse::<IpAddr>().is_ok())
+        }
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name.parse::<IpAddr>().is_ok()
+        || name == "localhost"
+        || name.ends_with(".localhost")
+        || public_names.iter().any(|p| p.eq_ignore_ascii_case(&name))
+}
+
+/// Every credential the request carries, in order of preference.
+fn presented(headers: &HeaderMap) -> Vec<(Source, &str)> {
+    let mut found = Vec::new();
+    if let Some(value) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        if let Some((scheme, token)) = value.split_once(' ') {
+            if scheme.eq_ignore_ascii_case("bearer") {
+                found.push((Source::Header, token.trim()));
+            }
+        }
+    }
+    for value in headers.get_all(header::SEC_WEBSOCKET_PROTOCOL) {
+        let Ok(value) = value.to_str() else { continue };
+        for protocol in value.split(',') {
+            if let Some(token) = protocol.trim().strip_prefix(TOKEN_PROTOCOL) {
+                found.push((Source::Protocol, token));
+            }
+        }
+    }
+    for name in [cookies::TOKEN, cookies::LINK] {
+        found.extend(cookies::read(headers, name).map(|t| (Source::Cookie, t)));
+    }
+    found
+}
+
+/// The guard of every `/api` route (see the module's documentation).
+pub async fn guard(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let (peer, secure) = peer_of(&state, &request);
+    let method = request.method().clone();
+    // The full path (the nested router sees it without `/api`); never the query.
+    let path = request
+        .extensions()
+        .get::<OriginalUri>()
+        .map_or_else(|| request.uri().path().to_owned(), |u| u.path().to_owned());
+    let grants: Vec<(Source, Grant)> = presented(request.headers())
+        .into_iter()
+        .filter_map(|(source, token)| Some((source, state.access.authenticate(token)?)))
+        .collect();
+    if grants.is_empty() {
+        let reason = if presented(request.headers()).is_empty() {
+            "no credential"
+        } else {
+            "unknown, expired or revoked credential"
+        };
+        audit::auth_failed(peer, method.as_str(), &path, reason);
+        return ApiError::unauthorized().into_response();
+    }
+
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_owned());
+    let Some(route) = route else {
+        // No route matched: the fallback answers 404, after authentication.
+        return next.run(request).await;
+    };
+    let route = route
+        .find("/api/")
+        .map_or(route.as_str(), |i| &route[i..])
+        .to_owned();
+    let action = policy::action(&method, &route);
+
+    let session = if policy::names_a_session(&route) {
+        let params = match request.extract_parts::<RawPathParams>().await {
+            Ok(params) => params,
+            Err(rejection) => {
+                return ApiError::bad_request("bad_path", rejection.body_text()).into_response()
+            }
+        };
+        let id = params
+            .iter()
+            .find(|(name, _)| *name == "id")
+            .map(|(_, value)| value.to_owned())
+            .unwrap_or_default();
+        match state.sessions.get(&id) {
+            Some(session) => Some(session),
+            None => return ApiError::no_session(&id).into_response(),
+        }
+    } else {
+        None
+    };
+    let target = session.as_ref().map(|s| {
+        let info = s.info();
+        Target {
+            id: &info.id,
+            name: info.name.as_deref(),
+            owner: info.owner.as_ref(),
+        }
+    });
+
+    // The strongest credential that reaches the session.
+    let Some((source, grant)) = grants
+        .into_iter()
+        .filter(|(_, g)| target.is_none_or(|t| g.reaches(t)))
+        .max_by_key(|(_, g)| g.role())
+    else {
+        let id = target.map_or("", |t| t.id);
+        return ApiError::no_session(id).into_response();
+    };
+
+    if source == Source::Cookie && !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        if let Err(error) = same_site_write(request.headers(), &state.config.allowed_origins) {
+            return error.into_response();
+        }
+    }
+
+    // A routed method missing from the table needs the admin role.
+    let needed = action.unwrap_or(crate::access::Action::Delete);
+    if let Err(denied) = grant.check(needed, target) {
+        return match denied {
+            Denied::NotFound => ApiError::no_session(target.map_or("", |t| t.id)).into_response(),
+            Denied::Forbidden(message) => ApiError::forbidden(message).into_response(),
+        };
+    }
+    request.extensions_mut().insert(Caller {
+        grant,
+        peer,
+        secure,
+        cookie: source == Source::Cookie,
+    });
+    if let Some(session) = session {
+        request.extensions_mut().insert(session);
+    }
+    next.run(request).await
+}
+
+/// A write authenticated by a cookie must come from a page of this server
+/// (or an allowed origin) and be JSON, which a cross-site form cannot send
+/// without a preflight.
+fn same_site_write(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
+    let csrf = |message: &str| ApiError::new(StatusCode::FORBIDDEN, "csrf", message);
+    if !origin_allowed(headers, allowed, false) || headers.get(header::ORIGIN).is_none() {
+        return Err(csrf(
+            "a request authenticated by cookie must come from this server's pages (Origin)",
+        ));
+    }
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if !json {
+        return Err(csrf(
+            "a request authenticated by cookie must be sent as application/json",
+        ));
+    }
+    Ok(())
+}
+
+/// Same origin (the Origin's host is the Host header), a configured origin,
+/// or no Origin at all (not a browser) when `absent_ok`.
+pub fn origin_allowed(headers: &HeaderMap, allowed: &[String], absent_ok: bool) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return absent_ok;
+    };
+    if allowed.iter().any(|a| a == origin) {
+        return true;
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
+    host.is_some() && origin_host == host
+}
+
+/// The role a stream asked for (`?role=`), as the grant allows it: a view
+/// credential asking for control is given a view connection, and its
+/// `Hello` says so.
+pub fn stream_role(grant: &Grant, asked: Role) -> Role {
+    asked.min(grant.role()).min(Role::Control)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(name, HeaderValue::from_str(value).expect("ascii"));
+        }
+        map
+    }
+
+    #[test]
+    fn reads_credentials_from_every_place() {
+        let h = headers(&[
+            (header::AUTHORIZATION, "Bearer abc"),
+            (
+                header::SEC_WEBSOCKET_PROTOCOL,
+                "panecast, panecast.token.def",
+            ),
+            (header::COOKIE, "panecast_token=ghi; panecast_link=jkl"),
+        ]);
+        let found: Vec<(Source, &str)> = presented(&h);
+        assert_eq!(
+            found,
+            [
+                (Source::Header, "abc"),
+                (Source::Protocol, "def"),
+                (Source::Cookie, "ghi"),
+                (Source::Cookie, "jkl")
+            ]
+        );
+        let h = headers(&[(header::AUTHORIZATION, "Basic abc")]);
+        assert!(presented(&h).is_empty());
+    }
+
+    #[test]
+    fn hosts() {
+        let allowed = |host: &str| {
+            host_allowed(
+                &headers(&[(header::HOST, host)]),
+                &["term.example.com".into()],
+            )
+        };
+        assert!(allowed("127.0.0.1:7681"));
+        assert!(allowed("[::1]:7681"));
+        assert!(allowed("localhost:7681"));
+        assert!(allowed("app.localhost"));
+        assert!(allowed("Term.Example.com"));
+        assert!(!allowed("evil.example"));
+        assert!(!allowed("rebind.attacker.test:7681"));
+        assert!(!host_allowed(&HeaderMap::new(), &[]));
+    }
+
+    #[test]
+    fn origins() {
+        let h = |origin: Option<&str>| {
+            let mut map = headers(&[(header::HOST, "127.0.0.1:7681")]);
+            if let Some(o) = origin {
+                map.insert(header::ORIGIN, HeaderValue::from_str(o).expect("ascii"));
+            }
+            map
+        };
+        assert!(origin_allowed(&h(None), &[], true));
+        assert!(!origin_allowed(&h(None), &[], false));
+        assert!(origin_allowed(
+            &h(Some("http://127.0.0.1:7681")),
+            &[],
+            false
+        ));
+        assert!(!origin_allowed(
+            &h(Some("http://127.0.0.1:8080")),
+            &[],
+            true
+        ));
+        assert!(origin_allowed(
+            &h(Some("https://dash.example")),
+            &["https://dash.example".into()],
+            false
+        ));
+    }
+
+    #[test]
+    fn a_view_credential_gets_a_view_stream() {
+        let view = Grant::key("k".into(), Role::View, None, std::sync::Arc::from([]));
+        assert_eq!(stream_role(&view, Role::Control), Role::View);
+        assert_eq!(stream_role(&Grant::admin(), Role::Control), Role::Control);
+        assert_eq!(stream_role(&Grant::admin(), Role::View), Role::View);
+    }
+}

@@ -1,0 +1,197 @@
+//! Share links over HTTP: `POST|GET /api/sessions/{id}/links`,
+//! `DELETE /api/sessions/{id}/links/{link_id}` (admins), and
+//! `POST /api/sessions/{id}/login`, which trades the credential the page
+//! holds (a link's token from the URL fragment) for a cookie scoped to
+//! that session's API paths.
+
+use std::time::{Duration, SystemTime};
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde::{Deserialize, Serialize};
+
+use crate::access::{LinkError, LinkInfo, Role};
+use crate::session::SessionHandle;
+
+use super::body::JsonBody;
+use super::error::ApiError;
+use super::guard::Caller;
+use super::{audit, cookies, AppState};
+use crate::time::rfc3339;
+
+/// The body of `POST /api/sessions/{id}/links`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MintRequest {
+    /// `view` (default) or `control`.
+    role: Option<Role>,
+    /// Lifetime in seconds; default `limits.link_ttl_secs`.
+    ttl: Option<u64>,
+}
+
+/// A link as the API shows it.
+#[derive(Debug, Serialize)]
+pub struct LinkView {
+    /// Its id (used to revoke it).
+    id: String,
+    /// `view` or `control`.
+    role: Role,
+    /// When it was minted, RFC 3339 UTC.
+    created_at: String,
+    /// When it stops working, RFC 3339 UTC.
+    expires_at: String,
+    /// Streams open with it now.
+    viewers: usize,
+    /// The token: only in the answer to the mint, never listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<String>,
+    /// The page to open (the token travels in the fragment): only in the
+    /// answer to the mint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+}
+
+impl LinkView {
+    fn of(info: &LinkInfo) -> LinkView {
+        LinkView {
+            id: info.id.clone(),
+            role: info.role,
+            created_at: rfc3339(info.created_at),
+            expires_at: rfc3339(info.expires_at),
+            viewers: info.viewers,
+            token: None,
+            url: None,
+        }
+    }
+}
+
+/// `POST /api/sessions/{id}/links`: 201 with the link, its token and URL.
+pub async fn mint(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Extension(session): Extension<SessionHandle>,
+    headers: HeaderMap,
+    JsonBody(request): JsonBody<MintRequest>,
+) -> Result<Response, ApiError> {
+    let role = request.role.unwrap_or(Role::View);
+    let ttl = Duration::from_secs(request.ttl.unwrap_or(state.config.limits.link_ttl_secs));
+    let (info, token) =
+        state
+            .access
+            .links()
+            .mint(session.id(), role, ttl)
+            .map_err(|e| match e {
+                LinkError::BadRole => ApiError::bad_request("bad_role", e.to_string()),
+                LinkError::BadTtl(_) => ApiError::bad_request("bad_ttl", e.to_string()),
+                LinkError::TooMany(_) => ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_links",
+                    e.to_string(),
+                ),
+                LinkError::Random(_) => {
+                    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+                }
+            })?;
+    audit::link_minted(
+        caller.peer(),
+        caller.grant().credential(),
+        session.id(),
+        &info.id,
+        role,
+    );
+    let page = format!("/s/{}", session.id());
+    let origin = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|host| {
+            format!(
+                "{}://{host}",
+                if caller.secure() { "https" } else { "http" }
+            )
+        })
+        .unwrap_or_default();
+    let mut view = LinkView::of(&info);
+    view.url = Some(format!("{origin}{page}#t={token}"));
+    view.token = Some(token);
+    Ok((StatusCode::CREATED, Json(view)).into_response())
+}
+
+/// `GET /api/sessions/{id}/links`: the live links, without their tokens.
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(session): Extension<SessionHandle>,
+) -> Json<serde_json::Value> {
+    let links: Vec<LinkView> = state
+        .access
+        .links()
+        .list(session.id())
+        .iter()
+        .map(LinkView::of)
+        .collect();
+    Json(serde_json::json!({ "links": links }))
+}
+
+/// `DELETE /api/sessions/{id}/links/{link_id}`: revokes the link; every
+/// stream opened with it closes with code 4003 within a second.
+pub async fn revoke(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Extension(session): Extension<SessionHandle>,
+    Path((_, link_id)): Path<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    state
+        .access
+        .links()
+        .revoke(session.id(), &link_id)
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "link_not_found",
+                format!("no live link '{link_id}' on this session"),
+            )
+        })?;
+    audit::link_revoked(
+        caller.peer(),
+        caller.grant().credential(),
+        session.id(),
+        &link_id,
+    );
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/sessions/{id}/login`: sets the `panecast_link` cookie (for a
+/// link) scoped to this session's API paths, lasting as long as the link,
+/// so a reload needs no token. Other credentials need no cookie here.
+pub async fn login(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let Some(ticket) = caller.grant().link_ticket() else {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    };
+    let Some(token) = bearer(&headers) else {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    };
+    let remaining = ticket
+        .expires_at
+        .duration_since(SystemTime::now())
+        .unwrap_or_default()
+        .as_secs()
+        .min(state.config.limits.cookie_max_age_secs);
+    let path = format!("/api/sessions/{id}");
+    let cookie =
+        cookies::set(cookies::LINK, token, &path, remaining, caller.secure()).ok_or_else(|| {
+            ApiError::bad_request("bad_path", "the session id cannot be a cookie path")
+        })?;
+    Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
