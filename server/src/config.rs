@@ -16,6 +16,11 @@ use crate::term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
 /// request names neither a profile nor a command.
 pub const DEFAULT_PROFILE: &str = "shell";
 
+/// The default cell budget of a session's scrollback: 24 MiB of cells. With
+/// both screens at the largest size (16 MiB), the published copy of the
+/// visible rows (8 MiB) and a full style table, a session stays under 64 MiB.
+pub const DEFAULT_SCROLLBACK_CELLS: usize = 3_000_000;
+
 /// The whole configuration file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -150,6 +155,9 @@ pub struct Limits {
     pub scrollback: usize,
     /// Most scrollback lines a request may ask for.
     pub max_scrollback: usize,
+    /// A session's memory budget: scrollback lines x columns it may hold
+    /// (a cell takes 8 bytes). A wider resize keeps fewer lines.
+    pub max_scrollback_cells: usize,
     /// Shortest time between two published screens while output streams in.
     pub frame_interval_ms: u64,
     /// Longest time synchronized output (mode 2026) may hold the screen back.
@@ -191,6 +199,7 @@ impl Default for Limits {
             default_rows: 24,
             scrollback: DEFAULT_SCROLLBACK,
             max_scrollback: 100_000,
+            max_scrollback_cells: DEFAULT_SCROLLBACK_CELLS,
             frame_interval_ms: 16,
             sync_timeout_ms: 1000,
             linger_secs: 300,

@@ -74,19 +74,7 @@ impl CreateRequest {
             self.rows.unwrap_or(limits.default_rows.into()),
             limits,
         )?;
-        let scrollback = match self.scrollback {
-            None => limits.scrollback,
-            Some(n) if n <= limits.max_scrollback as u64 => n as usize,
-            Some(n) => {
-                return Err(ApiError::bad_request(
-                    "bad_scrollback",
-                    format!(
-                        "scrollback {n} is over the limit of {}",
-                        limits.max_scrollback
-                    ),
-                ))
-            }
-        };
+        let scrollback = scrollback(self.scrollback, cols, limits)?;
         if self.env.is_some() && !allow_any_command {
             return Err(forbidden("env", "env"));
         }
@@ -182,6 +170,35 @@ impl CreateRequest {
             scrollback,
         })
     }
+}
+
+/// The scrollback lines of a session `cols` wide: the requested number
+/// within `max_scrollback` and the cell budget, or the default cut to fit.
+fn scrollback(requested: Option<u64>, cols: u16, limits: &Limits) -> Result<usize, ApiError> {
+    let fits = limits.max_scrollback_cells / usize::from(cols.max(1));
+    let Some(n) = requested else {
+        return Ok(limits.scrollback.min(fits));
+    };
+    if n > limits.max_scrollback as u64 {
+        return Err(ApiError::bad_request(
+            "bad_scrollback",
+            format!(
+                "scrollback {n} is over limits.max_scrollback ({})",
+                limits.max_scrollback
+            ),
+        ));
+    }
+    if n > fits as u64 {
+        return Err(ApiError::bad_request(
+            "bad_scrollback",
+            format!(
+                "scrollback {n} lines x {cols} columns is over limits.max_scrollback_cells ({}): \
+                 use at most {fits} lines at this width",
+                limits.max_scrollback_cells
+            ),
+        ));
+    }
+    Ok(n as usize)
 }
 
 /// Checks a requested size against the limits.
@@ -303,6 +320,33 @@ mod tests {
             resolve(r#"{"command": ["ls"]}"#, &config),
             Some(RecordOptions { input: false })
         );
+    }
+
+    #[test]
+    fn scrollback_lines_times_columns_stay_within_the_cell_budget() {
+        let config = config();
+        let budget = config.limits.max_scrollback_cells;
+        let err = request(r#"{"profile": "top", "cols": 500, "scrollback": 10000}"#)
+            .resolve(&config, false, &Grant::admin())
+            .expect_err("5,000,000 cells are over the budget");
+        assert_eq!(err.status, StatusCode::BAD_REQUEST);
+        assert_eq!(err.code, "bad_scrollback");
+        assert!(
+            err.message.contains("max_scrollback_cells"),
+            "{}",
+            err.message
+        );
+        let lines = budget / 500;
+        let spec = request(&format!(
+            r#"{{"profile": "top", "cols": 500, "scrollback": {lines}}}"#
+        ))
+        .resolve(&config, false, &Grant::admin())
+        .expect("exactly the budget");
+        assert_eq!(spec.scrollback, lines);
+        let spec = request(r#"{"profile": "top", "cols": 1000}"#)
+            .resolve(&config, false, &Grant::admin())
+            .expect("the default is cut to fit");
+        assert_eq!(spec.scrollback, budget / 1000);
     }
 
     #[test]

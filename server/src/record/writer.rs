@@ -3,7 +3,7 @@
 //! appended to a buffer and written out when it grows large and whenever
 //! the actor publishes a screen (at least every frame interval while output
 //! flows, and at once when it stops), so a crash loses at most the last
-//! moments. Writes happen on the actor's path: a slow disk slows the
+//! moments. Writes happen on the actor's path (its own thread): a slow disk slows the
 //! program, as a slow emulator would, and no output is dropped.
 
 use std::fs::File;

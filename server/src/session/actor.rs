@@ -62,6 +62,7 @@ impl Actor {
             pacer: Pacer::new(self.timings.frame, self.timings.sync_timeout),
             output_open: true,
             exit: None,
+            killed: false,
             started: Instant::now(),
             actor: self,
         };
@@ -112,6 +113,9 @@ struct Live {
     output_open: bool,
     /// The exit status, once the child has been reaped.
     exit: Option<ExitStatus>,
+    /// Set once the session is being killed: output is read and dropped,
+    /// so that a flood being killed does not hold the kill up.
+    killed: bool,
     started: Instant,
 }
 
@@ -217,13 +221,15 @@ impl Live {
         Ok(())
     }
 
-    /// Applies a chunk to the terminal.
+    /// Applies a chunk to the terminal (unless the session is being killed).
     fn apply(&mut self, bytes: &[u8]) {
         self.actor.metrics.chunk_read(bytes.len());
-        if let Some(recorder) = self.actor.recorder.as_mut() {
-            recorder.output(bytes);
+        if !self.killed {
+            if let Some(recorder) = self.actor.recorder.as_mut() {
+                recorder.output(bytes);
+            }
+            self.actor.term.advance(bytes);
         }
-        self.actor.term.advance(bytes);
     }
 
     /// Applies a chunk, sends the terminal's answers, publishes if it is time.
@@ -262,8 +268,10 @@ impl Live {
     }
 
     /// Hangs up the child's process groups, kills them after the grace
-    /// period, and waits for the child to be reaped.
+    /// period, and waits for the child to be reaped. Output from then on is
+    /// dropped: the screen stays as it was when the kill was asked for.
     async fn terminate(&mut self) {
+        self.killed = true;
         if self.exit.is_some() {
             return;
         }
@@ -301,7 +309,7 @@ impl Live {
     }
 
     /// Releases the terminal (closing every descriptor and ending the pty
-    /// threads), applies what output is left, publishes the final screen and
+    /// threads), applies what output is left (drops it after a kill), publishes the final screen and
     /// the exit status, and logs the end.
     fn finish(&mut self) {
         self.actor.pty = None;

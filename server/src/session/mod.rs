@@ -1,4 +1,4 @@
-//! Sessions: one actor (a tokio task) per child owns its [`Term`], applies
+//! Sessions: one actor (on a thread of its own) per child owns its [`Term`], applies
 //! the pty's output, and publishes the latest [`Snapshot`] on a `watch`.
 //! Everything else talks to it through a [`SessionHandle`]; the
 //! [`Sessions`] registry creates, finds and ends them.
@@ -12,6 +12,7 @@ mod handle;
 mod metrics;
 mod pacer;
 mod registry;
+mod thread;
 
 use std::time::{Duration, SystemTime};
 

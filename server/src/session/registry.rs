@@ -15,6 +15,7 @@ use crate::record::{RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
+use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
 /// Commands queued to an actor before senders wait.
@@ -136,6 +137,7 @@ impl Sessions {
             recording: recorder.as_ref().map(|r| r.name().to_owned()),
         };
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
+        term.limit_scrollback_cells(self.limits.max_scrollback_cells);
         let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
         let (status_tx, status_rx) = watch::channel(Status::Running);
         let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
@@ -169,6 +171,18 @@ impl Sessions {
             metrics: Arc::clone(&self.metrics),
             recorder,
         };
+        let registry = Arc::downgrade(self);
+        let ended = id.clone();
+        thread::spawn(
+            format!("session {}", id.get(..8).unwrap_or_default()),
+            actor.run(),
+            move || {
+                if let Some(registry) = Weak::upgrade(&registry) {
+                    registry.remove(&ended);
+                }
+            },
+        )
+        .map_err(|e| CreateError::Internal(format!("cannot start the session's thread: {e}")))?;
         let closing = {
             let mut state = self.lock();
             if !state.closing {
@@ -177,13 +191,6 @@ impl Sessions {
             state.closing
         };
         self.metrics.session_created();
-        let registry = Arc::downgrade(self);
-        tokio::spawn(async move {
-            actor.run().await;
-            if let Some(registry) = Weak::upgrade(&registry) {
-                registry.remove(&id);
-            }
-        });
         if closing {
             // Shutdown began while this child started: end it with the others.
             handle.shut_down().await;

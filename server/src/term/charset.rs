@@ -39,6 +39,42 @@ impl Charset {
     }
 }
 
+/// The character-set state of a screen: what G0-G3 designate, which of
+/// them is invoked into GL, and whether printing must map at all.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct Charsets {
+    slots: [Charset; 4],
+    gl: usize,
+    /// Set while GL is not ASCII, so the print path can skip mapping.
+    mapping: bool,
+}
+
+impl Charsets {
+    /// `ESC ( F` and friends: designates `set` into G`slot` (0-3).
+    pub fn designate(&mut self, slot: usize, set: Charset) {
+        self.slots[slot] = set;
+        self.mapping = self.slots[self.gl] != Charset::Ascii;
+    }
+
+    /// SI, SO and the locking shifts: invokes G`slot` (0-3) into GL.
+    pub fn shift_to(&mut self, slot: usize) {
+        self.gl = slot;
+        self.mapping = self.slots[slot] != Charset::Ascii;
+    }
+
+    /// True while printed characters need mapping (GL is not ASCII).
+    #[inline]
+    pub fn is_mapping(&self) -> bool {
+        self.mapping
+    }
+
+    /// Maps a printed character through the set in GL.
+    #[inline]
+    pub fn map(&self, c: char) -> char {
+        self.slots[self.gl].map(c)
+    }
+}
+
 fn dec_special(c: char) -> char {
     match c {
         '`' => '◆',
@@ -87,5 +123,18 @@ mod tests {
         assert_eq!(Charset::Ascii.map('q'), 'q');
         assert_eq!(Charset::Uk.map('#'), '£');
         assert_eq!(Charset::from_final(b'0'), Charset::DecSpecial);
+    }
+
+    #[test]
+    fn only_the_set_in_gl_maps() {
+        let mut sets = Charsets::default();
+        sets.designate(1, Charset::DecSpecial);
+        assert!(!sets.is_mapping());
+        assert_eq!(sets.map('q'), 'q');
+        sets.shift_to(1);
+        assert!(sets.is_mapping());
+        assert_eq!(sets.map('q'), '─');
+        sets.shift_to(0);
+        assert!(!sets.is_mapping());
     }
 }

@@ -2,10 +2,9 @@
 //! characters and lines, screen alignment, the alternate screen and resets.
 
 use super::cell::Cell;
-use super::charset::Charset;
-use super::emulator::{CursorShape, Emulator, SavedCursor};
-use super::grid::Grid;
+use super::emulator::{CursorShape, Emulator};
 use super::modes::{Mode, Modes};
+use super::screen::Screen;
 use super::style::Style;
 use super::tabstops::TabStops;
 
@@ -20,7 +19,7 @@ impl Emulator {
         self.touch(r);
         let erase = self.erase_style();
         let cols = self.cols;
-        let line = &mut self.grid[r];
+        let line = &mut self.screen.grid_mut()[r];
         line.drop_clusters(start, end);
         let cells = line.cells();
         if start > 0 && cells[start].width() == 0 {
@@ -37,7 +36,7 @@ impl Emulator {
             line.set_wrapped(false);
         }
         if start == 0 && r > 0 {
-            self.grid[r - 1].set_wrapped(false);
+            self.screen.grid_mut()[r - 1].set_wrapped(false);
         }
     }
 
@@ -49,7 +48,7 @@ impl Emulator {
         }
         self.touch(r);
         let erase = self.erase_style();
-        let line = &mut self.grid[r];
+        let line = &mut self.screen.grid_mut()[r];
         let mut col = start;
         while col < end {
             let cell = line.cells()[col];
@@ -73,7 +72,7 @@ impl Emulator {
     /// EL (DECSEL when `selective`): 0 from the cursor to the end, 1 from the
     /// start to the cursor, 2 the whole line.
     pub fn erase_in_line(&mut self, mode: u16, selective: bool) {
-        let (r, x) = (self.cursor.row, self.cursor_x());
+        let (r, x) = (self.screen.cursor().row, self.cursor_x());
         match mode {
             0 => self.erase_span(r, x, self.cols, selective),
             1 => self.erase_span(r, 0, x + 1, selective),
@@ -84,7 +83,7 @@ impl Emulator {
 
     /// ED (DECSED when `selective`): 0 below, 1 above, 2 all, 3 the scrollback.
     pub fn erase_in_display(&mut self, mode: u16, selective: bool) {
-        let (r, x) = (self.cursor.row, self.cursor_x());
+        let (r, x) = (self.screen.cursor().row, self.cursor_x());
         match mode {
             0 => {
                 self.erase_span(r, x, self.cols, selective);
@@ -110,28 +109,28 @@ impl Emulator {
 
     /// ECH: blanks `n` cells from the cursor without moving it.
     pub fn erase_chars(&mut self, n: usize) {
-        let (r, c) = (self.cursor.row, self.cursor.col);
-        self.cursor.pending_wrap = false;
+        let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
+        self.screen.cursor_mut().pending_wrap = false;
         self.erase_cells(r, c, c.saturating_add(n));
     }
 
     /// ICH: inserts `n` blanks at the cursor.
     pub fn insert_chars(&mut self, n: usize) {
-        let (r, c) = (self.cursor.row, self.cursor.col);
-        self.cursor.pending_wrap = false;
+        let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
+        self.screen.cursor_mut().pending_wrap = false;
         self.shift_right(r, c, n);
     }
 
     /// DCH: deletes `n` cells at the cursor, pulling the rest left.
     pub fn delete_chars(&mut self, n: usize) {
-        let (r, c) = (self.cursor.row, self.cursor.col);
-        self.cursor.pending_wrap = false;
+        let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
+        self.screen.cursor_mut().pending_wrap = false;
         self.delete_cells(r, c, n);
     }
 
     /// SL and SR: shifts every row of the scroll region left (`n` < 0) or right.
     pub fn scroll_columns(&mut self, n: isize) {
-        if self.cursor.row < self.top || self.cursor.row > self.bottom {
+        if self.screen.cursor().row < self.top || self.screen.cursor().row > self.bottom {
             return;
         }
         for r in self.top..=self.bottom {
@@ -146,10 +145,10 @@ impl Emulator {
     /// DECIC and DECDC: inserts (`n` > 0) or deletes columns at the cursor in
     /// every row of the scroll region, when the cursor is inside it.
     pub fn edit_columns(&mut self, n: isize) {
-        if self.cursor.row < self.top || self.cursor.row > self.bottom {
+        if self.screen.cursor().row < self.top || self.screen.cursor().row > self.bottom {
             return;
         }
-        let col = self.cursor.col;
+        let col = self.screen.cursor().col;
         for r in self.top..=self.bottom {
             if n < 0 {
                 self.delete_cells(r, col, n.unsigned_abs());
@@ -161,33 +160,33 @@ impl Emulator {
 
     /// IL: inserts `n` blank lines at the cursor row, inside the scroll region.
     pub fn insert_lines(&mut self, n: usize) {
-        let r = self.cursor.row;
+        let r = self.screen.cursor().row;
         if r < self.top || r > self.bottom {
             return;
         }
         self.scroll_down(r, self.bottom, n);
-        self.cursor.col = 0;
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().col = 0;
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// DL: deletes `n` lines at the cursor row, inside the scroll region.
     pub fn delete_lines(&mut self, n: usize) {
-        let r = self.cursor.row;
+        let r = self.screen.cursor().row;
         if r < self.top || r > self.bottom {
             return;
         }
         let n = n.min(self.bottom + 1 - r);
-        self.grid.rotate_up(r, self.bottom, n);
+        self.screen.grid_mut().rotate_up(r, self.bottom, n);
         let erase = self.erase_style();
         for row in self.bottom + 1 - n..=self.bottom {
-            self.grid[row].reset(erase);
+            self.screen.grid_mut()[row].reset(erase);
         }
         if r > 0 {
-            self.grid[r - 1].set_wrapped(false);
+            self.screen.grid_mut()[r - 1].set_wrapped(false);
         }
         self.touch_range(r, self.bottom);
-        self.cursor.col = 0;
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().col = 0;
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// REP: repeats `preceding` (the character printed just before) `n` times.
@@ -208,7 +207,7 @@ impl Emulator {
         let pen = self.pen();
         for r in 0..self.rows {
             self.touch(r);
-            let line = &mut self.grid[r];
+            let line = &mut self.screen.grid_mut()[r];
             line.reset(pen);
             let cols = line.cells().len();
             line.fill(0, cols, Cell::new('E', pen, 1));
@@ -226,12 +225,11 @@ impl Emulator {
         if self.alt_active {
             return;
         }
-        std::mem::swap(&mut self.grid, &mut self.other);
-        std::mem::swap(&mut self.saved, &mut self.saved_other);
         let erase = self.erase_style();
         let mut rows = self.blank_rows(self.rows);
         rows.iter_mut().for_each(|row| row.reset(erase));
-        self.grid = Grid::new(rows);
+        self.hidden.set_rows(rows);
+        self.switch_screens();
         self.alt_active = true;
     }
 
@@ -239,15 +237,20 @@ impl Emulator {
     pub fn leave_alt(&mut self, restore_cursor: bool) {
         self.flush_touches();
         if self.alt_active {
-            std::mem::swap(&mut self.grid, &mut self.other);
-            std::mem::swap(&mut self.saved, &mut self.saved_other);
-            self.other = Grid::default();
+            self.switch_screens();
+            self.hidden.release_rows();
             self.alt_active = false;
             self.touch_range(0, self.rows - 1);
         }
         if restore_cursor {
             self.restore_cursor();
         }
+    }
+
+    /// Shows the hidden screen, which takes over the cursor and character sets.
+    fn switch_screens(&mut self) {
+        std::mem::swap(&mut self.screen, &mut self.hidden);
+        self.screen.carry_over(&self.hidden);
     }
 
     /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
@@ -273,8 +276,8 @@ impl Emulator {
             self.modes.set(mode, defaults.get(mode));
         }
         self.reset_pen_region_and_charsets();
-        self.saved = SavedCursor::default();
-        self.cursor.pending_wrap = false;
+        self.screen.forget_saved();
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// What both resets restore: cursor shape, scroll region, pen,
@@ -286,27 +289,20 @@ impl Emulator {
         self.top = 0;
         self.bottom = self.rows - 1;
         self.pen = Style::default();
-        self.charsets = [Charset::Ascii; 4];
-        self.gl = 0;
-        self.mapping = false;
+        self.screen.reset_charsets();
         self.update_pen();
     }
 
     /// RIS: everything back to the power-on state, scrollback included.
     pub fn full_reset(&mut self) {
         self.pending_touch = None;
-        if self.alt_active {
-            std::mem::swap(&mut self.grid, &mut self.other);
-            self.alt_active = false;
-        }
-        self.other = Grid::default();
-        self.grid = Grid::new(self.blank_rows(self.rows));
+        self.alt_active = false;
+        let rows = self.blank_rows(self.rows);
+        self.screen = Screen::new(rows);
+        self.hidden = Screen::default();
         self.scrollback.clear();
         self.modes = Modes::default();
         self.tabs = TabStops::new(self.cols);
-        self.cursor = Default::default();
-        self.saved = SavedCursor::default();
-        self.saved_other = SavedCursor::default();
         self.title.clear();
         self.last_printed = None;
         self.reset_pen_region_and_charsets();

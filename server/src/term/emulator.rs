@@ -5,11 +5,10 @@
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
-use super::charset::Charset;
-use super::grid::Grid;
 use super::links::LinkTable;
 use super::modes::{Mode, Modes};
 use super::row::Row;
+use super::screen::Screen;
 use super::scrollback::Scrollback;
 use super::style::{Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
@@ -26,37 +25,18 @@ pub enum CursorShape {
     Bar,
 }
 
-/// Cursor position; `pending_wrap` is set after writing the last column.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Cursor {
-    pub row: usize,
-    pub col: usize,
-    pub pending_wrap: bool,
-}
-
-/// What DECSC saves and DECRC restores.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SavedCursor {
-    pub cursor: Cursor,
-    pub pen: Style,
-    pub charsets: [Charset; 4],
-    pub gl: usize,
-    pub origin: bool,
-}
-
 /// The whole emulator state. `vte` drives it through `handler.rs`.
 pub(crate) struct Emulator {
     pub cols: usize,
     pub rows: usize,
-    /// Rows of the screen being shown.
-    pub grid: Grid,
-    /// Rows of the screen not being shown (main while the alternate is active).
-    pub other: Grid,
+    /// The screen being shown: the main screen, or the alternate one while
+    /// `alt_active`.
+    pub screen: Screen,
+    /// The screen not shown: the main screen while the alternate is shown,
+    /// otherwise the alternate, holding no rows.
+    pub hidden: Screen,
     pub alt_active: bool,
     pub scrollback: Scrollback,
-    pub cursor: Cursor,
-    pub saved: SavedCursor,
-    pub saved_other: SavedCursor,
     /// Scroll region, inclusive.
     pub top: usize,
     pub bottom: usize,
@@ -72,10 +52,6 @@ pub(crate) struct Emulator {
     pub interned_pen: Style,
     /// The erase style's id, interned on first use after a background change.
     pub erase_id: Option<StyleId>,
-    pub charsets: [Charset; 4],
-    pub gl: usize,
-    /// Set while GL is not ASCII, so the print path can skip charset mapping.
-    pub mapping: bool,
     pub title: String,
     pub cursor_shape: CursorShape,
     pub cursor_blink: bool,
@@ -108,13 +84,10 @@ impl Emulator {
         let mut emu = Emulator {
             cols,
             rows,
-            grid: Grid::default(),
-            other: Grid::default(),
+            screen: Screen::default(),
+            hidden: Screen::default(),
             alt_active: false,
             scrollback: Scrollback::new(scrollback),
-            cursor: Cursor::default(),
-            saved: SavedCursor::default(),
-            saved_other: SavedCursor::default(),
             top: 0,
             bottom: rows - 1,
             tabs: TabStops::new(cols),
@@ -126,9 +99,6 @@ impl Emulator {
             pen_dirty: false,
             interned_pen: Style::default(),
             erase_id: Some(StyleId::DEFAULT),
-            charsets: [Charset::Ascii; 4],
-            gl: 0,
-            mapping: false,
             title: String::new(),
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
@@ -143,7 +113,8 @@ impl Emulator {
             run: [0; RUN_CAPACITY],
             run_len: 0,
         };
-        emu.grid = Grid::new(emu.blank_rows(rows));
+        let rows = emu.blank_rows(rows);
+        emu.screen.set_rows(rows);
         emu
     }
 
@@ -167,9 +138,9 @@ impl Emulator {
     /// Marks row `r` as changed since the last snapshot.
     #[inline]
     pub fn touch(&mut self, r: usize) {
-        if self.grid[r].generation() <= self.observed {
+        if self.screen.grid()[r].generation() <= self.observed {
             self.counter += 1;
-            self.grid[r].set_generation(self.counter);
+            self.screen.grid_mut()[r].set_generation(self.counter);
         }
     }
 
@@ -219,7 +190,8 @@ impl Emulator {
         let len = self.run_len;
         self.run_len = 0;
         let pen = self.pen();
-        let simple = !self.mapping && !self.protect && !self.modes.get(Mode::Insert);
+        let simple =
+            !self.screen.charsets().is_mapping() && !self.protect && !self.modes.get(Mode::Insert);
         let mut i = 0;
         while i < len {
             if !simple {
@@ -228,16 +200,16 @@ impl Emulator {
                 i += 1;
                 continue;
             }
-            if self.cursor.pending_wrap {
+            if self.screen.cursor().pending_wrap {
                 if self.modes.get(Mode::AutoWrap) {
                     self.wrap_line();
                 } else {
-                    self.cursor.pending_wrap = false;
+                    self.screen.cursor_mut().pending_wrap = false;
                 }
             }
-            let (row, col) = (self.cursor.row, self.cursor.col);
+            let (row, col) = (self.screen.cursor().row, self.screen.cursor().col);
             let n = (len - i).min(self.cols - col);
-            if !self.grid[row].write_ascii(col, &self.run[i..i + n], pen) {
+            if !self.screen.grid_mut()[row].write_ascii(col, &self.run[i..i + n], pen) {
                 let b = self.run[i];
                 self.print(b as char);
                 i += 1;
@@ -246,17 +218,17 @@ impl Emulator {
             self.touch(row);
             i += n;
             if col + n >= self.cols {
-                self.cursor.col = self.cols - 1;
-                self.cursor.pending_wrap = true;
+                self.screen.cursor_mut().col = self.cols - 1;
+                self.screen.cursor_mut().pending_wrap = true;
                 if !self.modes.get(Mode::AutoWrap) && i < len {
                     // Without autowrap the rest overwrites the last column:
                     // only the final character survives.
                     let last = self.run[len - 1];
-                    self.grid[row].write_ascii(self.cols - 1, &[last], pen);
+                    self.screen.grid_mut()[row].write_ascii(self.cols - 1, &[last], pen);
                     i = len;
                 }
             } else {
-                self.cursor.col = col + n;
+                self.screen.cursor_mut().col = col + n;
             }
         }
         self.last_printed = Some(self.run[len - 1] as char);
@@ -266,8 +238,8 @@ impl Emulator {
     /// autowrap, wide characters, combining marks and insert mode).
     #[inline]
     pub fn print(&mut self, c: char) {
-        let c = if self.mapping {
-            self.charsets[self.gl].map(c)
+        let c = if self.screen.charsets().is_mapping() {
+            self.screen.charsets().map(c)
         } else {
             c
         };
@@ -288,20 +260,20 @@ impl Emulator {
             return;
         }
         self.last_printed = Some(c);
-        if self.cursor.pending_wrap || self.cursor.col + width > self.cols {
+        if self.screen.cursor().pending_wrap || self.screen.cursor().col + width > self.cols {
             if self.modes.get(Mode::AutoWrap) {
                 self.wrap_line();
             } else {
                 // Without autowrap the last column is overwritten; a wide
                 // character that cannot fit there is dropped (as xterm.js).
-                self.cursor.pending_wrap = false;
-                self.cursor.col = self.cols - 1;
+                self.screen.cursor_mut().pending_wrap = false;
+                self.screen.cursor_mut().col = self.cols - 1;
                 if width == 2 {
                     return;
                 }
             }
         }
-        let (row, col) = (self.cursor.row, self.cursor.col);
+        let (row, col) = (self.screen.cursor().row, self.screen.cursor().col);
         self.touch(row);
         if self.modes.get(Mode::Insert) {
             self.shift_right(row, col, width);
@@ -311,13 +283,13 @@ impl Emulator {
         if self.protect {
             cell.mark_protected();
         }
-        let line = &mut self.grid[row];
+        let line = &mut self.screen.grid_mut()[row];
         let old = line.put(col, cell);
         if old.width() != 1 || old.has_cluster() {
             self.fix_overwrite(row, col, old);
         }
         if width == 2 {
-            let line = &mut self.grid[row];
+            let line = &mut self.screen.grid_mut()[row];
             let next = line.put(col + 1, Cell::spacer(pen));
             if next.width() == 2 && col + 2 < self.cols {
                 line.put(col + 2, Cell::blank(next.style()));
@@ -325,10 +297,10 @@ impl Emulator {
         }
         let end = col + width;
         if end >= self.cols {
-            self.cursor.col = self.cols - 1;
-            self.cursor.pending_wrap = true;
+            self.screen.cursor_mut().col = self.cols - 1;
+            self.screen.cursor_mut().pending_wrap = true;
         } else {
-            self.cursor.col = end;
+            self.screen.cursor_mut().col = end;
         }
     }
 
@@ -337,7 +309,7 @@ impl Emulator {
     /// replaced cluster's text is dropped.
     fn fix_overwrite(&mut self, row: usize, col: usize, old: Cell) {
         let cols = self.cols;
-        let line = &mut self.grid[row];
+        let line = &mut self.screen.grid_mut()[row];
         line.drop_clusters(col, col + 1);
         let cells = line.cells_mut();
         if old.width() == 0 && col > 0 && cells[col - 1].width() == 2 {
@@ -350,30 +322,30 @@ impl Emulator {
 
     /// Appends a zero-width character to the cell before the cursor.
     fn combine(&mut self, c: char) {
-        let row = self.cursor.row;
-        let mut col = if self.cursor.pending_wrap {
-            self.cursor.col
-        } else if self.cursor.col > 0 {
-            self.cursor.col - 1
+        let row = self.screen.cursor().row;
+        let mut col = if self.screen.cursor().pending_wrap {
+            self.screen.cursor().col
+        } else if self.screen.cursor().col > 0 {
+            self.screen.cursor().col - 1
         } else {
             return;
         };
-        if self.grid[row].cells()[col].width() == 0 && col > 0 {
+        if self.screen.grid()[row].cells()[col].width() == 0 && col > 0 {
             col -= 1;
         }
         self.touch(row);
-        self.grid[row].push_to_cluster(col, c);
+        self.screen.grid_mut()[row].push_to_cluster(col, c);
     }
 
     /// Moves to the start of the next line for autowrap, marking the soft wrap.
     fn wrap_line(&mut self) {
-        let row = self.cursor.row;
-        if !self.cursor.pending_wrap {
+        let row = self.screen.cursor().row;
+        if !self.screen.cursor().pending_wrap {
             // A wide character that does not fit: pad the rest of this row.
             let pen = self.pen();
             self.touch(row);
-            let (col, cols) = (self.cursor.col, self.cols);
-            let line = &mut self.grid[row];
+            let (col, cols) = (self.screen.cursor().col, self.cols);
+            let line = &mut self.screen.grid_mut()[row];
             if col > 0 && line.cells()[col].width() == 0 {
                 // The pad replaces the right half of a wide character: blank its left half.
                 let lead = line.cells()[col - 1];
@@ -381,9 +353,9 @@ impl Emulator {
             }
             line.fill(col, cols, Cell::wide_pad(pen));
         }
-        self.grid[row].set_wrapped(true);
-        self.cursor.pending_wrap = false;
-        self.cursor.col = 0;
+        self.screen.grid_mut()[row].set_wrapped(true);
+        self.screen.cursor_mut().pending_wrap = false;
+        self.screen.cursor_mut().col = 0;
         self.index();
     }
 
@@ -397,7 +369,7 @@ impl Emulator {
             return;
         }
         self.touch(r);
-        let line = &mut self.grid[r];
+        let line = &mut self.screen.grid_mut()[r];
         line.drop_clusters(col, col + n);
         let cells = line.cells_mut();
         if col > 0 && cells[col].width() == 0 {
@@ -416,7 +388,7 @@ impl Emulator {
         self.touch(row);
         let cols = self.cols;
         let erase = self.erase_style();
-        let line = &mut self.grid[row];
+        let line = &mut self.screen.grid_mut()[row];
         let n = n.min(cols - col);
         let cells = line.cells_mut();
         if col > 0 && cells[col].width() == 0 {
@@ -446,133 +418,133 @@ impl Emulator {
     /// Moves the cursor to an absolute position (CUP), relative to the region in origin mode.
     pub fn goto(&mut self, row: usize, col: usize) {
         let (top, bottom) = self.addressable();
-        self.cursor.row = (top + row).min(bottom);
-        self.cursor.col = col.min(self.cols - 1);
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().row = (top + row).min(bottom);
+        self.screen.cursor_mut().col = col.min(self.cols - 1);
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// Moves to column `col` on the current row.
     pub fn goto_col(&mut self, col: usize) {
-        self.cursor.col = col.min(self.cols - 1);
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().col = col.min(self.cols - 1);
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// Moves to row `row` (region-relative in origin mode), keeping the column.
     pub fn goto_row(&mut self, row: usize) {
-        let col = self.cursor.col;
+        let col = self.screen.cursor().col;
         self.goto(row, col);
     }
 
     /// Moves up `n` rows, stopping at the region's top when inside it.
     pub fn move_up(&mut self, n: usize) {
-        let limit = if self.cursor.row >= self.top {
+        let limit = if self.screen.cursor().row >= self.top {
             self.top
         } else {
             0
         };
-        self.cursor.row = self.cursor.row.saturating_sub(n).max(limit);
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().row = self.screen.cursor().row.saturating_sub(n).max(limit);
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// Moves down `n` rows, stopping at the region's bottom when inside it.
     pub fn move_down(&mut self, n: usize) {
-        let limit = if self.cursor.row <= self.bottom {
+        let limit = if self.screen.cursor().row <= self.bottom {
             self.bottom
         } else {
             self.rows - 1
         };
-        self.cursor.row = (self.cursor.row + n).min(limit);
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().row = (self.screen.cursor().row + n).min(limit);
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// VPR: down `n` rows, not limited by the scroll region (as xterm.js).
     pub fn move_down_unbounded(&mut self, n: usize) {
-        self.cursor.row = (self.cursor.row + n).min(self.rows - 1);
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().row = (self.screen.cursor().row + n).min(self.rows - 1);
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// The cursor column as xterm.js counts it: one past the last column while
     /// a wrap is pending, so erasing "from the cursor" then erases nothing.
     pub fn cursor_x(&self) -> usize {
-        self.cursor.col + self.cursor.pending_wrap as usize
+        self.screen.cursor().col + self.screen.cursor().pending_wrap as usize
     }
 
     /// Moves right `n` columns.
     pub fn move_right(&mut self, n: usize) {
-        self.cursor.col = (self.cursor.col + n).min(self.cols - 1);
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().col = (self.screen.cursor().col + n).min(self.cols - 1);
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// Moves left `n` columns.
     pub fn move_left(&mut self, n: usize) {
-        self.cursor.col = self.cursor.col.saturating_sub(n);
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().col = self.screen.cursor().col.saturating_sub(n);
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// BS: one column left (from a pending wrap too, as xterm.js); with
     /// reverse wraparound, from column 0 to the end of the previous
     /// (soft-wrapped) row.
     pub fn backspace(&mut self) {
-        self.cursor.pending_wrap = false;
-        if self.cursor.col > 0 {
-            self.cursor.col -= 1;
+        self.screen.cursor_mut().pending_wrap = false;
+        if self.screen.cursor().col > 0 {
+            self.screen.cursor_mut().col -= 1;
         } else if self.modes.get(Mode::ReverseWrap)
             && self.modes.get(Mode::AutoWrap)
-            && self.cursor.row > 0
-            && self.grid[self.cursor.row - 1].is_wrapped()
+            && self.screen.cursor().row > 0
+            && self.screen.grid()[self.screen.cursor().row - 1].is_wrapped()
         {
-            self.cursor.row -= 1;
-            self.cursor.col = self.cols - 1;
+            self.screen.cursor_mut().row -= 1;
+            self.screen.cursor_mut().col = self.cols - 1;
         }
     }
 
     /// CR.
     pub fn carriage_return(&mut self) {
-        self.cursor.col = 0;
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().col = 0;
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// LF, VT and FF: down one row, scrolling at the region's bottom.
     pub fn linefeed(&mut self) {
         self.index();
         if self.modes.get(Mode::LineFeedNewLine) {
-            self.cursor.col = 0;
+            self.screen.cursor_mut().col = 0;
         }
     }
 
     /// IND: down one row, scrolling at the region's bottom.
     pub fn index(&mut self) {
-        self.cursor.pending_wrap = false;
-        if self.cursor.row == self.bottom {
+        self.screen.cursor_mut().pending_wrap = false;
+        if self.screen.cursor().row == self.bottom {
             self.scroll_up(self.top, self.bottom, 1);
-        } else if self.cursor.row < self.rows - 1 {
-            self.cursor.row += 1;
+        } else if self.screen.cursor().row < self.rows - 1 {
+            self.screen.cursor_mut().row += 1;
         }
     }
 
     /// RI: up one row, scrolling down at the region's top.
     pub fn reverse_index(&mut self) {
-        self.cursor.pending_wrap = false;
-        if self.cursor.row == self.top {
+        self.screen.cursor_mut().pending_wrap = false;
+        if self.screen.cursor().row == self.top {
             self.scroll_down(self.top, self.bottom, 1);
-        } else if self.cursor.row > 0 {
-            self.cursor.row -= 1;
+        } else if self.screen.cursor().row > 0 {
+            self.screen.cursor_mut().row -= 1;
         }
     }
 
     /// HT: to the next tab stop, `n` times.
     pub fn tab(&mut self, n: usize) {
         for _ in 0..n {
-            self.cursor.col = self.tabs.next(self.cursor.col);
+            self.screen.cursor_mut().col = self.tabs.next(self.screen.cursor().col);
         }
     }
 
     /// CBT: to the previous tab stop, `n` times.
     pub fn back_tab(&mut self, n: usize) {
         for _ in 0..n {
-            self.cursor.col = self.tabs.prev(self.cursor.col);
+            self.screen.cursor_mut().col = self.tabs.prev(self.screen.cursor().col);
         }
-        self.cursor.pending_wrap = false;
+        self.screen.cursor_mut().pending_wrap = false;
     }
 
     // ----- scrolling -----
@@ -586,15 +558,15 @@ impl Emulator {
         }
         if top == 0 && !self.alt_active {
             for r in 0..n {
-                self.scrollback.push(&self.grid[r]);
+                self.scrollback.push(&self.screen.grid()[r]);
             }
         }
-        self.grid.rotate_up(top, bottom, n);
+        self.screen.grid_mut().rotate_up(top, bottom, n);
         let erase = self.erase_style();
         for r in bottom + 1 - n..=bottom {
-            self.grid[r].reset(erase);
+            self.screen.grid_mut()[r].reset(erase);
             let generation = self.next_generation();
-            self.grid[r].set_generation(generation);
+            self.screen.grid_mut()[r].set_generation(generation);
         }
         if top == 0 && bottom == self.rows - 1 {
             self.scroll_count += n as u64;
@@ -609,15 +581,15 @@ impl Emulator {
         if n == 0 {
             return;
         }
-        self.grid.rotate_down(top, bottom, n);
+        self.screen.grid_mut().rotate_down(top, bottom, n);
         let erase = self.erase_style();
         for r in top..top + n {
-            self.grid[r].reset(erase);
+            self.screen.grid_mut()[r].reset(erase);
         }
         if top > 0 {
-            self.grid[top - 1].set_wrapped(false);
+            self.screen.grid_mut()[top - 1].set_wrapped(false);
         }
-        self.grid[bottom].set_wrapped(false);
+        self.screen.grid_mut()[bottom].set_wrapped(false);
         self.touch_range(top, bottom);
     }
 
@@ -683,21 +655,34 @@ impl Emulator {
         }
     }
 
-    /// The id of `style`, compacting the table when it is full. If every id
-    /// is still in use afterwards, the style falls back to the default.
+    /// The id of `style`, compacting the table when it is full and a
+    /// compaction is due. If no id is free, the style falls back to the default.
     pub fn intern(&mut self, style: Style) -> StyleId {
         if let Some(id) = self.styles.intern(&style) {
             return id;
+        }
+        if !self.styles.compaction_due() {
+            return StyleId::DEFAULT;
         }
         self.compact_styles();
         self.styles.intern(&style).unwrap_or(StyleId::DEFAULT)
     }
 
     /// Drops styles no cell uses and renumbers the rest in every cell.
-    pub fn compact_styles(&mut self) {
+    /// Returns how many cells were scanned.
+    pub fn compact_styles(&mut self) -> usize {
         let mut used = vec![false; self.styles.len()];
-        let mut mark = |cell: &mut Cell| used[cell.style().0 as usize] = true;
-        for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
+        let mut cells = 0;
+        let mut mark = |cell: &mut Cell| {
+            used[cell.style().0 as usize] = true;
+            cells += 1;
+        };
+        for row in self
+            .screen
+            .grid_mut()
+            .storage_mut()
+            .chain(self.hidden.grid_mut().storage_mut())
+        {
             row.for_each_cell_mut(&mut mark);
         }
         self.scrollback.for_each_style_mut(&mut mark);
@@ -705,41 +690,35 @@ impl Emulator {
         if let Some(id) = self.erase_id {
             used[id.0 as usize] = true;
         }
-        let remap = self.styles.compact(&used);
+        let remap = self.styles.compact(&used, cells);
         let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
-        for row in self.grid.storage_mut().chain(self.other.storage_mut()) {
+        for row in self
+            .screen
+            .grid_mut()
+            .storage_mut()
+            .chain(self.hidden.grid_mut().storage_mut())
+        {
             row.for_each_cell_mut(apply);
         }
         self.scrollback.for_each_style_mut(apply);
         self.pen_id = remap[self.pen_id.0 as usize];
         self.erase_id = self.erase_id.map(|id| remap[id.0 as usize]);
         self.touch_range(0, self.rows - 1);
+        cells
     }
 
     // ----- cursor save and restore -----
 
     /// DECSC.
     pub fn save_cursor(&mut self) {
-        self.saved = SavedCursor {
-            cursor: self.cursor,
-            pen: self.pen,
-            charsets: self.charsets,
-            gl: self.gl,
-            origin: self.modes.get(Mode::Origin),
-        };
+        let origin = self.modes.get(Mode::Origin);
+        self.screen.save_cursor(self.pen, origin);
     }
 
     /// DECRC.
     pub fn restore_cursor(&mut self) {
-        let saved = self.saved;
-        self.cursor = saved.cursor;
-        self.cursor.pending_wrap = false;
-        self.cursor.row = self.cursor.row.min(self.rows - 1);
-        self.cursor.col = self.cursor.col.min(self.cols - 1);
+        let saved = self.screen.restore_cursor(self.cols, self.rows);
         self.pen = saved.pen;
-        self.charsets = saved.charsets;
-        self.gl = saved.gl;
-        self.mapping = self.charsets[self.gl] != Charset::Ascii;
         self.modes.set(Mode::Origin, saved.origin);
         self.update_pen();
     }

@@ -79,7 +79,7 @@ impl Perform for Emulator {
                 self.carriage_return();
                 self.index();
             }
-            0x88 => self.tabs.set(self.cursor.col),
+            0x88 => self.tabs.set(self.screen.cursor().col),
             0x8d => self.reverse_index(),
             _ => {}
         }
@@ -134,7 +134,7 @@ impl Perform for Emulator {
             ([b'>'], 'c') if a.raw(0) == 0 => self.reply(b"\x1b[>0;276;0c"),
             ([], 'd') => self.goto_row(a.or(0, 1) - 1),
             ([], 'g') => match a.raw(0) {
-                0 => self.tabs.clear(self.cursor.col),
+                0 => self.tabs.clear(self.screen.cursor().col),
                 3 => self.tabs.clear_all(),
                 _ => {}
             },
@@ -175,7 +175,7 @@ impl Perform for Emulator {
                 self.carriage_return();
                 self.index();
             }
-            ([], b'H') => self.tabs.set(self.cursor.col),
+            ([], b'H') => self.tabs.set(self.screen.cursor().col),
             ([], b'M') => self.reverse_index(),
             ([], b'c') => self.full_reset(),
             ([], b'=') => self.modes.set(Mode::AppKeypad, true),
@@ -224,24 +224,24 @@ impl Emulator {
 
     /// SI and SO: which of G0-G3 is in GL.
     fn shift_to(&mut self, set: usize) {
-        self.gl = set;
-        self.mapping = self.charsets[set] != Charset::Ascii;
+        self.screen.charsets_mut().shift_to(set);
     }
 
     /// `ESC ( F` and friends: designates a character set into G0-G3.
     fn designate(&mut self, slot: usize, set: u8) {
-        self.charsets[slot] = Charset::from_final(set);
-        self.mapping = self.charsets[self.gl] != Charset::Ascii;
+        self.screen
+            .charsets_mut()
+            .designate(slot, Charset::from_final(set));
     }
 
     /// SU: scrolls the region up `n` lines. As xterm.js, the lines leaving
     /// its top are dropped: only a line feed at the bottom margin feeds the
     /// scrollback.
     fn scroll_text_up(&mut self, n: usize) {
-        let cursor = self.cursor;
-        self.cursor.row = self.top;
+        let cursor = *self.screen.cursor();
+        self.screen.cursor_mut().row = self.top;
         self.delete_lines(n);
-        self.cursor = cursor;
+        *self.screen.cursor_mut() = cursor;
     }
 
     /// SD: scrolls the region down `n` lines. As xterm.js, the new lines are
@@ -250,7 +250,7 @@ impl Emulator {
         let (top, bottom) = (self.top, self.bottom);
         self.scroll_down(top, bottom, n);
         for r in top..top + n.min(bottom + 1 - top) {
-            self.grid[r].reset(StyleId::DEFAULT);
+            self.screen.grid_mut()[r].reset(StyleId::DEFAULT);
         }
     }
 
@@ -346,8 +346,8 @@ impl Emulator {
             5 => self.reply(b"\x1b[0n"),
             6 => {
                 let (top, _) = self.addressable();
-                let row = self.cursor.row.saturating_sub(top) + 1;
-                let col = self.cursor.col + 1;
+                let row = self.screen.cursor().row.saturating_sub(top) + 1;
+                let col = self.screen.cursor().col + 1;
                 let reply = if dec {
                     format!("\x1b[?{row};{col}R")
                 } else {
@@ -398,7 +398,7 @@ impl Emulator {
                 .find_map(|kv| kv.strip_prefix(b"id="))
                 .map(|id| Arc::from(String::from_utf8_lossy(id).as_ref()));
             let uri = Arc::from(String::from_utf8_lossy(&uri).as_ref());
-            self.links.intern(Hyperlink { id, uri }).unwrap_or(0)
+            self.intern_link(Hyperlink { id, uri })
         };
         self.pen.link = link;
         self.update_pen();

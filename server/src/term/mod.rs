@@ -12,11 +12,15 @@ mod edit;
 mod emulator;
 mod grid;
 mod handler;
+mod link_compaction;
 mod links;
 mod modes;
 mod osc_guard;
+mod published_styles;
+mod reflow;
 mod resize;
 mod row;
+mod screen;
 mod scrollback;
 mod sgr;
 mod snapshot;
@@ -31,6 +35,7 @@ pub use cell::Cell;
 pub use emulator::CursorShape;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
+pub use published_styles::PublishedStyles;
 pub use row::Row;
 pub use snapshot::{CursorState, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
@@ -71,9 +76,10 @@ pub struct Term {
     held: Vec<u8>,
     /// Reused buffer for joining `held` with the next chunk.
     joined: Vec<u8>,
-    styles: Arc<Vec<Style>>,
+    styles: PublishedStyles,
     style_epoch: u32,
     links: Arc<Vec<Hyperlink>>,
+    link_epoch: u32,
     title: Arc<str>,
 }
 
@@ -90,11 +96,19 @@ impl Term {
             published: Vec::new(),
             held: Vec::new(),
             joined: Vec::new(),
-            styles: Arc::new(Vec::new()),
+            styles: PublishedStyles::default(),
             style_epoch: 0,
             links: Arc::new(Vec::new()),
+            link_epoch: 0,
             title: Arc::from(""),
         }
+    }
+
+    /// Bounds the scrollback to `cells` lines x columns, now and after every
+    /// resize (a wider terminal keeps fewer lines; the oldest go).
+    pub fn limit_scrollback_cells(&mut self, cells: usize) {
+        let cols = self.emu.cols;
+        self.emu.scrollback.set_cell_budget(cells, cols);
     }
 
     /// Feeds bytes the program wrote. Chunks may split anywhere, UTF-8
@@ -172,7 +186,7 @@ impl Term {
     /// The visible row `r`.
     pub fn row(&mut self, r: usize) -> Option<&Row> {
         self.emu.flush_touches();
-        self.emu.grid.get(r)
+        self.emu.screen.grid().get(r)
     }
 
     /// Lines held in the scrollback.
@@ -209,7 +223,8 @@ impl Term {
     pub fn changed_rows(&mut self, since: u64) -> impl Iterator<Item = usize> + '_ {
         self.emu.flush_touches();
         self.emu
-            .grid
+            .screen
+            .grid()
             .iter()
             .enumerate()
             .filter(move |(_, row)| row.generation() > since)
@@ -229,7 +244,7 @@ impl Term {
         let previous = std::mem::take(&mut self.published);
         let mut lines = Vec::with_capacity(emu.rows);
         let shift = (emu.scroll_count as usize).min(emu.rows);
-        for (i, row) in emu.grid.iter().enumerate() {
+        for (i, row) in emu.screen.grid().iter().enumerate() {
             let reuse = [i, i + shift]
                 .into_iter()
                 .filter_map(|j| previous.get(j))
@@ -240,12 +255,12 @@ impl Term {
             });
         }
         // The table only grows between compactions, which bump the epoch.
-        if self.styles.len() != emu.styles.len() || self.style_epoch != emu.styles.epoch() {
-            self.styles = Arc::new(emu.styles.styles().to_vec());
-            self.style_epoch = emu.styles.epoch();
-        }
-        if self.links.len() != emu.links.links().len() {
+        let renumbered = self.style_epoch != emu.styles.epoch();
+        self.styles.update(emu.styles.styles(), renumbered);
+        self.style_epoch = emu.styles.epoch();
+        if self.links.len() != emu.links.links().len() || self.link_epoch != emu.links.epoch() {
             self.links = Arc::new(emu.links.links().to_vec());
+            self.link_epoch = emu.links.epoch();
         }
         if *self.title != emu.title {
             self.title = Arc::from(emu.title.as_str());
@@ -256,8 +271,8 @@ impl Term {
             cols: emu.cols as u16,
             rows: emu.rows as u16,
             cursor: CursorState {
-                row: emu.cursor.row as u16,
-                col: emu.cursor.col as u16,
+                row: emu.screen.cursor().row as u16,
+                col: emu.screen.cursor().col as u16,
                 visible: emu.modes.get(Mode::CursorVisible),
                 shape: emu.cursor_shape,
                 blink: emu.cursor_blink,
@@ -266,7 +281,7 @@ impl Term {
             title: Arc::clone(&self.title),
             modes: emu.modes,
             lines,
-            styles: Arc::clone(&self.styles),
+            styles: self.styles.clone(),
             style_epoch: emu.styles.epoch(),
             links: Arc::clone(&self.links),
             generation: emu.counter,

@@ -67,7 +67,12 @@ pub struct Scrollback {
     /// Lines at the front of the first block that are logically gone.
     skip: usize,
     len: usize,
+    /// Lines kept at the current width: `lines`, or fewer to fit the budget.
     limit: usize,
+    /// Lines asked for.
+    lines: usize,
+    /// Most lines x columns held.
+    cell_budget: usize,
 }
 
 impl Scrollback {
@@ -78,6 +83,33 @@ impl Scrollback {
             skip: 0,
             len: 0,
             limit,
+            lines: limit,
+            cell_budget: usize::MAX,
+        }
+    }
+
+    /// An empty scrollback with the same limits.
+    pub fn empty_like(&self) -> Scrollback {
+        Scrollback {
+            blocks: VecDeque::new(),
+            skip: 0,
+            len: 0,
+            ..*self
+        }
+    }
+
+    /// Keeps at most `cells` lines x columns from now on.
+    pub fn set_cell_budget(&mut self, cells: usize, cols: usize) {
+        self.cell_budget = cells;
+        self.fit_width(cols);
+    }
+
+    /// Fits the limit to lines `cols` wide within the cell budget, dropping
+    /// the oldest lines beyond it.
+    pub fn fit_width(&mut self, cols: usize) {
+        self.limit = self.lines.min(self.cell_budget / cols.max(1));
+        while self.len > self.limit {
+            self.drop_oldest();
         }
     }
 
@@ -86,17 +118,27 @@ impl Scrollback {
         self.len
     }
 
-    /// The most lines kept.
+    /// The most lines kept at the current width.
     pub fn limit(&self) -> usize {
         self.limit
     }
 
     /// Appends a row as the newest line, dropping the oldest beyond the limit.
     pub fn push(&mut self, row: &Row) {
+        let len = row.stored_len();
+        self.push_parts(&row.cells()[..len], row.clusters(), row.is_wrapped());
+    }
+
+    /// Appends a line given as its cells (trailing default blanks are not
+    /// stored), its clusters as (column, text) and its wrapped flag.
+    pub fn push_parts(&mut self, cells: &[Cell], clusters: &[(u16, CompactString)], wrapped: bool) {
         if self.limit == 0 {
             return;
         }
-        let len = row.stored_len();
+        let len = cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
         let needs_block = self
             .blocks
             .back()
@@ -113,10 +155,10 @@ impl Scrollback {
         block.lines.push(LineMeta {
             start: block.cells.len() as u32,
             len: len as u32,
-            wrapped: row.is_wrapped(),
+            wrapped,
         });
-        block.cells.extend_from_slice(&row.cells()[..len]);
-        for (col, text) in row.clusters() {
+        block.cells.extend_from_slice(&cells[..len]);
+        for (col, text) in clusters {
             if (*col as usize) < len {
                 block.clusters.push((line, *col, text.clone()));
             }
@@ -128,6 +170,9 @@ impl Scrollback {
     }
 
     fn drop_oldest(&mut self) {
+        if self.len == 0 {
+            return;
+        }
         self.skip += 1;
         self.len -= 1;
         if self
@@ -162,11 +207,6 @@ impl Scrollback {
         None
     }
 
-    /// Every line, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = StoredLine<'_>> + '_ {
-        (0..self.len).filter_map(|i| self.get(i))
-    }
-
     /// Removes every line.
     pub fn clear(&mut self) {
         self.blocks.clear();
@@ -174,10 +214,18 @@ impl Scrollback {
         self.len = 0;
     }
 
-    /// Visits every stored style id (for style-table compaction).
+    /// Visits every cell of the lines held (for style-table compaction);
+    /// the cells of dropped lines still in the first block are skipped.
     pub fn for_each_style_mut(&mut self, mut f: impl FnMut(&mut Cell)) {
-        for block in &mut self.blocks {
-            block.cells.iter_mut().for_each(&mut f);
+        for (i, block) in self.blocks.iter_mut().enumerate() {
+            let from = match i {
+                0 => block
+                    .lines
+                    .get(self.skip)
+                    .map_or(block.cells.len(), |line| line.start as usize),
+                _ => 0,
+            };
+            block.cells[from..].iter_mut().for_each(&mut f);
         }
     }
 
@@ -216,6 +264,34 @@ mod tests {
         assert_eq!(sb.len(), 3);
         assert_eq!(sb.get(0).unwrap().to_row(20, 0).text(), "line 7");
         assert_eq!(sb.get(2).unwrap().to_row(20, 0).text(), "line 9");
+    }
+
+    #[test]
+    fn the_cell_budget_bounds_the_lines_at_every_width() {
+        let mut sb = Scrollback::new(1_000);
+        sb.set_cell_budget(8_000, 20);
+        for i in 0..1_000 {
+            sb.push(&row_with(&format!("line {i}"), 20));
+        }
+        assert_eq!((sb.len(), sb.limit), (400, 400));
+        sb.fit_width(80);
+        assert_eq!((sb.len(), sb.limit), (100, 100));
+        assert_eq!(sb.get(0).unwrap().to_row(80, 0).text(), "line 900");
+        sb.fit_width(4);
+        assert_eq!(sb.limit, 1_000, "never more than the lines asked for");
+        let empty = sb.empty_like();
+        assert_eq!((empty.len(), empty.limit), (0, 1_000));
+    }
+
+    #[test]
+    fn dropped_lines_are_not_visited() {
+        let mut sb = Scrollback::new(2);
+        for i in 0..5 {
+            sb.push(&row_with(&format!("{i}"), 20));
+        }
+        let mut seen = String::new();
+        sb.for_each_style_mut(|cell| seen.push(cell.ch()));
+        assert_eq!(seen, "34");
     }
 
     #[test]

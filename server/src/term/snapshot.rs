@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::emulator::CursorShape;
 use super::links::Hyperlink;
 use super::modes::Modes;
+use super::published_styles::PublishedStyles;
 use super::row::Row;
 use super::style::{Style, StyleId};
 
@@ -42,7 +43,7 @@ pub struct Snapshot {
     /// The visible rows, top to bottom.
     pub lines: Vec<Arc<Row>>,
     /// The style table the rows' ids refer to.
-    pub styles: Arc<Vec<Style>>,
+    pub styles: PublishedStyles,
     /// Bumped when style ids were renumbered: caches keyed by id must reset.
     pub style_epoch: u32,
     /// Hyperlinks; a style's `link` is an index + 1 into this list.

@@ -182,15 +182,31 @@ impl StyleId {
 
 /// Interned styles. Ids are stable until [`StyleTable::compact`] renumbers them,
 /// which bumps [`StyleTable::epoch`] so that caches keyed by id know to reset.
+///
+/// A compaction scans every stored cell, so it is paced: after one that
+/// freed little (every id still live), the next waits until enough new
+/// styles were refused that each refusal paid for [`CELLS_PER_REFUSAL`]
+/// cell visits at most. No byte stream can make each new style cost a scan.
 #[derive(Clone, Debug)]
 pub struct StyleTable {
     styles: Vec<Style>,
     index: FxHashMap<Style, StyleId>,
     epoch: u32,
+    /// Styles refused because the table was full, since the last compaction.
+    refused: usize,
+    /// Refusals to wait for before the next compaction.
+    patience: usize,
 }
 
 /// How many styles a table holds at most (ids are 16 bits).
 pub const STYLE_CAPACITY: usize = 1 << 16;
+
+/// A compaction that leaves fewer than this many ids free freed too little
+/// to run again as soon as the table is full.
+const WORTHWHILE_FREE_IDS: usize = STYLE_CAPACITY / 8;
+
+/// Cell visits of a compaction each refused style may cost at most.
+pub const CELLS_PER_REFUSAL: usize = 64;
 
 impl Default for StyleTable {
     fn default() -> Self {
@@ -200,6 +216,8 @@ impl Default for StyleTable {
             styles: vec![Style::default()],
             index,
             epoch: 0,
+            refused: 0,
+            patience: 0,
         }
     }
 }
@@ -211,6 +229,7 @@ impl StyleTable {
             return Some(*id);
         }
         if self.styles.len() >= STYLE_CAPACITY {
+            self.refused += 1;
             return None;
         }
         let id = StyleId(self.styles.len() as u16);
@@ -234,9 +253,28 @@ impl StyleTable {
         &self.styles
     }
 
+    /// Renumbers the hyperlinks styles refer to after the link table was
+    /// compacted (`remap` from [`LinkTable::compact`]); style ids stay.
+    ///
+    /// [`LinkTable::compact`]: super::links::LinkTable::compact
+    pub fn remap_links(&mut self, remap: &[u16]) {
+        self.index.clear();
+        for (i, style) in self.styles.iter_mut().enumerate() {
+            style.link = remap.get(style.link as usize).copied().unwrap_or(0);
+            self.index.insert(*style, StyleId(i as u16));
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+    }
+
+    /// True when the table is full and a compaction may run now.
+    pub fn compaction_due(&self) -> bool {
+        self.styles.len() >= STYLE_CAPACITY && self.refused >= self.patience
+    }
+
     /// Keeps only the styles whose ids are marked in `used` (indexed by id) and
-    /// renumbers them densely. Returns the old-id to new-id map.
-    pub fn compact(&mut self, used: &[bool]) -> Vec<StyleId> {
+    /// renumbers them densely; `cells` is how many cells were scanned to mark
+    /// them. Returns the old-id to new-id map.
+    pub fn compact(&mut self, used: &[bool], cells: usize) -> Vec<StyleId> {
         let mut remap = vec![StyleId::DEFAULT; self.styles.len()];
         let old = std::mem::take(&mut self.styles);
         self.index.clear();
@@ -249,6 +287,12 @@ impl StyleTable {
             }
         }
         self.epoch = self.epoch.wrapping_add(1);
+        self.refused = 0;
+        self.patience = if STYLE_CAPACITY - self.styles.len() < WORTHWHILE_FREE_IDS {
+            cells / CELLS_PER_REFUSAL
+        } else {
+            0
+        };
         remap
     }
 }
@@ -286,13 +330,58 @@ mod tests {
             .collect();
         let mut used = vec![false; table.len()];
         used[ids[3].0 as usize] = true;
-        let remap = table.compact(&used);
+        let remap = table.compact(&used, 5);
         assert_eq!(table.len(), 2);
         assert_eq!(table.epoch(), 1);
         assert_eq!(
             table.styles()[remap[ids[3].0 as usize].0 as usize].fg,
             Color::Indexed(3)
         );
+    }
+
+    /// A full table: every id holds a distinct style.
+    fn full_table() -> StyleTable {
+        let mut table = StyleTable::default();
+        for i in 1..STYLE_CAPACITY as u32 {
+            let fg = Color::Rgb((i >> 16) as u8, (i >> 8) as u8, i as u8);
+            table.intern(&Style {
+                fg,
+                ..Style::default()
+            });
+        }
+        assert_eq!(table.len(), STYLE_CAPACITY);
+        table
+    }
+
+    #[test]
+    fn a_compaction_that_freed_little_waits_for_refusals_to_pay_for_it() {
+        let mut table = full_table();
+        assert!(table.compaction_due(), "the first compaction runs at once");
+        let all = vec![true; STYLE_CAPACITY];
+        let cells = 6400;
+        table.compact(&all, cells);
+        let new = Style {
+            fg: Color::Indexed(7),
+            bg: Color::Indexed(1),
+            ..Style::default()
+        };
+        for _ in 0..cells / CELLS_PER_REFUSAL {
+            assert!(!table.compaction_due());
+            assert_eq!(table.intern(&new), None);
+        }
+        assert!(table.compaction_due());
+    }
+
+    #[test]
+    fn a_compaction_that_freed_much_runs_again_when_the_table_fills() {
+        let mut table = full_table();
+        let mut used = vec![false; STYLE_CAPACITY];
+        used[1] = true;
+        table.compact(&used, 1_000_000);
+        assert_eq!(table.len(), 2);
+        let mut refilled = full_table();
+        refilled.patience = table.patience;
+        assert!(refilled.compaction_due());
     }
 
     #[test]

@@ -137,7 +137,6 @@ fn a_title_keeps_many_semicolons() {
 }
 
 #[test]
-#[ignore = "the link table is never compacted: past 4096 URIs in a session new links are dropped"]
 fn links_keep_working_after_thousands_of_old_ones() {
     // The old links scrolled out of a 100-line scrollback long ago.
     let mut term = screen(20, 2, "");

@@ -3,6 +3,7 @@
 //! scrollback; the alternate screen is cut or padded, never reflowed.
 
 use super::{cursor, lines, screen, scrollback_text};
+use crate::term::Term;
 
 const THIRTY: &str = "abcdefghijklmnopqrstuvwxyz0123";
 
@@ -160,4 +161,20 @@ fn a_one_column_terminal_survives_a_wide_character() {
     term.resize(1, 3);
     term.advance("\u{4e2d}\u{4e2d}".as_bytes());
     assert_eq!(cursor(&mut term).1, 0);
+}
+
+#[test]
+fn a_wider_resize_keeps_the_scrollback_within_its_cell_budget() {
+    let mut term = Term::new(10, 2, 1_000);
+    term.limit_scrollback_cells(2_000);
+    for i in 0..500 {
+        term.advance(format!("{i}\r\n").as_bytes());
+    }
+    assert_eq!(term.scrollback_len(), 200, "2,000 cells of 10 columns");
+    term.resize(100, 2);
+    assert_eq!(term.scrollback_len(), 20, "2,000 cells of 100 columns");
+    assert_eq!(
+        term.scrollback_row(19).map(|row| row.text()).as_deref(),
+        Some("498")
+    );
 }

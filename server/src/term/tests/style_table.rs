@@ -94,7 +94,6 @@ fn a_table_full_of_live_styles_falls_back_without_panicking() {
 }
 
 #[test]
-#[ignore = "emulator.rs (intern): with every id live, each new style runs a full compaction"]
 fn a_full_table_is_not_compacted_for_every_new_style() {
     // Once every id is held by a visible cell, a compaction frees nothing;
     // running one per new style costs a scan of every cell per SGR (about

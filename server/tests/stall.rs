@@ -1,0 +1,338 @@
+//! No session can stall the server. The real binary runs two sessions that
+//! flood it with adversarial output (a new 24-bit colour every cell, 100,000
+//! hyperlinks, a 20 MB line without a newline) while one of them is resized
+//! to 10 columns and back; meanwhile `/healthz` and a third session's echo
+//! are timed. Then the floods are deleted, the server's memory must fall
+//! back, and SIGTERM must end it promptly even with a flood running.
+//!
+//! The bounds are correctness bounds for a stall (a blocked async worker
+//! shows up as hundreds of milliseconds to seconds), generous enough for a
+//! loaded 2-core machine running a debug build.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{http, Response};
+use serde_json::{json, Value};
+
+const TOKEN: &str = "stall-test-token";
+/// Longest 99th-percentile latency of `/healthz` and of an echo.
+const P99_BOUND: Duration = Duration::from_millis(50);
+/// Longest DELETE of a flooding session.
+const DELETE_BOUND: Duration = Duration::from_secs(1);
+/// Longest time from SIGTERM to the server's exit.
+const SIGTERM_BOUND: Duration = Duration::from_secs(5);
+/// How long the test waits for anything else (a flood to reach its end).
+const WAIT: Duration = Duration::from_secs(120);
+
+/// The server binary, run as a child so its RSS and its exit can be observed.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--token", TOKEN])
+            .arg("--allow-any-command")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start panecast serve");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the listening line");
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Server { child, addr }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Response {
+        let auth = format!("Bearer {TOKEN}");
+        let body = body.map(|b| b.to_string());
+        http(
+            self.addr,
+            method,
+            path,
+            &[("Authorization", &auth)],
+            body.as_deref().map(str::as_bytes),
+        )
+    }
+
+    fn create(&self, argv: &[&str]) -> String {
+        let response = self.call("POST", "/api/sessions", Some(json!({ "command": argv })));
+        assert_eq!(response.status, 201, "create: {}", response.body);
+        response.json()["id"].as_str().expect("an id").to_owned()
+    }
+
+    fn screen(&self, id: &str) -> String {
+        let response = self.call("GET", &format!("/api/sessions/{id}/screen"), None);
+        assert_eq!(response.status, 200, "screen: {}", response.body);
+        response.body
+    }
+
+    /// Resident memory in bytes, from /proc.
+    fn rss(&self) -> u64 {
+        self.memory("VmRSS:")
+    }
+
+    /// A memory figure of /proc/PID/status (`VmRSS:`, `VmHWM:`) in bytes.
+    fn memory(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+            .expect("VmRSS in /proc status")
+    }
+
+    /// Types a fresh token into the echo session and times until the
+    /// screen shows it.
+    fn echo(&self, id: &str, n: usize) -> Duration {
+        let token = format!("echo{n}z");
+        let start = Instant::now();
+        let response = self.call(
+            "POST",
+            &format!("/api/sessions/{id}/input"),
+            Some(json!({ "text": format!("{token}\r") })),
+        );
+        assert_eq!(response.status, 204, "input: {}", response.body);
+        while !self.screen(id).contains(&token) {
+            assert!(start.elapsed() < WAIT, "the echo of {token} never came");
+            // Polling flat out would compete for the CPU with the echo itself.
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        start.elapsed()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The adversarial payloads, written once to a temporary directory.
+struct Payloads {
+    dir: PathBuf,
+}
+
+impl Payloads {
+    fn write() -> Payloads {
+        let dir = std::env::temp_dir().join(format!("panecast-stall-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("payload directory");
+        let mut colours = Vec::new();
+        for i in 0u32..100_000 {
+            let (r, g, b) = ((i >> 16) as u8, (i >> 8) as u8, i as u8);
+            colours.extend_from_slice(format!("\x1b[38;2;{r};{g};{b}m#").as_bytes());
+        }
+        colours.extend_from_slice(b"\x1b[m\r\n");
+        let mut links = Vec::new();
+        for i in 0..100_000 {
+            links.extend_from_slice(
+                format!("\x1b]8;;https://example.com/{i}\x07L\x1b]8;;\x07").as_bytes(),
+            );
+        }
+        links.extend_from_slice(b"\r\n");
+        let line = vec![b'w'; 20 << 20];
+        for (name, bytes) in [("colours", colours), ("links", links), ("line", line)] {
+            std::fs::write(dir.join(name), bytes).expect("write a payload");
+        }
+        Payloads { dir }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.join(name).display().to_string()
+    }
+
+    /// A shell command that prints every payload `times` times (0: forever),
+    /// then `done`, then waits.
+    fn flood(&self, times: u32, done: &str) -> String {
+        let each = format!(
+            "cat {} {} {}",
+            self.path("colours"),
+            self.path("links"),
+            self.path("line")
+        );
+        let repeat = if times == 0 {
+            format!("while :; do {each}; done")
+        } else {
+            format!("for i in $(seq {times}); do {each}; done")
+        };
+        format!("{repeat}; printf '\\r\\n{done}\\r\\n'; exec sleep 600")
+    }
+}
+
+impl Drop for Payloads {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Times `/healthz` every 10 ms until stopped.
+struct Prober {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Vec<Duration>>,
+}
+
+impl Prober {
+    fn start(addr: SocketAddr) -> Prober {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut times = Vec::new();
+            while !stopped.load(Ordering::Relaxed) {
+                let start = Instant::now();
+                let response = http(addr, "GET", "/healthz", &[], None);
+                assert_eq!(response.status, 200, "healthz: {}", response.body);
+                times.push(start.elapsed());
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            times
+        });
+        Prober { stop, thread }
+    }
+
+    fn finish(self) -> Vec<Duration> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().expect("the healthz prober")
+    }
+}
+
+/// The 99th percentile.
+fn p99(mut times: Vec<Duration>) -> Duration {
+    assert!(!times.is_empty(), "no samples");
+    times.sort();
+    times[(times.len() * 99).div_ceil(100) - 1]
+}
+
+fn assert_p99(what: &str, times: Vec<Duration>) {
+    let count = times.len();
+    let worst = times.iter().max().copied().unwrap_or_default();
+    let p99 = p99(times);
+    eprintln!("{what}: {count} samples, p99 {p99:?}, max {worst:?}");
+    assert!(
+        p99 < P99_BOUND,
+        "{what}: p99 {p99:?} over {count} samples (max {worst:?})"
+    );
+}
+
+fn resize(server: &Server, id: &str, cols: u16) {
+    let response = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/resize"),
+        Some(json!({ "cols": cols, "rows": 24 })),
+    );
+    assert_eq!(response.status, 204, "resize: {}", response.body);
+}
+
+#[test]
+fn hostile_sessions_do_not_stall_the_server_and_give_their_memory_back() {
+    let payloads = Payloads::write();
+    let server = Server::start();
+    let echo = server.create(&["cat"]);
+    for n in 0..5 {
+        server.echo(&echo, n);
+    }
+    let fresh_rss = server.rss();
+
+    let prober = Prober::start(server.addr);
+    let once = payloads.flood(1, "FLOOD-DONE");
+    let forever = payloads.flood(0, "never");
+    let resized = server.create(&["sh", "-c", &once]);
+    let flooding = server.create(&["sh", "-c", &forever]);
+
+    let mut echoes = Vec::new();
+    let mut n = 5;
+    let mut measure = |server: &Server, echoes: &mut Vec<Duration>| {
+        echoes.push(server.echo(&echo, n));
+        n += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let start = Instant::now();
+    while !server.screen(&resized).contains("FLOOD-DONE") {
+        assert!(start.elapsed() < WAIT, "the first flood never ended");
+        measure(&server, &mut echoes);
+    }
+    // The 20 MB line fills the scrollback: reflow it to 10 columns and back.
+    resize(&server, &resized, 10);
+    for _ in 0..10 {
+        measure(&server, &mut echoes);
+    }
+    resize(&server, &resized, 80);
+    for _ in 0..10 {
+        measure(&server, &mut echoes);
+    }
+
+    for id in [&resized, &flooding] {
+        let start = Instant::now();
+        let response = server.call("DELETE", &format!("/api/sessions/{id}"), None);
+        let took = start.elapsed();
+        assert_eq!(response.status, 200, "delete: {}", response.body);
+        eprintln!("DELETE took {took:?}");
+        assert!(took < DELETE_BOUND, "DELETE took {took:?}");
+    }
+    assert_p99("healthz", prober.finish());
+    assert_p99("echo", echoes);
+
+    // The deleted sessions' memory goes back to the system.
+    let start = Instant::now();
+    let mut rss = server.rss();
+    while rss > 2 * fresh_rss {
+        assert!(
+            start.elapsed() < WAIT,
+            "RSS {rss} bytes, over twice the fresh server's {fresh_rss}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        rss = server.rss();
+    }
+    eprintln!(
+        "RSS: fresh {fresh_rss} bytes, peak {} bytes, after the floods {rss} bytes",
+        server.memory("VmHWM:")
+    );
+
+    // SIGTERM ends the server even with a flood running.
+    let _flood = server.create(&["sh", "-c", &forever]);
+    std::thread::sleep(Duration::from_millis(500));
+    terminate(server);
+}
+
+/// Sends SIGTERM and checks the server exits in time.
+fn terminate(mut server: Server) {
+    let pid = server.child.id() as libc::pid_t;
+    let start = Instant::now();
+    // SAFETY: kill has no memory-safety preconditions; pid is our child.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0, "SIGTERM");
+    loop {
+        if let Some(status) = server.child.try_wait().expect("wait for the server") {
+            let took = start.elapsed();
+            eprintln!("SIGTERM: exited with {status} after {took:?}");
+            assert!(status.success(), "the server exited with {status}");
+            assert!(took < SIGTERM_BOUND, "SIGTERM took {took:?}");
+            return;
+        }
+        assert!(
+            start.elapsed() < SIGTERM_BOUND,
+            "the server still runs {SIGTERM_BOUND:?} after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
