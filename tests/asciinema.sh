@@ -21,11 +21,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 step "install: asciinema 2.4.0 (PyPI, into $VENV)"
 if ! "$VENV/bin/asciinema" --version 2>/dev/null | grep -q '^asciinema 2\.4\.0$'; then
-    if ! python3 -m venv "$VENV" 2>/dev/null; then
+    if ! { command -v python3 >/dev/null && python3 -m venv "$VENV" 2>/dev/null; }; then
+        # Debian ships the venv module (and pip) apart from python3.
         SUDO=""
         [[ $(id -u) -eq 0 ]] || SUDO="sudo"
         $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3 python3-venv >/dev/null
+        rm -rf "$VENV"
         python3 -m venv "$VENV"
     fi
     "$VENV/bin/pip" install -q --disable-pip-version-check asciinema==2.4.0

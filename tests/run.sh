@@ -23,9 +23,8 @@ step "benchmark smoke run (each benchmark once, debug build)"
 # bench/stream.sh (release builds).
 cargo test -p panecast-server --locked --bench throughput --bench memory --bench cliffs
 
-cargo build --locked -p panecast-server --bin panecast
-
 step "asciinema round trips (tests/asciinema.sh)"
+cargo build --locked -p panecast-server --bin panecast
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/asciinema.sh
 
 step "web client: unit, size, browser and end-to-end tests (tests/web.sh)"

@@ -175,7 +175,7 @@ impl Recordings {
             self.limits.max_bytes,
             session.options.input,
             live,
-        ))
+        )?)
     }
 
     /// Every recording in the directory, oldest first.

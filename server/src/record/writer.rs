@@ -1,13 +1,15 @@
 //! The asciicast v2 writer a session's actor feeds: a header line, then one
-//! JSON array per event (`o` output, `i` input, `r` resize, `m` marker),
-//! appended to a buffer and written out when it grows large and whenever
-//! the actor publishes a screen (at least every frame interval while output
-//! flows, and at once when it stops), so a crash loses at most the last
-//! moments. Writes happen on the actor's path (its own thread): a slow disk slows the
-//! program, as a slow emulator would, and no output is dropped.
+//! JSON array per event (`o` output, `i` input, `r` resize, `m` marker).
+//! The actor stamps and queues each chunk; the recording's writer thread
+//! encodes it and writes out whenever the queue runs dry or its buffer
+//! grows large, so a crash loses at most the chunks in flight. The queue is
+//! bounded: a slow disk slows the program, as a slow emulator would, and no
+//! output is dropped.
 
 use std::fs::File;
 use std::io::Write;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -94,20 +96,27 @@ impl Header {
     }
 }
 
-/// Records one session into one file.
+/// Chunks queued between the actor and the writer thread before the actor
+/// waits (and with it the program): backpressure, never loss.
+const QUEUE: usize = 8;
+
+/// What the actor hands the writer thread, stamped with its time.
+enum Job {
+    Output(f64, Vec<u8>),
+    Input(f64, Vec<u8>),
+    Resize(f64, u16, u16),
+}
+
+/// Records one session into one file. The actor only stamps and queues
+/// events; a writer thread of the recording encodes and writes them, so
+/// the encoding runs beside the parser rather than after it. A full queue
+/// makes the actor wait, and with it the program: nothing is dropped.
 pub struct Recorder {
-    file: File,
-    buffer: Vec<u8>,
+    jobs: Option<SyncSender<Job>>,
+    writer: Option<JoinHandle<()>>,
+    name: String,
     started: Instant,
-    /// Bytes written to the file or waiting in the buffer.
-    size: u64,
-    max_bytes: u64,
     record_input: bool,
-    output: Utf8Stream,
-    input: Utf8Stream,
-    /// Set once the byte cap was reached or a write failed.
-    stopped: bool,
-    live: LiveEntry,
 }
 
 impl Recorder {
@@ -118,72 +127,52 @@ impl Recorder {
         max_bytes: u64,
         record_input: bool,
         live: LiveEntry,
-    ) -> Recorder {
-        Recorder {
+    ) -> std::io::Result<Recorder> {
+        let name = live.name().to_owned();
+        let (jobs, queue) = sync_channel(QUEUE);
+        let writer = CastWriter {
             file,
             buffer: Vec::with_capacity(WRITE_AT * 2),
-            started: Instant::now(),
             size: header_bytes,
             max_bytes,
-            record_input,
+            last: 0.0,
             output: Utf8Stream::default(),
             input: Utf8Stream::default(),
             stopped: false,
             live,
-        }
+        };
+        let writer = std::thread::Builder::new()
+            .name("recorder".to_owned())
+            .spawn(move || writer.run(&queue))?;
+        Ok(Recorder {
+            jobs: Some(jobs),
+            writer: Some(writer),
+            name,
+            started: Instant::now(),
+            record_input,
+        })
     }
 
     /// The recording's name.
     pub fn name(&self) -> &str {
-        self.live.name()
+        &self.name
     }
 
     /// Records bytes the program wrote.
     pub fn output(&mut self, bytes: &[u8]) {
-        if self.stopped {
-            return;
-        }
-        let text = self.output.decode(bytes);
-        if !text.is_empty() {
-            self.event("o", &text);
-        }
+        self.queue(Job::Output(self.now(), bytes.to_vec()));
     }
 
     /// Records bytes written to the program, when the profile asks for input.
     pub fn input(&mut self, bytes: &[u8]) {
-        if self.stopped || !self.record_input {
-            return;
-        }
-        let text = self.input.decode(bytes);
-        if !text.is_empty() {
-            self.event("i", &text);
+        if self.record_input {
+            self.queue(Job::Input(self.now(), bytes.to_vec()));
         }
     }
 
     /// Records a new terminal size.
     pub fn resize(&mut self, cols: u16, rows: u16) {
-        if !self.stopped {
-            self.event("r", &format!("{cols}x{rows}"));
-        }
-    }
-
-    /// Records a marker with a label.
-    pub fn marker(&mut self, label: &str) {
-        if !self.stopped {
-            self.event("m", label);
-        }
-    }
-
-    /// Writes what is buffered to the file.
-    pub fn flush(&mut self) {
-        if self.buffer.is_empty() {
-            return;
-        }
-        if let Err(error) = self.file.write_all(&self.buffer) {
-            tracing::error!(recording = %self.name(), %error, "recording stopped: cannot write");
-            self.stopped = true;
-        }
-        self.buffer.clear();
+        self.queue(Job::Resize(self.now(), cols, rows));
     }
 
     /// Seconds since the recording started.
@@ -191,9 +180,111 @@ impl Recorder {
         self.started.elapsed().as_secs_f64()
     }
 
-    fn event(&mut self, code: &str, data: &str) {
+    fn queue(&mut self, job: Job) {
+        // A send fails only once the writer stopped (cap reached, disk
+        // error): there is nothing more to record then.
+        if let Some(jobs) = &self.jobs {
+            if jobs.send(job).is_err() {
+                self.jobs = None;
+            }
+        }
+    }
+}
+
+impl Drop for Recorder {
+    /// Waits for the writer to write out the rest, so the file is whole
+    /// when the session's end is published.
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+/// The writer thread's state.
+struct CastWriter {
+    file: File,
+    buffer: Vec<u8>,
+    /// Bytes written to the file or waiting in the buffer.
+    size: u64,
+    max_bytes: u64,
+    /// The last event's time.
+    last: f64,
+    output: Utf8Stream,
+    input: Utf8Stream,
+    /// Set once the byte cap was reached or a write failed.
+    stopped: bool,
+    /// Ends the recording's live state when the thread is done.
+    live: LiveEntry,
+}
+
+impl CastWriter {
+    /// Encodes jobs until the recorder goes, writing out whenever the queue
+    /// runs dry (so the file is current whenever the program pauses) or
+    /// the buffer grows large.
+    fn run(mut self, queue: &Receiver<Job>) {
+        let mut next = queue.recv().ok();
+        while let Some(job) = next {
+            self.encode(job);
+            if self.stopped {
+                return;
+            }
+            next = match queue.try_recv() {
+                Ok(job) => {
+                    if self.buffer.len() >= WRITE_AT {
+                        self.flush();
+                    }
+                    Some(job)
+                }
+                Err(TryRecvError::Empty) => {
+                    self.flush();
+                    queue.recv().ok()
+                }
+                Err(TryRecvError::Disconnected) => None,
+            };
+        }
+        let rest = self.output.finish();
+        if !rest.is_empty() {
+            self.event(self.last, "o", &rest);
+        }
+        self.flush();
+    }
+
+    fn encode(&mut self, job: Job) {
+        match job {
+            Job::Output(time, bytes) => {
+                let text = self.output.decode(&bytes);
+                if !text.is_empty() {
+                    self.event(time, "o", &text);
+                }
+            }
+            Job::Input(time, bytes) => {
+                let text = self.input.decode(&bytes);
+                if !text.is_empty() {
+                    self.event(time, "i", &text);
+                }
+            }
+            Job::Resize(time, cols, rows) => self.event(time, "r", &format!("{cols}x{rows}")),
+        }
+    }
+
+    /// Writes what is buffered to the file.
+    fn flush(&mut self) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        if let Err(error) = self.file.write_all(&self.buffer) {
+            tracing::error!(recording = %self.live.name(), %error, "recording stopped: cannot write");
+            self.stopped = true;
+        }
+        self.buffer.clear();
+    }
+
+    fn event(&mut self, time: f64, code: &str, data: &str) {
+        let now = time.max(self.last);
+        self.last = now;
         let mark = self.buffer.len();
-        let now = self.now();
         push_event(&mut self.buffer, now, code, data);
         let added = (self.buffer.len() - mark) as u64;
         if self.size + added > self.max_bytes {
@@ -205,7 +296,7 @@ impl Recorder {
                 .max_bytes
                 .saturating_sub(self.size + empty.len() as u64);
             let part = fitting_prefix(data, budget);
-            if !part.is_empty() && code != "m" {
+            if !part.is_empty() {
                 push_event(&mut self.buffer, now, code, part);
             }
             let label = format!(
@@ -213,27 +304,12 @@ impl Recorder {
                 self.max_bytes
             );
             push_event(&mut self.buffer, now, "m", &label);
-            tracing::warn!(recording = %self.name(), max_bytes = self.max_bytes, "recording reached its byte cap");
+            tracing::warn!(recording = %self.live.name(), max_bytes = self.max_bytes, "recording reached its byte cap");
             self.flush();
             self.stopped = true;
             return;
         }
         self.size += added;
-        if self.buffer.len() >= WRITE_AT {
-            self.flush();
-        }
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        if !self.stopped {
-            let rest = self.output.finish();
-            if !rest.is_empty() {
-                self.event("o", &rest);
-            }
-        }
-        self.flush();
     }
 }
 

@@ -262,9 +262,6 @@ impl Live {
         self.actor.screen.send_replace(snapshot);
         self.actor.metrics.frame_published();
         self.pacer.published(now);
-        if let Some(recorder) = self.actor.recorder.as_mut() {
-            recorder.flush();
-        }
     }
 
     /// Hangs up the child's process groups, kills them after the grace
@@ -318,7 +315,7 @@ impl Live {
             self.apply(&bytes);
         }
         self.publish(Instant::now());
-        // Dropping the recorder writes out the rest and ends the recording.
+        // Dropping the recorder waits for its writer to write out the rest.
         self.actor.recorder = None;
         let status = self.exit.take().unwrap_or_else(unknown_exit);
         let info = &self.actor.info;
