@@ -3,6 +3,8 @@
 //! arrives, so valid UTF-8 comes out byte for byte; bytes that are not
 //! UTF-8 become U+FFFD, as asciinema writes them.
 
+use std::borrow::Cow;
+
 /// Decodes chunks of a byte stream as UTF-8.
 #[derive(Debug, Default)]
 pub struct Utf8Stream {
@@ -13,7 +15,26 @@ pub struct Utf8Stream {
 impl Utf8Stream {
     /// The text of `bytes`, after what was held back from the last chunk;
     /// a character cut off at the end is held back for the next call.
-    pub fn decode(&mut self, bytes: &[u8]) -> String {
+    /// Borrowed from `bytes`, without a copy, in the common case: nothing
+    /// held back and nothing invalid.
+    pub fn decode<'a>(&mut self, bytes: &'a [u8]) -> Cow<'a, str> {
+        if self.held.is_empty() {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => return Cow::Borrowed(text),
+                Err(error) if error.error_len().is_none() => {
+                    let (valid, cut) = bytes.split_at(error.valid_up_to());
+                    self.held.extend_from_slice(cut);
+                    // `valid_up_to` bytes were checked, so this never falls back.
+                    return Cow::Borrowed(std::str::from_utf8(valid).unwrap_or_default());
+                }
+                Err(_) => {}
+            }
+        }
+        Cow::Owned(self.decode_slowly(bytes))
+    }
+
+    /// [`Utf8Stream::decode`] with held-back or invalid bytes.
+    fn decode_slowly(&mut self, bytes: &[u8]) -> String {
         let joined;
         let mut rest: &[u8] = if self.held.is_empty() {
             bytes
@@ -66,7 +87,7 @@ mod tests {
         let bytes = text.as_bytes();
         for cut in 0..=bytes.len() {
             let mut stream = Utf8Stream::default();
-            let mut out = stream.decode(&bytes[..cut]);
+            let mut out = stream.decode(&bytes[..cut]).into_owned();
             out.push_str(&stream.decode(&bytes[cut..]));
             assert_eq!(out, text, "cut at {cut}");
             assert_eq!(stream.finish(), "");
