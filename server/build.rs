@@ -1,5 +1,7 @@
 //! Compiles the web client (`../web`) into the binary: writes a table of
-//! every file with its content type, so a new file needs no code change.
+//! every file of the client with its content type, so a new file needs no
+//! code change. Documentation (`*.md`) stays out: it is for developers,
+//! not something a page loads.
 
 use std::path::Path;
 use std::{env, fs};
@@ -9,7 +11,6 @@ fn content_type(name: &str) -> &'static str {
         Some("html") => "text/html; charset=utf-8",
         Some("js") => "text/javascript; charset=utf-8",
         Some("css") => "text/css; charset=utf-8",
-        Some("md") => "text/markdown; charset=utf-8",
         Some("svg") => "image/svg+xml",
         Some("png") => "image/png",
         Some("ico") => "image/x-icon",
@@ -27,6 +28,7 @@ fn main() {
             dir.filter_map(|entry| entry.ok())
                 .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
                 .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| !name.ends_with(".md"))
                 .collect()
         })
         .unwrap_or_default();

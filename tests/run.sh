@@ -21,7 +21,13 @@ step "benchmark smoke run (each benchmark once, debug build)"
 # criterion runs each benchmark once when started by `cargo test`; the memory
 # benchmark prints its table. Real figures: bench/emulator.sh, bench/flood.sh,
 # bench/stream.sh (release builds).
-cargo test -p panecast-server --locked --bench throughput --bench memory --bench cliffs
+cargo test -p panecast-server --locked --bench throughput --bench memory --bench search --bench cliffs
+
+step "esctest2 conformance ratchet (tests/esctest.sh)"
+# xterm's conformance suite in a session of the debug binary; fails when a
+# test listed in tests/esctest-expected.txt stops passing. About a minute.
+cargo build --locked -p panecast-server --bin panecast
+bash tests/esctest.sh "$PWD/target/debug/panecast"
 
 step "asciinema round trips (tests/asciinema.sh)"
 cargo build --locked -p panecast-server --bin panecast

@@ -1,12 +1,13 @@
-// <panecast-terminal src="https://host/s/ID" token="T" role="view"></panecast-terminal>
+// <panecast-terminal src="https://host/s/ID" token="T" access="view"></panecast-terminal>
 // A custom element around Terminal, in a shadow root. Attributes:
 //   src        the session: a page URL (/s/ID, /embed/ID), its API URL
 //              (/api/sessions/ID) or the WebSocket URL itself (.../ws)
 //   token      a credential kept in memory: sent as the WebSocket subprotocol
 //              panecast.token.T and as a bearer header, never in a URL (for
 //              pages on another origin, where cookies are not sent)
-//   role       view | control (default control)
-//   font-size  CSS pixels (default 14); theme: dark | light | solarized | xterm
+//   access     view | control (default control); `role` is read too, but is
+//              not a valid ARIA role, so accessibility checkers flag it
+//   font-size  CSS pixels (default 14); theme: auto | dark | light | contrast | solarized | xterm
 //   fit        auto | resize | scale | none (default auto: control resizes, view scales)
 // The element's `terminal` property is the Terminal; events bubble from it.
 import { Terminal } from './terminal.js';
@@ -26,7 +27,7 @@ export function sessionUrls(src, { role = 'control' } = {}, base = globalThis.lo
 }
 
 export class PanecastTerminal extends HTMLElement {
-  static get observedAttributes() { return ['src', 'token', 'role', 'font-size', 'theme', 'fit']; }
+  static get observedAttributes() { return ['src', 'token', 'access', 'role', 'font-size', 'theme', 'fit']; }
 
   constructor() {
     super();
@@ -47,7 +48,7 @@ export class PanecastTerminal extends HTMLElement {
 
   attributeChangedCallback(name, old, value) {
     if (old === value) return;
-    if (this.terminal && name === 'theme') this.terminal.setTheme(value || 'dark');
+    if (this.terminal && name === 'theme') this.terminal.setTheme(value);
     else if (this.terminal && name === 'font-size') this.terminal.setFontSize(Number(value) || 14);
     else this.restart();
   }
@@ -67,7 +68,7 @@ export class PanecastTerminal extends HTMLElement {
     this.terminal = null;
     const src = this.getAttribute('src');
     if (!src || !this.isConnected) return;
-    const role = this.getAttribute('role') || 'control';
+    const role = this.getAttribute('access') || this.getAttribute('role') || 'control';
     const token = this.getAttribute('token') || '';
     const urls = sessionUrls(src, { role });
     const t = new Terminal(this.box, {
@@ -75,11 +76,13 @@ export class PanecastTerminal extends HTMLElement {
       protocols: token ? ['panecast', `panecast.token.${token}`] : [],
       role,
       fontSize: Number(this.getAttribute('font-size')) || 14,
-      theme: this.getAttribute('theme') || 'dark',
+      theme: this.getAttribute('theme') || 'auto',
       fit: this.getAttribute('fit') || 'auto',
+      api: urls.api,
+      token,
       probe: () => probe(urls.api, token),
     });
-    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status']) {
+    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status', 'presence']) {
       t.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: e.detail, bubbles: type !== 'frame', composed: true })));
     }
     this.terminal = t;

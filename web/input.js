@@ -77,6 +77,13 @@ export class Input {
     const on = (t, f) => textarea.addEventListener(t, f);
     on('keydown', (e) => this.keydown(e));
     on('input', (e) => this.input(e));
+    // Soft keyboards (keyCode 229) delete by beforeinput.
+    on('beforeinput', (e) => {
+      if (e.inputType === 'deleteContentBackward' && !this.composing) {
+        e.preventDefault();
+        sink.key('Backspace', 0);
+      }
+    });
     on('compositionstart', () => { this.composing = true; sink.composing(''); });
     on('compositionupdate', (e) => sink.composing(e.data || ''));
     on('compositionend', (e) => {

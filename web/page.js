@@ -21,7 +21,7 @@ const embed = m && m[1] === 'embed';
 const get = (...names) => names.map((n) => params.get(n)).find((v) => v !== null && v !== '');
 if (m) {
   const role = get('role') === 'view' ? 'view' : 'control';
-  el.setAttribute('role', role);
+  el.setAttribute('access', role);
   const size = get('fontSize', 'font-size', 'fontsize');
   if (size) el.setAttribute('font-size', size);
   const theme = get('theme');
@@ -34,7 +34,7 @@ if (m) {
   if (token) {
     fetch(`${api}/login`, { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
   }
-  if (!embed) mountShare(document.body, api, token);
+  if (!embed) mountShare(document.body, el, api, token);
   const id = decodeURIComponent(m[2]);
   el.addEventListener('title', (e) => {
     if (!embed) document.title = e.detail ? `${e.detail} · panecast` : `${id} · panecast`;

@@ -289,13 +289,17 @@ export class Painter {
   }
 
   /**
-   * Redraws the overlay: selection rectangles ([{y, from, to}] in display
-   * rows and columns), the cursor ({row, col, shape} or null) and IME text.
+   * Redraws the overlay: search matches ([{y, from, to, cur}]) and selection
+   * rectangles ([{y, from, to}]) in display rows and columns, the cursor ({row, col, shape} or null) and IME text.
    */
-  drawOverlay(screen, { selection = [], cursor = null, focused = false, composition = '' } = {}) {
+  drawOverlay(screen, { selection = [], found = [], cursor = null, focused = false, composition = '' } = {}) {
     const o = this.octx;
     if (!o) return;
     o.clearRect(0, 0, this.W, this.H);
+    for (const s of found) {
+      o.fillStyle = s.cur ? 'rgba(255,128,0,.7)' : 'rgba(255,210,0,.35)';
+      o.fillRect(this.x(s.from), s.y * this.ch, this.x(s.to) - this.x(s.from), this.ch);
+    }
     if (selection.length) {
       o.fillStyle = this.palette.selection;
       for (const s of selection) o.fillRect(this.x(s.from), s.y * this.ch, this.x(s.to) - this.x(s.from), this.ch);

@@ -2,15 +2,22 @@
 // 0..255 indexed, 0x1000000|rgb) into CSS colours. No DOM.
 
 export const THEMES = {
+  // The server's theme (server/src/render/theme.rs: what OSC 4/10/11 report
+  // and the html/svg renderers paint); a Rust test checks they stay equal.
   dark: {
-    fg: '#d4d4d4', bg: '#1e1e1e', cursor: '#e8e8e8', selection: 'rgba(120,150,220,0.40)',
-    ansi: ['#000000', '#cd3131', '#0dbc79', '#e5e510', '#2472c8', '#bc3fbc', '#11a8cd', '#e5e5e5',
-      '#666666', '#f14c4c', '#23d18b', '#f5f543', '#3b8eea', '#d670d6', '#29b8db', '#ffffff'],
+    fg: '#e5e5e5', bg: '#1e1e1e', cursor: '#e5e5e5', selection: 'rgba(120,150,220,0.40)',
+    ansi: ['#000000', '#cd0000', '#00cd00', '#cdcd00', '#0000ee', '#cd00cd', '#00cdcd', '#e5e5e5',
+      '#7f7f7f', '#ff0000', '#00ff00', '#ffff00', '#5c5cff', '#ff00ff', '#00ffff', '#ffffff'],
   },
   light: {
     fg: '#333333', bg: '#ffffff', cursor: '#333333', selection: 'rgba(60,110,200,0.28)',
     ansi: ['#000000', '#cd3131', '#00bc00', '#949800', '#0451a5', '#bc05bc', '#0598bc', '#555555',
       '#666666', '#cd3131', '#14ce14', '#b5ba00', '#0451a5', '#bc05bc', '#0598bc', '#a5a5a5'],
+  },
+  contrast: {
+    fg: '#ffffff', bg: '#000000', cursor: '#ffff00', selection: 'rgba(255,255,0,0.45)',
+    ansi: ['#000000', '#ff6060', '#00ff00', '#ffff00', '#80a0ff', '#ff80ff', '#00ffff', '#ffffff',
+      '#c0c0c0', '#ff8080', '#80ff80', '#ffff80', '#a0c0ff', '#ffa0ff', '#80ffff', '#ffffff'],
   },
   solarized: {
     fg: '#839496', bg: '#002b36', cursor: '#93a1a1', selection: 'rgba(147,161,161,0.30)',

@@ -6,7 +6,7 @@
 //   styles     {type, reset, epoch, defs: [{id, style}]}
 //   frame      {type, seq: BigInt, cols, rows, full, cursor: {row, col, shape, visible, blink},
 //               modes, title: string|null, scroll, lines: [{row, line}]}
-//   bell, exit {code|null}, error {code, message}, pong {token: BigInt},
+//   bell, exit {code|null}, error {code, message}, pong {token: BigInt}, presence {view, control},
 //   scrollback {total: BigInt, start: BigInt, cols, lines: [line]}
 //   unknown    {type: 'unknown', typeByte}   (a client ignores it)
 // A style is {attrs, underline, fg, bg, ul, link}; colours are numbers:
@@ -374,6 +374,9 @@ export function decode(data) {
     }
     case 0x08:
       m = { type: 'pong', token: r.varint64() };
+      break;
+    case 0x0a:
+      m = { type: 'presence', view: r.range(0, 0xffffffff, 'view'), control: r.range(0, 0xffffffff, 'control') };
       break;
     default:
       if (type === 0 || type >= 0x80) bad('not a server message type');

@@ -6,6 +6,9 @@
 // (1 = just above the screen) is line `base - i`. `base` grows by every
 // frame's scroll hint and resets on a full frame.
 
+/** The most scrollback lines cached (least recently used evicted, refetched when shown). */
+export const CACHE_LINES = 2000;
+
 export function blankLine(cols, style = 0) {
   return {
     wrapped: false,
@@ -29,7 +32,7 @@ export class Screen {
     this.sessionId = '';
     this.styles = new Map();
     this.base = 0;
-    this.scrollback = new Map(); // absolute line -> line
+    this.scrollback = new Map(); // absolute line -> line, least recently used first
     this.total = 0; // scrollback lines the server holds (last known)
     this.resize(80, 24);
   }
@@ -81,9 +84,10 @@ export class Screen {
       if (this.modes.altScreen) {
         // The scrollback is the main screen's; keep the cache as it is.
       } else {
-        for (let r = 0; r < scroll; r++) this.scrollback.set(this.base + r, this.lines[r]);
+        for (let r = 0; r < scroll; r++) this.cache(this.base + r, this.lines[r]);
         this.base += m.scroll;
         this.total += m.scroll;
+        this.evict();
       }
       this.lines.splice(0, scroll);
       for (let r = 0; r < scroll; r++) this.lines.push(blankLine(this.cols));
@@ -104,14 +108,32 @@ export class Screen {
     this.total = Number(m.total);
     if (m.cols !== this.cols) return;
     const start = Number(m.start);
-    m.lines.forEach((line, i) => this.scrollback.set(this.base - (start + i), line));
+    m.lines.forEach((line, i) => this.cache(this.base - (start + i), line));
+    this.evict();
   }
 
-  /** Line at absolute number `a`: a screen row, a cached scrollback line, or undefined. */
+  /** Caches scrollback line `a` as the most recently used. */
+  cache(a, line) {
+    this.scrollback.delete(a);
+    this.scrollback.set(a, line);
+  }
+
+  /** Drops the least recently used lines past the cap, and lines the session no longer holds. */
+  evict() {
+    const m = this.scrollback, cap = Math.min(CACHE_LINES, Math.max(this.total, this.rows));
+    for (const a of m.keys()) {
+      if (m.size <= cap && a >= this.base - this.total) break;
+      m.delete(a);
+    }
+  }
+
+  /** Line at absolute number `a`: a screen row, a cached scrollback line (now the most recently used), or undefined. */
   line(a) {
     const r = a - this.base;
     if (r >= 0) return this.lines[r];
-    return this.scrollback.get(a);
+    const l = this.scrollback.get(a);
+    if (l) this.cache(a, l);
+    return l;
   }
 
   /** The text of a line between columns [from, to), spacers skipped. */

@@ -1,12 +1,13 @@
 // The session page's presence badge and Share panel. Everyone sees how many
-// people watch and control (refreshed every few seconds); admins also get a
-// Share button that mints view or control links with a lifetime, copies the
-// URL, lists the live links with their viewer counts, and revokes them.
-const REFRESH_MS = 3000;
+// people watch and control, updated live from the stream's Presence
+// messages; admins also get a Share button that mints view or control links
+// with a lifetime, copies the URL, lists the live links with their viewer
+// counts, and revokes them.
+const LIST_REFRESH_MS = 3000;
 const LIFETIMES = [['1 hour', 3600], ['1 day', 86400], ['7 days', 604800]];
 const CSS = `.pc-bar{position:fixed;bottom:6px;right:10px;z-index:10;display:flex;gap:8px;align-items:center;font:12px system-ui,sans-serif;color:#ddd}
 .pc-bar button,.pc-share button,.pc-share select{font:inherit;cursor:pointer}
-.pc-presence{background:rgba(0,0,0,.55);padding:3px 8px;border-radius:10px}
+.pc-presence{background:rgba(0,0,0,.55);padding:3px 8px;border-radius:10px}.pc-presence:empty{display:none}
 .pc-share{position:fixed;bottom:34px;right:10px;z-index:10;background:#252526;color:#eee;border:1px solid #555;border-radius:6px;padding:10px;font:13px system-ui,sans-serif;width:min(420px,90vw)}
 .pc-share[hidden]{display:none}.pc-share input{width:100%;box-sizing:border-box;font:12px monospace}
 .pc-share table{width:100%;border-collapse:collapse;margin-top:8px}.pc-share td{padding:2px 4px;border-top:1px solid #444}`;
@@ -17,8 +18,9 @@ function make(tag, props = {}, ...children) {
   return n;
 }
 
-/** Adds the badge and (for admins) the Share panel for the session at `api`. */
-export function mountShare(root, api, token) {
+/** Adds the badge (fed by `source`'s presence events) and, for admins, the
+ *  Share panel for the session at `api`. */
+export async function mountShare(root, source, api, token) {
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const call = async (path, init = {}) => {
     const r = await fetch(api + path, { credentials: 'same-origin', ...init, headers: { 'Content-Type': 'application/json', ...headers } });
@@ -30,22 +32,14 @@ export function mountShare(root, api, token) {
   const presence = make('span', { className: 'pc-presence', role: 'status', ariaLive: 'polite' });
   const bar = make('div', { className: 'pc-bar' }, presence);
   root.append(bar);
-  let panel = null;
-
-  const refresh = async () => {
-    let s;
-    try { s = await call(''); } catch { presence.hidden = true; return false; }
-    if (!s || !s.viewers) { presence.hidden = true; return false; }
-    presence.hidden = false;
-    presence.textContent = `${s.viewers.view} watching · ${s.viewers.control} controlling`;
-    presence.dataset.view = s.viewers.view;
-    presence.dataset.control = s.viewers.control;
-    if (s.access === 'admin' && !panel) panel = adminPanel(bar, root, call);
-    if (panel && !panel.hidden) panel.list();
-    return true;
-  };
-  refresh();
-  const timer = setInterval(async () => { if (!(await refresh())) clearInterval(timer); }, REFRESH_MS);
+  source.addEventListener('presence', (e) => {
+    presence.textContent = `${e.detail.view} watching · ${e.detail.control} controlling`;
+    presence.dataset.view = e.detail.view;
+    presence.dataset.control = e.detail.control;
+  });
+  let session;
+  try { session = await call(''); } catch { return; }
+  if (session && session.access === 'admin') adminPanel(bar, root, call);
 }
 
 function adminPanel(bar, root, call) {
@@ -61,15 +55,16 @@ function adminPanel(bar, root, call) {
     make('div', {}, role, ' ', ttl, ' ', mint), make('div', {}, url, copy), msg, make('table', {}, rows));
   bar.prepend(toggle);
   root.append(panel);
+  let timer = null;
 
-  panel.list = async () => {
+  const list = async () => {
     try {
       const { links } = await call('/links');
       rows.replaceChildren(...links.map((l) => {
         const revoke = make('button', { type: 'button', textContent: 'Revoke' });
         revoke.onclick = async () => {
           try { await call(`/links/${l.id}`, { method: 'DELETE' }); msg.textContent = 'Link revoked'; } catch (e) { msg.textContent = e.message; }
-          panel.list();
+          list();
         };
         const row = make('tr', {}, make('td', { textContent: l.role }), make('td', { textContent: `until ${new Date(l.expires_at).toLocaleString()}` }),
           make('td', { textContent: `${l.viewers} open` }), make('td', {}, revoke));
@@ -81,19 +76,22 @@ function adminPanel(bar, root, call) {
   toggle.onclick = () => {
     panel.hidden = !panel.hidden;
     toggle.ariaExpanded = String(!panel.hidden);
-    if (!panel.hidden) panel.list();
+    clearInterval(timer);
+    if (!panel.hidden) {
+      list();
+      timer = setInterval(list, LIST_REFRESH_MS);
+    }
   };
   mint.onclick = async () => {
     try {
       const link = await call('/links', { method: 'POST', body: JSON.stringify({ role: role.value, ttl: Number(ttl.value) }) });
       url.value = link.url;
       msg.textContent = `A ${link.role} link was created`;
-      panel.list();
+      list();
     } catch (e) { msg.textContent = e.message; }
   };
   copy.onclick = async () => {
     url.select();
     try { await navigator.clipboard.writeText(url.value); msg.textContent = 'Copied'; } catch { msg.textContent = 'Press Ctrl-C to copy'; }
   };
-  return panel;
 }

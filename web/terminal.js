@@ -3,13 +3,14 @@
 //   const t = new Terminal(container, {url, role, fontSize, fontFamily, theme, fit, probe});
 //   t.connect(); t.focus(); t.sendText(s); t.sendKey('Enter'); t.paste(s); t.text();
 //   t.selectionText(); t.setTheme(name); t.setFontSize(px); t.dispose();
-//   events (addEventListener): hello, frame, title, bell, exit, status.
+//   events (addEventListener): hello, frame, title, bell, exit, status, presence ({view, control}).
 import * as P from './protocol.js';
 import { Screen } from './screen.js';
 import { Painter, DEFAULT_FONT } from './painter.js';
 import { Input, modsOf } from './input.js';
 import { Selection } from './selection.js';
 import { Connection } from './connection.js';
+import { Search } from './search.js';
 
 const CSS = `
 .pc-term{position:relative;overflow:hidden;width:100%;height:100%;outline:none;user-select:none;-webkit-user-select:none;touch-action:none}
@@ -22,7 +23,11 @@ const CSS = `
 .pc-status button{margin-left:10px;font:inherit;cursor:pointer}
 .pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:rgba(200,60,60,.85);color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
 .pc-badge[hidden]{display:none}
+.pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
+@media (prefers-reduced-motion:reduce){.pc-bell{animation:none}}
+.pc-find{position:absolute;right:8px;top:8px;z-index:4;display:flex;gap:4px;align-items:center;padding:4px;background:#333;color:#eee;font:13px system-ui,sans-serif}
+.pc-find[hidden]{display:none}.pc-find input{font:inherit}.pc-find button{font:inherit;min-width:2em}
 @keyframes pc-bell{from{filter:brightness(1.6)}to{filter:none}}
 `;
 
@@ -38,12 +43,25 @@ const STATUS_TEXT = {
   1009: 'Message too big',
 };
 
+let helpIds = 0;
+const media = (q) => typeof matchMedia === 'function' && matchMedia(q).matches;
+
+/** A theme name, with `auto` (the default) resolved from the user's contrast and colour-scheme preferences. */
+export function themeOf(t) {
+  if (t && t !== 'auto') return t;
+  return media('(prefers-contrast: more)') ? 'contrast' : media('(prefers-color-scheme: light)') ? 'light' : 'dark';
+}
+
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '');
+
+// The schemes a link may have to be opened: the server's policy
+// (LINK_SCHEMES in server/src/render/markup.rs; a Rust test keeps them equal).
+export const LINK_SCHEMES = ['http', 'https', 'mailto'];
 
 function safeLink(url) {
   try {
     const u = new URL(url);
-    return ['http:', 'https:', 'mailto:'].includes(u.protocol) ? u.href : null;
+    return LINK_SCHEMES.includes(u.protocol.slice(0, -1)) ? u.href : null;
   } catch {
     return null;
   }
@@ -52,7 +70,7 @@ function safeLink(url) {
 export class Terminal extends EventTarget {
   constructor(container, opts = {}) {
     super();
-    this.opts = { role: 'control', fontSize: 14, fontFamily: DEFAULT_FONT, theme: 'dark', fit: 'auto', ...opts };
+    this.opts = { role: 'control', fontSize: 14, fontFamily: DEFAULT_FONT, theme: 'auto', fit: 'auto', ...opts };
     this.container = container;
     const doc = container.ownerDocument || document;
     const root = container.getRootNode ? container.getRootNode() : doc;
@@ -73,14 +91,26 @@ export class Terminal extends EventTarget {
     this.canvas = el('canvas', 'pc-cells', this.screenEl);
     this.overlayCanvas = el('canvas', 'pc-overlay', this.screenEl);
     this.ta = el('textarea', 'pc-input', this.el);
-    for (const [k, v] of Object.entries({ autocomplete: 'off', autocorrect: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-label': 'Terminal input', tabindex: '0' })) this.ta.setAttribute(k, v);
+    for (const [k, v] of Object.entries({ autocomplete: 'off', autocorrect: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-label': 'Terminal', 'aria-roledescription': 'terminal', 'aria-describedby': 'pc-help' + ++helpIds, tabindex: '0' })) this.ta.setAttribute(k, v);
+    this.el.tabIndex = -1; // where focus goes on Ctrl-Shift-M, so Tab then leaves the terminal
+    // For screen readers (see announce).
+    this.mirror = el('pre', 'pc-sr', this.el);
+    this.mirror.setAttribute('role', 'region');
+    this.mirror.setAttribute('aria-label', 'Terminal screen');
+    this.live = el('div', 'pc-sr', this.el);
+    this.live.setAttribute('aria-live', 'polite');
+    const help = el('p', 'pc-sr', this.el);
+    help.id = this.ta.getAttribute('aria-describedby');
+    help.textContent = 'Ctrl-Shift-M leaves the terminal.';
+    this.spoken = new Set();
+    this.search = new Search(this);
     this.statusEl = el('div', 'pc-status', this.el);
     this.badge = el('div', 'pc-badge', this.el);
     this.badge.textContent = 'read-only';
     this.badge.hidden = true;
 
     this.screen = new Screen();
-    this.painter = new Painter(this.canvas, this.overlayCanvas, this.opts);
+    this.painter = new Painter(this.canvas, this.overlayCanvas, { ...this.opts, theme: themeOf(this.opts.theme) });
     this.el.style.background = this.painter.palette.bg;
     this.selection = new Selection();
     this.dirty = new Set();
@@ -139,6 +169,7 @@ export class Terminal extends EventTarget {
     this.ro.disconnect();
     cancelAnimationFrame(this.raf);
     clearInterval(this.blinkTimer);
+    clearTimeout(this.speakTimer);
     this.el.remove();
   }
 
@@ -169,6 +200,7 @@ export class Terminal extends EventTarget {
         this.inflight.clear();
         this.painter.styleCache = new Map();
         this.badge.hidden = m.role !== 'view';
+        this.ta.setAttribute('aria-readonly', m.role === 'view');
         this.el.dataset.role = m.role;
         this.lastResize = null;
         this.needLayout = true;
@@ -187,6 +219,10 @@ export class Terminal extends EventTarget {
         void this.el.offsetWidth;
         this.el.classList.add('pc-bell');
         this.dispatchEvent(new Event('bell'));
+        break;
+      case 'presence':
+        this.presence = { view: m.view, control: m.control };
+        this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));
         break;
       case 'exit':
         this.exitCode = m.code;
@@ -234,8 +270,15 @@ export class Terminal extends EventTarget {
       this.dirty = moved;
       this.pendingScroll += ch.scroll;
     }
-    for (const r of ch.rows) this.dirty.add(r);
-    if (m.title !== null) this.dispatchEvent(new CustomEvent('title', { detail: sc.title }));
+    for (const r of ch.rows) {
+      this.dirty.add(r);
+      this.spoken.add(r);
+    }
+    if (!this.speakTimer) this.speakTimer = setTimeout(() => this.announce(), 500);
+    if (m.title !== null) {
+      this.ta.setAttribute('aria-label', sc.title ? 'Terminal: ' + sc.title : 'Terminal');
+      this.dispatchEvent(new CustomEvent('title', { detail: sc.title }));
+    }
     if (this.status !== 'connected' && this.status !== 'exited') this.setStatus('connected');
     if (this.needLayout) {
       this.needLayout = false;
@@ -290,6 +333,16 @@ export class Terminal extends EventTarget {
     this.dispatchEvent(new CustomEvent('status', { detail: { status, detail } }));
   }
 
+  /** Twice a second at most: the screen's text to the mirror, changed rows (not the cursor's: the reader echoes typing) to the live region. */
+  announce() {
+    this.speakTimer = 0;
+    const sc = this.screen, rows = [...this.spoken].sort((a, b) => a - b).filter((r) => r !== sc.cursor.row && r < sc.rows);
+    this.spoken.clear();
+    this.mirror.textContent = sc.text().replace(/\n+$/, '');
+    const said = rows.slice(-12).map((r) => Screen.lineText(sc.lines[r]).trim()).filter(Boolean).join('\n');
+    if (said) this.live.textContent = said;
+  }
+
   // ---- output ----
 
   send(bytes) { return this.conn ? this.conn.send(bytes) : false; }
@@ -328,6 +381,7 @@ export class Terminal extends EventTarget {
 
   onFocus(f) {
     this.focused = f;
+    if (f) this.ta.tabIndex = 0;
     this.cursorOn = true;
     if (this.canType && this.screen.modes.focusEvents) this.send(P.encodeFocus(f));
     if (f && this.screen.role === 'control') {
@@ -337,8 +391,17 @@ export class Terminal extends EventTarget {
     this.schedule();
   }
 
-  /** Keys the terminal handles itself: Shift-PageUp/PageDown/Home/End scroll the scrollback. */
+  /** Keys the terminal handles itself: Ctrl-Shift-M leaves it, Shift-PageUp/PageDown/Home/End scroll the scrollback. */
   localKey(e) {
+    if (e.code === 'KeyF' && (isMac ? e.metaKey && !e.ctrlKey : e.ctrlKey && e.shiftKey)) {
+      this.search.open();
+      return true;
+    }
+    if (e.ctrlKey && e.shiftKey && e.code === 'KeyM') {
+      this.ta.tabIndex = -1; // until the terminal is focused again
+      this.el.focus();
+      return true;
+    }
     if (e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !this.screen.modes.altScreen) {
       const page = this.rows - 1;
       const d = { PageUp: page, PageDown: -page, Home: Infinity, End: -Infinity }[e.key];
@@ -367,20 +430,28 @@ export class Terminal extends EventTarget {
     this.schedule();
   }
 
+  /** Scrolls so that absolute line `a` shows, about mid-screen when it is in the scrollback. */
+  reveal(a) {
+    const sc = this.screen;
+    this.scrollView((a >= sc.base ? 0 : sc.base - a + (this.rows >> 1)) - this.viewOffset);
+  }
+
+  /** Requests the scrollback lines the view shows but the cache lacks, and a page either side. */
   fetchScrollback() {
     const sc = this.screen;
     if (!this.viewOffset || !this.conn) return;
     const top = sc.base - this.viewOffset;
-    let first = 0;
+    let lo = Infinity, hi = 0; // scrollback indices missing (1 = just above the screen)
     for (let y = 0; y < this.rows && top + y < sc.base; y++) {
-      if (!sc.line(top + y)) { first = sc.base - (top + y); }
+      if (!sc.line(top + y)) {
+        lo = Math.min(lo, sc.base - top - y);
+        hi = Math.max(hi, sc.base - top - y);
+      }
     }
-    if (!first) return; // first = the largest index missing
-    let start = first;
-    while (start > 1 && !sc.line(sc.base - (start - 1))) start--;
-    start = Math.max(1, start);
-    const count = Math.min(1000, Math.max(first - start + 1 + this.rows, this.rows * 2));
-    if ([...this.inflight].some((r) => r.start <= start && r.start + r.count > first)) return;
+    if (!hi) return;
+    if ([...this.inflight].some((r) => r.start <= lo && r.start + r.count > hi)) return;
+    const start = Math.max(1, lo - this.rows);
+    const count = Math.min(1000, hi - start + 1 + this.rows);
     this.inflight.add({ start, count });
     this.send(P.encodeScrollbackRequest(BigInt(start), count));
   }
@@ -422,6 +493,7 @@ export class Terminal extends EventTarget {
     const cursor = showCursor ? { row, col: c.col, shape: c.shape } : null;
     this.painter.drawOverlay(sc, {
       selection: this.selection.rects(top, sc.rows, sc.cols),
+      found: this.search.rects(top, sc.rows, sc.cols),
       cursor,
       focused: this.focused,
       composition: this.composition && !this.viewOffset ? this.composition : '',
@@ -433,7 +505,7 @@ export class Terminal extends EventTarget {
     if (this.ta.style.left !== left) this.ta.style.left = left;
     if (this.ta.style.top !== topPx) this.ta.style.top = topPx;
     // Blink only while focused and the cursor asks for it.
-    const blink = c.blink && this.focused && c.visible;
+    const blink = c.blink && this.focused && c.visible && !media('(prefers-reduced-motion: reduce)');
     if (blink && !this.blinkTimer) {
       this.blinkTimer = setInterval(() => {
         this.cursorOn = !this.cursorOn;
@@ -508,7 +580,7 @@ export class Terminal extends EventTarget {
   }
 
   setTheme(theme) {
-    this.painter.setTheme(theme);
+    this.painter.setTheme(themeOf(theme));
     this.el.style.background = this.painter.palette.bg;
     this.dirtyAll = true;
     this.schedule();
@@ -536,6 +608,10 @@ export class Terminal extends EventTarget {
     s.addEventListener('pointerdown', (e) => {
       this.focus();
       e.preventDefault();
+      if (e.pointerType === 'touch') { // a finger scrolls; a tap only focuses
+        this.touchY = e.clientY;
+        return;
+      }
       const cell = this.cellAt(e);
       if (this.reporting(e)) {
         if (e.button > 2) return;
@@ -566,6 +642,12 @@ export class Terminal extends EventTarget {
       this.schedule();
     });
     s.addEventListener('pointermove', (e) => {
+      const h = this.painter.cellCss.height, n = Math.trunc((this.touchY - e.clientY) / h);
+      if (e.pointerType === 'touch') {
+        if (n) this.wheelLines(n, e);
+        this.touchY -= n * h;
+        return;
+      }
       const cell = this.cellAt(e);
       if (this.selecting) {
         const r = this.canvas.getBoundingClientRect();
@@ -615,21 +697,25 @@ export class Terminal extends EventTarget {
       const lineH = this.painter.cellCss.height;
       const d = e.deltaMode === 1 ? e.deltaY : e.deltaMode === 2 ? e.deltaY * this.rows : e.deltaY / lineH;
       this.wheelAcc += d;
-      let n = Math.trunc(this.wheelAcc);
+      const n = Math.trunc(this.wheelAcc);
       if (!n) return;
       this.wheelAcc -= n;
-      n = Math.max(-30, Math.min(30, n));
-      if (this.reporting(e)) {
-        const cell = this.cellAt(e);
-        const kind = n < 0 ? 3 : 4;
-        for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.send(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
-      } else if (this.screen.modes.altScreen && this.canType) {
-        // No scrollback on the alternate screen: scroll the program (as xterm's alternateScroll).
-        for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.send(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
-      } else {
-        this.scrollView(-n);
-      }
+      this.wheelLines(Math.max(-30, Math.min(30, n)), e);
     }, { passive: false });
+  }
+
+  /** n lines of wheel (or touch drag; down is positive): scrollback, mouse wheel events or Up/Down keys. */
+  wheelLines(n, e) {
+    if (this.reporting(e)) {
+      const cell = this.cellAt(e);
+      const kind = n < 0 ? 3 : 4;
+      for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.send(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
+    } else if (this.screen.modes.altScreen && this.canType) {
+      // No scrollback on the alternate screen: scroll the program (as xterm's alternateScroll).
+      for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.send(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
+    } else {
+      this.scrollView(-n);
+    }
   }
 
   // ---- reading ----

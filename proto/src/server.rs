@@ -95,6 +95,14 @@ pub enum ServerMessage {
         /// The ping's token.
         token: u64,
     },
+    /// 0x0A: who else is connected: sent after the first frame and
+    /// whenever the counts change.
+    Presence {
+        /// Connections that watch (view role).
+        view: u32,
+        /// Connections that may type (control role).
+        control: u32,
+    },
 }
 
 const HELLO: u8 = 0x01;
@@ -104,6 +112,7 @@ const EXIT: u8 = 0x05;
 const ERROR: u8 = 0x06;
 const SCROLLBACK: u8 = 0x07;
 const PONG: u8 = 0x08;
+const PRESENCE: u8 = 0x0a;
 
 impl Hello {
     /// Appends this message (type byte included).
@@ -245,6 +254,11 @@ impl ServerMessage {
                 out.push(PONG);
                 writer::uint(out, *token);
             }
+            ServerMessage::Presence { view, control } => {
+                out.push(PRESENCE);
+                writer::uint(out, *view);
+                writer::uint(out, *control);
+            }
         }
     }
 
@@ -271,6 +285,10 @@ impl ServerMessage {
             },
             SCROLLBACK => ServerMessage::Scrollback(Scrollback::decode_body(&mut r)?),
             PONG => ServerMessage::Pong { token: r.u64()? },
+            PRESENCE => ServerMessage::Presence {
+                view: r.u32()?,
+                control: r.u32()?,
+            },
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;

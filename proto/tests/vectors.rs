@@ -413,6 +413,14 @@ fn cases() -> Vec<Case> {
             "Answer to a ping with the largest token (a 10-byte varint).",
             ServerMessage::Pong { token: u64::MAX },
         ),
+        server(
+            "presence",
+            "Three viewers and one controller.",
+            ServerMessage::Presence {
+                view: 3,
+                control: 1,
+            },
+        ),
         client(
             "key_ctrl_c",
             "Ctrl+C.",
@@ -701,6 +709,9 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
             }),
         ),
         ServerMessage::Pong { token } => ("pong", json!({ "token": u64_json(*token) })),
+        ServerMessage::Presence { view, control } => {
+            ("presence", json!({ "view": view, "control": control }))
+        }
     }
 }
 
@@ -849,8 +860,8 @@ fn every_message_type_has_a_vector() {
     assert_eq!(
         types,
         [
-            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86,
-            0x87, 0x88
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x0a, 0x81, 0x82, 0x83, 0x84, 0x85,
+            0x86, 0x87, 0x88
         ]
     );
 }

@@ -474,3 +474,27 @@ fn shutdown_ends_every_child_quickly() {
     });
     assert!(!alive(sleeper));
 }
+
+#[test]
+fn declared_sessions_start_at_boot_under_their_name_and_restart() {
+    let mut config = panecast::config::Config::parse(
+        "[profiles.blink]\ncommand = \"sh\"\nargs = [\"-c\", \"echo up; sleep 0.2\"]\n\n[[sessions]]\nname = \"blink\"\nprofile = \"blink\"\nrestart = \"always\"\n",
+    )
+    .expect("valid config");
+    config.limits.grace_ms = 300;
+    let server = Server::start_with(config, false);
+    let first = eventually("the declared session", || {
+        let r = server.call("GET", "/api/sessions/blink", None);
+        (r.status == 200).then(|| r.json())
+    });
+    assert_eq!(first["name"], "blink");
+    let first_id = first["id"].as_str().expect("id").to_owned();
+    // It exits, and a new program runs under the same name.
+    let second = eventually("the restart", || {
+        let r = server.call("GET", "/api/sessions/blink", None);
+        let s = r.json();
+        (r.status == 200 && s["id"] != first_id.as_str()).then_some(s)
+    });
+    assert_eq!(second["name"], "blink");
+    assert_eq!(second["profile"], "blink");
+}

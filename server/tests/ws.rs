@@ -809,3 +809,30 @@ async fn the_viewer_limit_refuses_with_4029() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[tokio::test]
+async fn every_viewer_is_told_who_else_is_there() {
+    let server = Server::start(test_config());
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let mut watcher = open(&server, &id, "view").await;
+    watcher
+        .until("presence with one viewer", LIMIT, |m| {
+            m.presence == Some((1, 0))
+        })
+        .await;
+    let mut typist = open(&server, &id, "control").await;
+    typist
+        .until("its own presence", LIMIT, |m| m.presence == Some((1, 1)))
+        .await;
+    watcher
+        .until("the typist counted", LIMIT, |m| m.presence == Some((1, 1)))
+        .await;
+    assert_eq!(
+        server.session(&id)["viewers"],
+        json!({"view": 1, "control": 1})
+    );
+    typist.close().await;
+    watcher
+        .until("the typist gone", LIMIT, |m| m.presence == Some((1, 0)))
+        .await;
+}

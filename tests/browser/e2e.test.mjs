@@ -272,6 +272,7 @@ e2e('share: an admin mints a view link, a second browser watches but cannot type
   await waitFor(() => viewer.evaluate(() => window.panecast.status === 'closed'), { what: 'the viewer closed', timeout: 5000 });
   const status = await viewer.locator('panecast-terminal').evaluate((el) => el.shadowRoot.querySelector('.pc-status').textContent);
   assert.match(status, /Access ended/);
+  await waitFor(async () => /0 watching/.test(await admin.locator('.pc-presence').textContent()), { what: 'the admin sees the viewer gone' });
   await screenshot(viewer, 'e2e-share-revoked');
   assert.deepEqual(viewer.errors, [], 'no errors in the viewer page');
   await ctx.close();

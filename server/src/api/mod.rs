@@ -21,6 +21,7 @@ mod ops;
 mod pages;
 mod policy;
 mod recordings;
+mod search;
 mod sessions;
 mod view;
 mod ws;
@@ -141,6 +142,7 @@ pub fn router(state: AppState) -> Router {
         .route("/sessions/{id}/screen", get(sessions::screen))
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
+        .route("/sessions/{id}/search", get(search::search))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/recording", get(recordings::of_session))
         .route("/sessions/{id}/alis", get(alis::upgrade))

@@ -1,7 +1,7 @@
 //! The route table of the access check: which [`Action`] each route and
 //! method is. The guard looks every request up here; a routed method
-//! missing from the table needs the admin role, so nothing slips through
-//! unchecked.
+//! missing from the table is [`Action::Unlisted`], which needs the admin
+//! role, so nothing slips through unchecked.
 
 use axum::http::Method;
 
@@ -15,6 +15,7 @@ const ROUTES: &[(Method, &str, Action)] = &[
     (Method::GET, "/api/sessions/{id}", Action::Read),
     (Method::DELETE, "/api/sessions/{id}", Action::Delete),
     (Method::GET, "/api/sessions/{id}/screen", Action::Read),
+    (Method::GET, "/api/sessions/{id}/search", Action::Read),
     (Method::POST, "/api/sessions/{id}/login", Action::Read),
     (Method::GET, "/api/sessions/{id}/ws", Action::Read),
     (Method::GET, "/api/sessions/{id}/alis", Action::Read),
@@ -37,8 +38,8 @@ const ROUTES: &[(Method, &str, Action)] = &[
 ];
 
 /// What a request to `route` (the matched pattern) with `method` does;
-/// `None` for a method the table does not list.
-pub fn action(method: &Method, route: &str) -> Option<Action> {
+/// [`Action::Unlisted`] for one the table does not list.
+pub fn action(method: &Method, route: &str) -> Action {
     let method = if method == Method::HEAD {
         &Method::GET
     } else {
@@ -47,7 +48,7 @@ pub fn action(method: &Method, route: &str) -> Option<Action> {
     ROUTES
         .iter()
         .find(|(m, r, _)| m == method && *r == route)
-        .map(|(_, _, action)| *action)
+        .map_or(Action::Unlisted, |(_, _, action)| *action)
 }
 
 /// True when the route's pattern names a session.
@@ -61,16 +62,13 @@ mod tests {
 
     #[test]
     fn looks_up_routes() {
-        assert_eq!(action(&Method::GET, "/api/sessions"), Some(Action::List));
-        assert_eq!(
-            action(&Method::HEAD, "/api/sessions/{id}"),
-            Some(Action::Read)
-        );
+        assert_eq!(action(&Method::GET, "/api/sessions"), Action::List);
+        assert_eq!(action(&Method::HEAD, "/api/sessions/{id}"), Action::Read);
         assert_eq!(
             action(&Method::POST, "/api/sessions/{id}/input"),
-            Some(Action::Control)
+            Action::Control
         );
-        assert_eq!(action(&Method::PUT, "/api/sessions"), None);
+        assert_eq!(action(&Method::PUT, "/api/sessions"), Action::Unlisted);
         assert!(names_a_session("/api/sessions/{id}/ws"));
         assert!(!names_a_session("/api/sessions"));
     }

@@ -290,6 +290,10 @@ impl Viewer {
         .await?;
         let mut ping = interval_at(Instant::now() + PING_EVERY, PING_EVERY);
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut presence = self.session.watch_presence();
+        presence.mark_changed();
+        // Presence follows the first frame.
+        let mut framed = false;
         loop {
             tokio::select! {
                 message = self.socket.recv() => match message {
@@ -311,6 +315,19 @@ impl Viewer {
                     }
                     let screen = screens.borrow_and_update().clone();
                     self.update(&screen).await?;
+                    framed = true;
+                },
+                changed = presence.changed(), if framed => {
+                    // The sender lives in the session handle this viewer holds.
+                    if changed.is_ok() {
+                        let now = *presence.borrow_and_update();
+                        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                        self.send_message(ServerMessage::Presence {
+                            view: count(now.view),
+                            control: count(now.control),
+                        })
+                        .await?;
+                    }
                 },
                 () = &mut revoked => {
                     return Err(Ending::error(close::ACCESS_REVOKED, "access ended: the link was revoked or expired"));

@@ -3,8 +3,8 @@
 //!
 //! Colours come from the built-in [`theme`]; inverse, dim and invisible are
 //! applied to them. A wide character is written once and relies on the
-//! monospace font for its width. Hyperlinks with an http, https, mailto, ftp or
-//! file target become `<a href>` (underlined, as the emulator reports linked
+//! monospace font for its width. Hyperlinks whose scheme is one of
+//! [`super::LINK_SCHEMES`] become `<a href>` (underlined, as the emulator reports linked
 //! text); other targets stay plain text. Blinking is not shown. Trailing cells
 //! that are blank and unstyled are left out.
 

@@ -14,6 +14,8 @@ use std::str::FromStr;
 use crate::term::Snapshot;
 
 pub use json::ScreenJson;
+pub use markup::LINK_SCHEMES;
+pub use svg::{CELL_HEIGHT, CELL_WIDTH};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

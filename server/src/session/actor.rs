@@ -24,6 +24,7 @@ use crate::term::Mode;
 use crate::term::{Snapshot, Term};
 
 use super::pacer::Pacer;
+use super::search;
 use super::{Command, Input, Metrics, ScrollbackLines, SessionError, SessionInfo, Status, Timings};
 
 /// How long output may still be read after the child exited, for when
@@ -97,6 +98,9 @@ impl Actor {
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.term, start, count));
                     }
+                    Some(Command::Search { pattern, limit, reply }) => {
+                        let _ = reply.send(search(&mut self.term, &pattern, limit));
+                    }
                     None => return,
                 },
                 () = sleep_until(deadline) => return,
@@ -143,6 +147,9 @@ impl Live {
                     }
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.actor.term, start, count));
+                    }
+                    Some(Command::Search { pattern, limit, reply }) => {
+                        let _ = reply.send(search(&mut self.actor.term, &pattern, limit));
                     }
                     None => {
                         self.terminate().await;
@@ -361,6 +368,16 @@ async fn sleep_until_some(deadline: Option<Instant>) {
         Some(deadline) => sleep_until(deadline).await,
         None => std::future::pending().await,
     }
+}
+
+/// The matches of `pattern` in the scrollback and screen, within the search deadline.
+fn search(term: &mut Term, pattern: &search::Pattern, limit: usize) -> search::Found {
+    search::search_term(
+        term,
+        pattern,
+        limit,
+        Instant::now().into_std() + search::SEARCH_DEADLINE,
+    )
 }
 
 /// Scrollback lines `start .. start + count` counted up from the screen

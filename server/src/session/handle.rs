@@ -13,6 +13,7 @@ use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
 use super::budget::InputBudget;
+use super::search;
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
 
 /// How many stream connections a session has, by role.
@@ -139,6 +140,25 @@ impl SessionHandle {
             presence: Arc::clone(&self.shared.presence),
             role,
         })
+    }
+
+    /// The first `limit` matches of `pattern` in the scrollback and screen.
+    pub async fn search(
+        &self,
+        pattern: search::Pattern,
+        limit: usize,
+    ) -> Result<search::Found, SessionError> {
+        let (reply, answer) = oneshot::channel();
+        self.shared
+            .commands
+            .send(Command::Search {
+                pattern,
+                limit,
+                reply,
+            })
+            .await
+            .map_err(|_| SessionError::Exited)?;
+        answer.await.map_err(|_| SessionError::Exited)
     }
 
     /// How many viewers watch and control now.

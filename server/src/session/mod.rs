@@ -12,6 +12,7 @@ mod handle;
 mod metrics;
 mod pacer;
 mod registry;
+pub mod search;
 mod thread;
 
 use std::time::{Duration, SystemTime};
@@ -182,6 +183,11 @@ enum Command {
         start: u64,
         count: u16,
         reply: tokio::sync::oneshot::Sender<ScrollbackLines>,
+    },
+    Search {
+        pattern: search::Pattern,
+        limit: usize,
+        reply: tokio::sync::oneshot::Sender<search::Found>,
     },
     Kill(tokio::sync::oneshot::Sender<()>),
 }

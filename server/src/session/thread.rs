@@ -19,10 +19,11 @@ pub(super) fn spawn(
         .build()?;
     std::thread::Builder::new().name(name).spawn(move || {
         runtime.block_on(actor);
+        drop(runtime);
+        after();
         // Everything the session held is dropped by now: hand its pages
         // back to the system (an exited flood may have held hundreds of MB).
         release_freed_memory();
-        after();
     })?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! characters and lines, screen alignment, the alternate screen and resets.
 
 use super::cell::Cell;
+use super::colors::ColorOverrides;
 use super::emulator::{CursorShape, Emulator};
 use super::modes::{Mode, Modes};
 use super::screen::Screen;
@@ -41,7 +42,7 @@ impl Emulator {
     }
 
     /// Selective erase: blanks the unprotected cells of `start..end` in row `r`.
-    fn erase_unprotected(&mut self, r: usize, start: usize, end: usize) {
+    pub fn erase_unprotected(&mut self, r: usize, start: usize, end: usize) {
         let end = end.min(self.cols);
         if start >= end {
             return;
@@ -60,9 +61,11 @@ impl Emulator {
         }
     }
 
-    /// Erases `start..end` of row `r`, leaving protected cells when `selective`.
+    /// Erases `start..end` of row `r`, leaving protected cells when the
+    /// protection applies: DECSCA's to the selective erases (`selective`),
+    /// an ISO protected area's (SPA) to the plain ones, as in xterm.
     fn erase_span(&mut self, r: usize, start: usize, end: usize, selective: bool) {
-        if selective {
+        if selective != self.iso_protection {
             self.erase_unprotected(r, start, end);
         } else {
             self.erase_cells(r, start, end);
@@ -111,49 +114,50 @@ impl Emulator {
     pub fn erase_chars(&mut self, n: usize) {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
-        self.erase_cells(r, c, c.saturating_add(n));
+        self.erase_span(r, c, c.saturating_add(n), false);
     }
 
     /// ICH: inserts `n` blanks at the cursor.
     pub fn insert_chars(&mut self, n: usize) {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
-        self.shift_right(r, c, n);
+        if self.cursor_in_side_margins() {
+            self.shift_right(r, c, n, self.right + 1);
+        }
     }
 
     /// DCH: deletes `n` cells at the cursor, pulling the rest left.
     pub fn delete_chars(&mut self, n: usize) {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
-        self.delete_cells(r, c, n);
+        if self.cursor_in_side_margins() {
+            self.delete_cells(r, c, n, self.right + 1);
+        }
     }
 
-    /// SL and SR: shifts every row of the scroll region left (`n` < 0) or right.
+    /// SL and SR: shifts the block inside the margins left (`n` < 0) or
+    /// right, when the cursor is inside the scroll region.
     pub fn scroll_columns(&mut self, n: isize) {
         if self.screen.cursor().row < self.top || self.screen.cursor().row > self.bottom {
             return;
         }
-        for r in self.top..=self.bottom {
-            if n < 0 {
-                self.delete_cells(r, 0, n.unsigned_abs());
-            } else {
-                self.shift_right(r, 0, n as usize);
-            }
-        }
+        self.shift_columns(n);
     }
 
     /// DECIC and DECDC: inserts (`n` > 0) or deletes columns at the cursor in
-    /// every row of the scroll region, when the cursor is inside it.
+    /// every row of the scroll region, up to the right margin, when the
+    /// cursor is inside all four margins.
     pub fn edit_columns(&mut self, n: isize) {
-        if self.screen.cursor().row < self.top || self.screen.cursor().row > self.bottom {
+        let row = self.screen.cursor().row;
+        if row < self.top || row > self.bottom || !self.cursor_in_side_margins() {
             return;
         }
-        let col = self.screen.cursor().col;
+        let (col, end) = (self.screen.cursor().col, self.right + 1);
         for r in self.top..=self.bottom {
             if n < 0 {
-                self.delete_cells(r, col, n.unsigned_abs());
+                self.delete_cells(r, col, n.unsigned_abs(), end);
             } else {
-                self.shift_right(r, col, n as usize);
+                self.shift_right(r, col, n as usize, end);
             }
         }
     }
@@ -161,18 +165,24 @@ impl Emulator {
     /// IL: inserts `n` blank lines at the cursor row, inside the scroll region.
     pub fn insert_lines(&mut self, n: usize) {
         let r = self.screen.cursor().row;
-        if r < self.top || r > self.bottom {
+        if r < self.top || r > self.bottom || !self.cursor_in_side_margins() {
             return;
         }
         self.scroll_down(r, self.bottom, n);
-        self.screen.cursor_mut().col = 0;
+        self.screen.cursor_mut().col = self.left;
         self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// DL: deletes `n` lines at the cursor row, inside the scroll region.
     pub fn delete_lines(&mut self, n: usize) {
         let r = self.screen.cursor().row;
-        if r < self.top || r > self.bottom {
+        if r < self.top || r > self.bottom || !self.cursor_in_side_margins() {
+            return;
+        }
+        if self.has_side_margins() {
+            self.scroll_block_up(r, self.bottom, n);
+            self.screen.cursor_mut().col = self.left;
+            self.screen.cursor_mut().pending_wrap = false;
             return;
         }
         let n = n.min(self.bottom + 1 - r);
@@ -200,10 +210,11 @@ impl Emulator {
     }
 
     /// DECALN: fills the screen with `E` in the current pen (as xterm.js),
-    /// resets the region and homes the cursor.
+    /// resets the margins and homes the cursor.
     pub fn screen_alignment(&mut self) {
         self.top = 0;
         self.bottom = self.rows - 1;
+        self.reset_side_margins();
         let pen = self.pen();
         for r in 0..self.rows {
             self.touch(r);
@@ -258,7 +269,7 @@ impl Emulator {
     /// paste, focus events and synchronized output included) and so does the
     /// cursor style; mouse tracking, LNM and the alternate screen stay.
     pub fn soft_reset(&mut self) {
-        const RESET: [Mode; 11] = [
+        const RESET: [Mode; 12] = [
             Mode::CursorVisible,
             Mode::Insert,
             Mode::Origin,
@@ -270,6 +281,7 @@ impl Emulator {
             Mode::ReverseWrap,
             Mode::SynchronizedOutput,
             Mode::CursorBlink,
+            Mode::SideMargins,
         ];
         let defaults = Modes::default();
         for mode in RESET {
@@ -284,13 +296,24 @@ impl Emulator {
     /// protection (DECSCA) and charsets.
     fn reset_pen_region_and_charsets(&mut self) {
         self.protect = false;
+        self.iso_protection = false;
         self.cursor_shape = CursorShape::Block;
         self.cursor_blink = false;
         self.top = 0;
         self.bottom = self.rows - 1;
+        self.reset_side_margins();
         self.pen = Style::default();
         self.screen.reset_charsets();
         self.update_pen();
+    }
+
+    /// DECSCL: sets the conformance level (61 to 65 name VT100 to VT500) and
+    /// soft-resets, as xterm does. Other levels are ignored.
+    pub fn set_conformance_level(&mut self, level: u16) {
+        if let 61..=65 = level {
+            self.conformance_level = (level - 60) as u8;
+            self.soft_reset();
+        }
     }
 
     /// RIS: everything back to the power-on state, scrollback included.
@@ -303,7 +326,11 @@ impl Emulator {
         self.scrollback.clear();
         self.modes = Modes::default();
         self.tabs = TabStops::new(self.cols);
-        self.title.clear();
+        self.titles.clear();
+        self.conformance_level = 5;
+        self.rect_attr_extent = false;
+        self.saved_modes = Modes::default();
+        self.colors = ColorOverrides::default();
         self.last_printed = None;
         self.reset_pen_region_and_charsets();
     }

@@ -5,6 +5,8 @@
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
+use super::colors::ColorOverrides;
+use super::dcs_request::DcsRequest;
 use super::links::LinkTable;
 use super::modes::{Mode, Modes};
 use super::row::Row;
@@ -12,6 +14,7 @@ use super::screen::Screen;
 use super::scrollback::Scrollback;
 use super::style::{Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
+use super::titles::Titles;
 
 /// Cursor shapes a program can ask for with DECSCUSR.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -40,6 +43,10 @@ pub(crate) struct Emulator {
     /// Scroll region, inclusive.
     pub top: usize,
     pub bottom: usize,
+    /// Left and right margins (DECSLRM), inclusive; the screen's edges
+    /// unless DECLRMM is set.
+    pub left: usize,
+    pub right: usize,
     pub tabs: TabStops,
     pub modes: Modes,
     pub styles: StyleTable,
@@ -52,7 +59,17 @@ pub(crate) struct Emulator {
     pub interned_pen: Style,
     /// The erase style's id, interned on first use after a background change.
     pub erase_id: Option<StyleId>,
-    pub title: String,
+    pub titles: Titles,
+    /// The VT level DECSCL set (1 to 5), reported by DECRQSS.
+    pub conformance_level: u8,
+    /// DECSACE 2: DECCARA and DECRARA cover the rectangle, not the stream.
+    pub rect_attr_extent: bool,
+    /// Colours the program set with OSC 4, 5 and 10-19.
+    pub colors: ColorOverrides,
+    /// Mode values XTSAVE remembered.
+    pub saved_modes: Modes,
+    /// The DCS request being received.
+    pub dcs_request: Option<DcsRequest>,
     pub cursor_shape: CursorShape,
     pub cursor_blink: bool,
     pub replies: Vec<u8>,
@@ -66,6 +83,9 @@ pub(crate) struct Emulator {
     pub last_printed: Option<char>,
     /// DECSCA: cells printed now are protected from selective erase.
     pub protect: bool,
+    /// Set when the protection was last started by SPA (an ISO protected
+    /// area), which plain erases respect, rather than by DECSCA.
+    pub iso_protection: bool,
     /// Rows marked changed but not yet given a new generation.
     pub pending_touch: Option<(usize, usize)>,
     /// Printable ASCII received but not yet written (see `flush_run`).
@@ -90,6 +110,8 @@ impl Emulator {
             scrollback: Scrollback::new(scrollback),
             top: 0,
             bottom: rows - 1,
+            left: 0,
+            right: cols - 1,
             tabs: TabStops::new(cols),
             modes: Modes::default(),
             styles: StyleTable::default(),
@@ -99,7 +121,12 @@ impl Emulator {
             pen_dirty: false,
             interned_pen: Style::default(),
             erase_id: Some(StyleId::DEFAULT),
-            title: String::new(),
+            titles: Titles::default(),
+            conformance_level: 5,
+            dcs_request: None,
+            saved_modes: Modes::default(),
+            colors: ColorOverrides::default(),
+            rect_attr_extent: false,
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
             replies: Vec::new(),
@@ -109,6 +136,7 @@ impl Emulator {
             scroll_count: 0,
             last_printed: None,
             protect: false,
+            iso_protection: false,
             pending_touch: None,
             run: [0; RUN_CAPACITY],
             run_len: 0,
@@ -190,8 +218,10 @@ impl Emulator {
         let len = self.run_len;
         self.run_len = 0;
         let pen = self.pen();
-        let simple =
-            !self.screen.charsets().is_mapping() && !self.protect && !self.modes.get(Mode::Insert);
+        let simple = !self.screen.charsets().is_mapping()
+            && !self.protect
+            && !self.modes.get(Mode::Insert)
+            && !self.has_side_margins();
         let mut i = 0;
         while i < len {
             if !simple {
@@ -202,7 +232,7 @@ impl Emulator {
             }
             if self.screen.cursor().pending_wrap {
                 if self.modes.get(Mode::AutoWrap) {
-                    self.wrap_line();
+                    self.wrap_line(self.cols);
                 } else {
                     self.screen.cursor_mut().pending_wrap = false;
                 }
@@ -260,14 +290,15 @@ impl Emulator {
             return;
         }
         self.last_printed = Some(c);
-        if self.screen.cursor().pending_wrap || self.screen.cursor().col + width > self.cols {
+        let edge = self.wrap_edge();
+        if self.screen.cursor().pending_wrap || self.screen.cursor().col + width > edge {
             if self.modes.get(Mode::AutoWrap) {
-                self.wrap_line();
+                self.wrap_line(edge);
             } else {
                 // Without autowrap the last column is overwritten; a wide
                 // character that cannot fit there is dropped (as xterm.js).
                 self.screen.cursor_mut().pending_wrap = false;
-                self.screen.cursor_mut().col = self.cols - 1;
+                self.screen.cursor_mut().col = edge - 1;
                 if width == 2 {
                     return;
                 }
@@ -275,8 +306,9 @@ impl Emulator {
         }
         let (row, col) = (self.screen.cursor().row, self.screen.cursor().col);
         self.touch(row);
+        let edge = self.wrap_edge();
         if self.modes.get(Mode::Insert) {
-            self.shift_right(row, col, width);
+            self.shift_right(row, col, width, edge);
         }
         let pen = self.pen();
         let mut cell = Cell::new(c, pen, width as u8);
@@ -296,8 +328,8 @@ impl Emulator {
             }
         }
         let end = col + width;
-        if end >= self.cols {
-            self.screen.cursor_mut().col = self.cols - 1;
+        if end >= edge {
+            self.screen.cursor_mut().col = edge - 1;
             self.screen.cursor_mut().pending_wrap = true;
         } else {
             self.screen.cursor_mut().col = end;
@@ -338,13 +370,15 @@ impl Emulator {
     }
 
     /// Moves to the start of the next line for autowrap, marking the soft wrap.
-    fn wrap_line(&mut self) {
+    /// `edge` is the column the line ends before (the right margin's
+    /// neighbour inside margins, where the next line starts at the left margin).
+    fn wrap_line(&mut self, edge: usize) {
         let row = self.screen.cursor().row;
         if !self.screen.cursor().pending_wrap {
             // A wide character that does not fit: pad the rest of this row.
             let pen = self.pen();
             self.touch(row);
-            let (col, cols) = (self.screen.cursor().col, self.cols);
+            let (col, cols) = (self.screen.cursor().col, edge);
             let line = &mut self.screen.grid_mut()[row];
             if col > 0 && line.cells()[col].width() == 0 {
                 // The pad replaces the right half of a wide character: blank its left half.
@@ -353,22 +387,32 @@ impl Emulator {
             }
             line.fill(col, cols, Cell::wide_pad(pen));
         }
-        self.screen.grid_mut()[row].set_wrapped(true);
+        let inside = edge != self.cols;
+        // Only a wrap at the screen's edge joins two lines for reflow.
+        self.screen.grid_mut()[row].set_wrapped(!inside);
         self.screen.cursor_mut().pending_wrap = false;
-        self.screen.cursor_mut().col = 0;
+        self.screen.cursor_mut().col = if inside { self.left } else { 0 };
         self.index();
     }
 
-    /// Deletes `n` cells at `col` of row `r`, pulling the rest left and
-    /// filling the right end with erase blanks.
-    pub fn delete_cells(&mut self, r: usize, col: usize, n: usize) {
+    /// Deletes `n` cells at `col` of row `r`, pulling the cells before
+    /// `end` left and filling the gap before `end` with erase blanks.
+    pub fn delete_cells(&mut self, r: usize, col: usize, n: usize, end: usize) {
         let cols = self.cols;
         let erase = self.erase_style();
-        let n = n.min(cols - col);
+        let n = n.min(end.saturating_sub(col));
         if n == 0 {
             return;
         }
         self.touch(r);
+        if end < cols {
+            let line = &mut self.screen.grid_mut()[r];
+            let span = line.span(col + n, end);
+            line.set_span(col, span);
+            line.drop_clusters(end - n, end);
+            line.fill(end - n, end, Cell::blank(erase));
+            return;
+        }
         let line = &mut self.screen.grid_mut()[r];
         line.drop_clusters(col, col + n);
         let cells = line.cells_mut();
@@ -383,13 +427,24 @@ impl Emulator {
         line.shift_clusters(col + n, -(n as isize), cols);
     }
 
-    /// Moves cells at and after `col` right by `n`, dropping what falls off.
-    pub fn shift_right(&mut self, row: usize, col: usize, n: usize) {
+    /// Moves cells from `col` up to `end` right by `n`, dropping what
+    /// passes `end`, and blanks the gap.
+    pub fn shift_right(&mut self, row: usize, col: usize, n: usize, end: usize) {
         self.touch(row);
         let cols = self.cols;
         let erase = self.erase_style();
         let line = &mut self.screen.grid_mut()[row];
-        let n = n.min(cols - col);
+        let n = n.min(end.saturating_sub(col));
+        if n == 0 {
+            return;
+        }
+        if end < cols {
+            let span = line.span(col, end - n);
+            line.set_span(col + n, span);
+            line.drop_clusters(col, col + n);
+            line.fill(col, col + n, Cell::blank(erase));
+            return;
+        }
         let cells = line.cells_mut();
         if col > 0 && cells[col].width() == 0 {
             // Splitting a wide character: neither half survives.
@@ -419,13 +474,18 @@ impl Emulator {
     pub fn goto(&mut self, row: usize, col: usize) {
         let (top, bottom) = self.addressable();
         self.screen.cursor_mut().row = (top + row).min(bottom);
-        self.screen.cursor_mut().col = col.min(self.cols - 1);
-        self.screen.cursor_mut().pending_wrap = false;
+        self.goto_col(col);
     }
 
-    /// Moves to column `col` on the current row.
+    /// CHA and HPA: moves to column `col` on the current row, relative to
+    /// the left margin (and no further than the right one) in origin mode.
     pub fn goto_col(&mut self, col: usize) {
-        self.screen.cursor_mut().col = col.min(self.cols - 1);
+        let (left, right) = if self.modes.get(Mode::Origin) {
+            (self.left, self.right)
+        } else {
+            (0, self.cols - 1)
+        };
+        self.screen.cursor_mut().col = (left + col).min(right);
         self.screen.cursor_mut().pending_wrap = false;
     }
 
@@ -469,15 +529,23 @@ impl Emulator {
         self.screen.cursor().col + self.screen.cursor().pending_wrap as usize
     }
 
-    /// Moves right `n` columns.
+    /// Moves right `n` columns, stopping at the right margin when inside it.
     pub fn move_right(&mut self, n: usize) {
-        self.screen.cursor_mut().col = (self.screen.cursor().col + n).min(self.cols - 1);
+        let col = self.screen.cursor().col;
+        let limit = if col <= self.right {
+            self.right
+        } else {
+            self.cols - 1
+        };
+        self.screen.cursor_mut().col = (col + n).min(limit);
         self.screen.cursor_mut().pending_wrap = false;
     }
 
-    /// Moves left `n` columns.
+    /// Moves left `n` columns, stopping at the left margin when inside it.
     pub fn move_left(&mut self, n: usize) {
-        self.screen.cursor_mut().col = self.screen.cursor().col.saturating_sub(n);
+        let col = self.screen.cursor().col;
+        let limit = if col >= self.left { self.left } else { 0 };
+        self.screen.cursor_mut().col = col.saturating_sub(n).max(limit);
         self.screen.cursor_mut().pending_wrap = false;
     }
 
@@ -486,6 +554,9 @@ impl Emulator {
     /// (soft-wrapped) row.
     pub fn backspace(&mut self) {
         self.screen.cursor_mut().pending_wrap = false;
+        if self.has_side_margins() && self.screen.cursor().col == self.left {
+            return;
+        }
         if self.screen.cursor().col > 0 {
             self.screen.cursor_mut().col -= 1;
         } else if self.modes.get(Mode::ReverseWrap)
@@ -498,9 +569,15 @@ impl Emulator {
         }
     }
 
-    /// CR.
+    /// CR: to the left margin, or to column 0 from left of it (outside
+    /// origin mode).
     pub fn carriage_return(&mut self) {
-        self.screen.cursor_mut().col = 0;
+        let col = self.screen.cursor().col;
+        self.screen.cursor_mut().col = if col >= self.left || self.modes.get(Mode::Origin) {
+            self.left
+        } else {
+            0
+        };
         self.screen.cursor_mut().pending_wrap = false;
     }
 
@@ -516,7 +593,9 @@ impl Emulator {
     pub fn index(&mut self) {
         self.screen.cursor_mut().pending_wrap = false;
         if self.screen.cursor().row == self.bottom {
-            self.scroll_up(self.top, self.bottom, 1);
+            if self.cursor_in_side_margins() {
+                self.scroll_up(self.top, self.bottom, 1);
+            }
         } else if self.screen.cursor().row < self.rows - 1 {
             self.screen.cursor_mut().row += 1;
         }
@@ -526,16 +605,21 @@ impl Emulator {
     pub fn reverse_index(&mut self) {
         self.screen.cursor_mut().pending_wrap = false;
         if self.screen.cursor().row == self.top {
-            self.scroll_down(self.top, self.bottom, 1);
+            if self.cursor_in_side_margins() {
+                self.scroll_down(self.top, self.bottom, 1);
+            }
         } else if self.screen.cursor().row > 0 {
             self.screen.cursor_mut().row -= 1;
         }
     }
 
-    /// HT: to the next tab stop, `n` times.
+    /// HT: to the next tab stop, `n` times, stopping at the right margin
+    /// when inside it.
     pub fn tab(&mut self, n: usize) {
+        let limit = self.wrap_edge() - 1;
         for _ in 0..n {
-            self.screen.cursor_mut().col = self.tabs.next(self.screen.cursor().col);
+            let next = self.tabs.next(self.screen.cursor().col);
+            self.screen.cursor_mut().col = next.min(limit);
         }
     }
 
@@ -554,6 +638,10 @@ impl Emulator {
     pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize) {
         let n = n.min(bottom + 1 - top);
         if n == 0 {
+            return;
+        }
+        if self.has_side_margins() {
+            self.scroll_block_up(top, bottom, n);
             return;
         }
         if top == 0 && !self.alt_active {
@@ -579,6 +667,10 @@ impl Emulator {
     pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize) {
         let n = n.min(bottom + 1 - top);
         if n == 0 {
+            return;
+        }
+        if self.has_side_margins() {
+            self.scroll_block_down(top, bottom, n);
             return;
         }
         self.screen.grid_mut().rotate_down(top, bottom, n);
@@ -712,13 +804,14 @@ impl Emulator {
     /// DECSC.
     pub fn save_cursor(&mut self) {
         let origin = self.modes.get(Mode::Origin);
-        self.screen.save_cursor(self.pen, origin);
+        self.screen.save_cursor(self.pen, origin, self.protect);
     }
 
     /// DECRC.
     pub fn restore_cursor(&mut self) {
         let saved = self.screen.restore_cursor(self.cols, self.rows);
         self.pen = saved.pen;
+        self.protect = saved.protect;
         self.modes.set(Mode::Origin, saved.origin);
         self.update_pen();
     }

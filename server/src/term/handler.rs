@@ -5,26 +5,25 @@ use std::sync::Arc;
 use vte::{Params, Perform};
 
 use super::charset::Charset;
+use super::dcs_request::DcsRequest;
 use super::emulator::{CursorShape, Emulator};
 use super::links::Hyperlink;
 use super::modes::{Mode, ModeKind};
 use super::sgr;
 use super::style::StyleId;
+use super::titles::Which;
 
-/// Longest title kept, in characters.
-const MAX_TITLE_CHARS: usize = 1024;
-
-/// The first four parameters of a CSI sequence (each parameter's first
-/// value), read once: no sequence but SGR and the modes (which iterate the
-/// parameters themselves) uses more.
+/// The first eight parameters of a CSI sequence (each parameter's first
+/// value), read once: no sequence but SGR, DECCARA and the modes (which
+/// iterate the parameters themselves) uses more.
 struct Args {
-    values: [u16; 4],
+    values: [u16; 8],
 }
 
 impl Args {
     #[inline]
     fn new(params: &Params) -> Args {
-        let mut values = [0; 4];
+        let mut values = [0; 8];
         for (slot, param) in values.iter_mut().zip(params.iter()) {
             *slot = param.first().copied().unwrap_or(0);
         }
@@ -45,6 +44,11 @@ impl Args {
     fn raw(&self, i: usize) -> u16 {
         self.values[i]
     }
+}
+
+/// An OSC's first parameter as a number.
+fn osc_number(bytes: &[u8]) -> Option<u16> {
+    std::str::from_utf8(bytes).ok()?.parse().ok()
 }
 
 impl Perform for Emulator {
@@ -121,7 +125,10 @@ impl Perform for Emulator {
             ([b'?'], 'J') => self.erase_in_display(a.raw(0), true),
             ([], 'K') => self.erase_in_line(a.raw(0), false),
             ([b'?'], 'K') => self.erase_in_line(a.raw(0), true),
-            ([b'"'], 'q') => self.protect = a.raw(0) == 1,
+            ([b'"'], 'q') => {
+                self.protect = a.raw(0) == 1;
+                self.iso_protection = false;
+            }
             ([], 'L') => self.insert_lines(a.or(0, 1)),
             ([], 'M') => self.delete_lines(a.or(0, 1)),
             ([], 'P') => self.delete_chars(a.or(0, 1)),
@@ -130,8 +137,28 @@ impl Perform for Emulator {
             ([], 'X') => self.erase_chars(a.or(0, 1)),
             ([], 'Z') => self.back_tab(a.or(0, 1)),
             ([], 'b') => self.repeat(preceding, a.or(0, 1)),
-            ([], 'c') if a.raw(0) == 0 => self.reply(b"\x1b[?1;2c"),
-            ([b'>'], 'c') if a.raw(0) == 0 => self.reply(b"\x1b[>0;276;0c"),
+            ([], 'c') if a.raw(0) == 0 => self.primary_attributes(),
+            ([b'>'], 'c') if a.raw(0) == 0 => self.secondary_attributes(),
+            ([b'='], 'c') if a.raw(0) == 0 => self.tertiary_attributes(),
+            ([b'$'], 'x') => {
+                let rect = self.rect_from(a.raw(1), a.raw(2), a.raw(3), a.raw(4));
+                self.fill_rect(a.raw(0), rect);
+            }
+            ([b'$'], 'z') | ([b'$'], '{') => {
+                let rect = self.rect_from(a.raw(0), a.raw(1), a.raw(2), a.raw(3));
+                self.erase_rect(rect, action == '{');
+            }
+            ([b'$'], 'v') => {
+                let rect = self.rect_from(a.raw(0), a.raw(1), a.raw(2), a.raw(3));
+                self.copy_rect(rect, a.raw(5), a.raw(6));
+            }
+            ([b'$'], 'r') | ([b'$'], 't') => {
+                let rect = self.rect_from(a.raw(0), a.raw(1), a.raw(2), a.raw(3));
+                let attrs: Vec<u16> = params.iter().skip(4).map(|p| p[0]).collect();
+                self.change_rect_attrs(rect, &attrs, action == 't');
+            }
+            ([b'*'], 'x') => self.set_attr_change_extent(a.raw(0)),
+            ([b'*'], 'y') => self.report_checksum(a.raw(0), a.raw(2), a.raw(3), a.raw(4), a.raw(5)),
             ([], 'd') => self.goto_row(a.or(0, 1) - 1),
             ([], 'g') => match a.raw(0) {
                 0 => self.tabs.clear(self.screen.cursor().col),
@@ -142,18 +169,24 @@ impl Perform for Emulator {
             ([], 'l') => self.set_modes(params, ModeKind::Ansi, false),
             ([b'?'], 'h') => self.set_modes(params, ModeKind::Dec, true),
             ([b'?'], 'l') => self.set_modes(params, ModeKind::Dec, false),
-            ([], 'n') => self.device_status(a.raw(0), false),
-            ([b'?'], 'n') => self.device_status(a.raw(0), true),
+            ([b'?'], 's') => self.save_modes(params),
+            ([b'?'], 'r') => self.restore_modes(params),
+            ([], 'n') => self.device_status(a.raw(0), false, a.raw(1)),
+            ([b'?'], 'n') => self.device_status(a.raw(0), true, a.raw(1)),
             ([], 'r') => self.set_scroll_region(a.raw(0) as usize, a.raw(1) as usize),
+            ([], 's') if self.modes.get(Mode::SideMargins) => {
+                self.set_side_margins(a.raw(0), a.raw(1))
+            }
             ([], 's') => self.save_cursor(),
             ([], 'u') => self.restore_cursor(),
-            ([], 't') => self.window_op(a.raw(0)),
+            ([], 't') => self.window_op(a.raw(0), a.raw(1)),
             ([b' '], 'q') => self.set_cursor_style(a.raw(0)),
             ([b' '], '@') => self.scroll_columns(-(a.or(0, 1) as isize)),
             ([b' '], 'A') => self.scroll_columns(a.or(0, 1) as isize),
             ([b'\''], '}') => self.edit_columns(a.or(0, 1) as isize),
             ([b'\''], '~') => self.edit_columns(-(a.or(0, 1) as isize)),
             ([b'!'], 'p') => self.soft_reset(),
+            ([b'"'], 'p') => self.set_conformance_level(a.raw(0)),
             ([b'$'], 'p') => self.report_mode(a.raw(0), ModeKind::Ansi),
             ([b'?', b'$'], 'p') => self.report_mode(a.raw(0), ModeKind::Dec),
             ([b'>'], 'q') => {
@@ -170,6 +203,14 @@ impl Perform for Emulator {
         match (intermediates, byte) {
             ([], b'7') => self.save_cursor(),
             ([], b'8') => self.restore_cursor(),
+            ([], b'Z') => self.primary_attributes(),
+            ([], b'V') => {
+                self.protect = true;
+                self.iso_protection = true;
+            }
+            ([], b'W') => self.protect = false,
+            ([], b'6') => self.back_index(),
+            ([], b'9') => self.forward_index(),
             ([], b'D') => self.index(),
             ([], b'E') => {
                 self.carriage_return();
@@ -193,25 +234,49 @@ impl Perform for Emulator {
         self.flush_run();
         self.last_printed = None;
         match params {
-            [b"0", title @ ..] | [b"2", title @ ..] => {
+            [which @ (b"0" | b"1" | b"2"), title @ ..] => {
+                let which = match *which {
+                    b"0" => Which::Both,
+                    b"1" => Which::Icon,
+                    _ => Which::Window,
+                };
                 // vte splits on ';', which a title may contain.
                 let title = title.join(&b";"[..]);
-                let text = String::from_utf8_lossy(&title);
-                self.title = text
-                    .chars()
-                    .filter(|c| !c.is_control())
-                    .take(MAX_TITLE_CHARS)
-                    .collect();
+                self.titles.set(which, &String::from_utf8_lossy(&title));
             }
             [b"8", link_params, uri @ ..] => self.set_hyperlink(link_params, uri),
-            [b"10", b"?"] => self.reply(b"\x1b]10;rgb:e5e5/e5e5/e5e5\x1b\\"),
-            [b"11", b"?"] => self.reply(b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\"),
+            [b"4", pairs @ ..] => self.palette_colors(4, pairs),
+            [b"5", pairs @ ..] => self.palette_colors(5, pairs),
+            [b"104", indices @ ..] => self.reset_palette_colors(104, indices),
+            [b"105", indices @ ..] => self.reset_palette_colors(105, indices),
+            [number, specs @ ..] => match osc_number(number) {
+                Some(n @ 10..=19) => self.dynamic_colors(n, specs),
+                Some(n @ 110..=119) => self.reset_dynamic_color(n),
+                _ => {}
+            },
             _ => {}
         }
     }
 
-    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+    fn hook(&mut self, _params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.end_run_for_dcs();
+        if !ignore {
+            self.dcs_request = DcsRequest::start(intermediates, action);
+        }
+    }
+
+    fn put(&mut self, byte: u8) {
+        if let Some(request) = &mut self.dcs_request {
+            request.push(byte);
+        }
+    }
+
+    fn unhook(&mut self) {
+        match self.dcs_request.take() {
+            Some(DcsRequest::StatusString(request)) => self.report_status_string(&request),
+            Some(DcsRequest::Termcap(request)) => self.report_termcap(&request),
+            None => {}
+        }
     }
 }
 
@@ -238,6 +303,10 @@ impl Emulator {
     /// its top are dropped: only a line feed at the bottom margin feeds the
     /// scrollback.
     fn scroll_text_up(&mut self, n: usize) {
+        if self.has_side_margins() {
+            self.scroll_block_up(self.top, self.bottom, n);
+            return;
+        }
         let cursor = *self.screen.cursor();
         self.screen.cursor_mut().row = self.top;
         self.delete_lines(n);
@@ -248,6 +317,10 @@ impl Emulator {
     /// blank in the default style, not the current background.
     fn scroll_text_down(&mut self, n: usize) {
         let (top, bottom) = (self.top, self.bottom);
+        if self.has_side_margins() {
+            self.scroll_block_down(top, bottom, n);
+            return;
+        }
         self.scroll_down(top, bottom, n);
         for r in top..top + n.min(bottom + 1 - top) {
             self.screen.grid_mut()[r].reset(StyleId::DEFAULT);
@@ -259,6 +332,29 @@ impl Emulator {
         for param in params.iter() {
             if let Some(mode) = Mode::find(kind, param[0]) {
                 self.set_mode(mode, on);
+            }
+        }
+    }
+
+    /// XTSAVE (`CSI ? Pm s`): remembers the listed DEC modes' values.
+    fn save_modes(&mut self, params: &Params) {
+        for param in params.iter() {
+            if let Some(mode) = Mode::find(ModeKind::Dec, param[0]) {
+                let on = self.modes.get(mode);
+                self.saved_modes.set(mode, on);
+            }
+        }
+    }
+
+    /// XTRESTORE (`CSI ? Pm r`): sets the listed DEC modes back to what
+    /// XTSAVE remembered (their defaults if never saved).
+    fn restore_modes(&mut self, params: &Params) {
+        for param in params.iter() {
+            if let Some(mode) = Mode::find(ModeKind::Dec, param[0]) {
+                let on = self.saved_modes.get(mode);
+                if on != self.modes.get(mode) {
+                    self.set_mode(mode, on);
+                }
             }
         }
     }
@@ -291,6 +387,9 @@ impl Emulator {
                 self.modes.set(mode, on);
                 self.goto(0, 0);
             }
+            // Left and right margins came with the VT420 (level 4).
+            Mode::SideMargins if self.conformance_level >= 4 => self.set_side_margin_mode(on),
+            Mode::SideMargins => {}
             Mode::CursorBlink => {
                 self.modes.set(mode, on);
                 self.cursor_blink = on;
@@ -313,57 +412,6 @@ impl Emulator {
                 self.modes.set(mode, on);
             }
             _ => self.modes.set(mode, on),
-        }
-    }
-
-    /// DECRQM: reports whether a mode is set (1), reset (2) or unknown (0).
-    fn report_mode(&mut self, number: u16, kind: ModeKind) {
-        let state = match Mode::find(kind, number) {
-            Some(Mode::AltScreen47 | Mode::AltScreen1047 | Mode::AltScreen1049) => {
-                if self.alt_active {
-                    1
-                } else {
-                    2
-                }
-            }
-            Some(mode) => {
-                if self.modes.get(mode) {
-                    1
-                } else {
-                    2
-                }
-            }
-            None => 0,
-        };
-        let prefix = if kind == ModeKind::Dec { "?" } else { "" };
-        let reply = format!("\x1b[{prefix}{number};{state}$y");
-        self.reply(reply.as_bytes());
-    }
-
-    /// DSR 5 (status) and 6 (cursor position, relative to the region in origin mode).
-    fn device_status(&mut self, kind: u16, dec: bool) {
-        match kind {
-            5 => self.reply(b"\x1b[0n"),
-            6 => {
-                let (top, _) = self.addressable();
-                let row = self.screen.cursor().row.saturating_sub(top) + 1;
-                let col = self.screen.cursor().col + 1;
-                let reply = if dec {
-                    format!("\x1b[?{row};{col}R")
-                } else {
-                    format!("\x1b[{row};{col}R")
-                };
-                self.reply(reply.as_bytes());
-            }
-            _ => {}
-        }
-    }
-
-    /// XTWINOPS: only the size report (18) is answered.
-    fn window_op(&mut self, op: u16) {
-        if op == 18 {
-            let reply = format!("\x1b[8;{};{}t", self.rows, self.cols);
-            self.reply(reply.as_bytes());
         }
     }
 

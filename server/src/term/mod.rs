@@ -8,15 +8,22 @@
 
 mod cell;
 mod charset;
+mod checksum;
+mod colors;
+mod dcs_request;
+mod device_reports;
 mod edit;
 mod emulator;
 mod grid;
 mod handler;
 mod link_compaction;
 mod links;
+mod margins;
 mod modes;
 mod osc_guard;
 mod published_styles;
+mod rect;
+mod rectangles;
 mod reflow;
 mod resize;
 mod row;
@@ -24,10 +31,14 @@ mod screen;
 mod scrollback;
 mod sgr;
 mod snapshot;
+mod status_strings;
 mod style;
 mod tabstops;
+mod termcap;
 #[cfg(test)]
 mod tests;
+mod titles;
+mod window_ops;
 
 use std::sync::Arc;
 
@@ -175,7 +186,7 @@ impl Term {
 
     /// The window title.
     pub fn title(&self) -> &str {
-        &self.emu.title
+        self.emu.titles.window()
     }
 
     /// Bells rung so far.
@@ -262,8 +273,8 @@ impl Term {
             self.links = Arc::new(emu.links.links().to_vec());
             self.link_epoch = emu.links.epoch();
         }
-        if *self.title != emu.title {
-            self.title = Arc::from(emu.title.as_str());
+        if *self.title != *emu.titles.window() {
+            self.title = Arc::from(emu.titles.window());
         }
         emu.observed = emu.counter;
         self.published = lines.clone();

@@ -25,30 +25,44 @@ macro_rules! modes {
 }
 
 modes! {
+    /// KAM (2): keyboard locked; kept for DECRQM, input is not locked.
+    KeyboardAction = (Ansi, 2, false);
     /// IRM (4): insert characters instead of replacing.
     Insert = (Ansi, 4, false);
+    /// SRM (12): local echo off; kept for DECRQM, panecast never echoes.
+    SendReceive = (Ansi, 12, false);
     /// LNM (20): line feed also returns the carriage.
     LineFeedNewLine = (Ansi, 20, false);
     /// DECCKM (1): cursor keys send application sequences.
     AppCursor = (Dec, 1, false);
     /// DECCOLM (3): 132 columns; accepted, the width stays (as xterm.js).
     Columns132 = (Dec, 3, false);
+    /// DECSCLM (4): smooth scrolling; kept for DECRQM, frames are unaffected.
+    SmoothScroll = (Dec, 4, false);
     /// DECSCNM (5): reverse video for the whole screen.
     ReverseVideo = (Dec, 5, false);
     /// DECOM (6): cursor addressing relative to the scroll region.
     Origin = (Dec, 6, false);
     /// DECAWM (7): wrap at the right margin.
     AutoWrap = (Dec, 7, true);
+    /// DECARM (8): key auto-repeat; kept for DECRQM, keys come from the client.
+    AutoRepeat = (Dec, 8, true);
     /// X10 mouse (9): report button presses.
     MouseX10 = (Dec, 9, false);
     /// Cursor blinking (12).
     CursorBlink = (Dec, 12, false);
+    /// DECPFF (18): form feed after printing; kept for DECRQM, nothing prints.
+    PrintFormFeed = (Dec, 18, false);
+    /// DECPEX (19): print the whole screen; kept for DECRQM, nothing prints.
+    PrintExtent = (Dec, 19, false);
     /// DECTCEM (25): cursor visible.
     CursorVisible = (Dec, 25, true);
     /// Reverse wraparound (45): backspace at column 0 goes to the previous line.
     ReverseWrap = (Dec, 45, false);
     /// DECNKM (66): keypad sends application sequences.
     AppKeypad = (Dec, 66, false);
+    /// DECLRMM (69): left and right margins (DECSLRM) may be set.
+    SideMargins = (Dec, 69, false);
     /// Mouse (1000): report presses and releases.
     MouseClick = (Dec, 1000, false);
     /// Mouse (1002): also report motion while a button is down.
@@ -101,14 +115,14 @@ impl Mode {
 
 /// The current value of every mode, one bit each.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Modes(u32);
+pub struct Modes(u64);
 
 impl Default for Modes {
     fn default() -> Self {
         let bits = MODES
             .iter()
             .filter(|(.., default)| *default)
-            .fold(0, |acc, (m, ..)| acc | 1 << (*m as u32));
+            .fold(0, |acc, (m, ..)| acc | 1 << (*m as u64));
         Modes(bits)
     }
 }
@@ -117,16 +131,16 @@ impl Modes {
     /// True when `mode` is set.
     #[inline]
     pub fn get(&self, mode: Mode) -> bool {
-        self.0 & (1 << mode as u32) != 0
+        self.0 & (1 << mode as u64) != 0
     }
 
     /// Sets or resets `mode`.
     #[inline]
     pub fn set(&mut self, mode: Mode, on: bool) {
         if on {
-            self.0 |= 1 << mode as u32;
+            self.0 |= 1 << mode as u64;
         } else {
-            self.0 &= !(1 << mode as u32);
+            self.0 &= !(1 << mode as u64);
         }
     }
 
@@ -198,7 +212,7 @@ mod tests {
             assert_eq!(mode.number(), *number);
             assert_eq!(Modes::default().get(*mode), *default);
         }
-        assert!(MODES.len() <= 32, "one bit per mode in a u32");
+        assert!(MODES.len() <= 64, "one bit per mode in a u64");
     }
 
     #[test]

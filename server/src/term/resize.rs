@@ -38,6 +38,7 @@ impl Emulator {
         self.rows = rows;
         self.top = 0;
         self.bottom = rows - 1;
+        self.reset_side_margins();
         self.tabs.resize(cols);
         self.screen.clamp_cursors(cols, rows);
         self.hidden.clamp_cursors(cols, rows);

@@ -6,6 +6,13 @@ use compact_str::CompactString;
 use super::cell::Cell;
 use super::style::StyleId;
 
+/// Cells cut from a row with their cluster text, columns counted from the
+/// span's start (what scrolling inside left and right margins moves).
+pub(crate) struct RowSpan {
+    cells: Vec<Cell>,
+    clusters: Vec<(u16, CompactString)>,
+}
+
 /// One line of the grid.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
@@ -205,6 +212,33 @@ impl Row {
                 true
             });
         }
+    }
+
+    /// Copies of the cells `start..end` and their cluster text (columns
+    /// counted from `start`), to write into another row with [`Row::set_span`].
+    pub(crate) fn span(&self, start: usize, end: usize) -> RowSpan {
+        RowSpan {
+            cells: self.cells[start..end].to_vec(),
+            clusters: self
+                .clusters
+                .iter()
+                .filter(|(c, _)| (start..end).contains(&(*c as usize)))
+                .map(|(c, text)| (*c - start as u16, text.clone()))
+                .collect(),
+        }
+    }
+
+    /// Writes `span` over the cells from column `start`, replacing their
+    /// cluster text.
+    pub(crate) fn set_span(&mut self, start: usize, span: RowSpan) {
+        let end = start + span.cells.len();
+        self.drop_clusters(start, end);
+        self.cells_mut()[start..end].copy_from_slice(&span.cells);
+        self.clusters.extend(
+            span.clusters
+                .into_iter()
+                .map(|(c, text)| (c + start as u16, text)),
+        );
     }
 
     /// Resets every cell to a blank in `style` and clears the wrap flag.

@@ -22,6 +22,8 @@ pub(crate) struct SavedCursor {
     pub pen: Style,
     pub charsets: Charsets,
     pub origin: bool,
+    /// DECSCA's protection of newly printed cells.
+    pub protect: bool,
 }
 
 /// One screen buffer.
@@ -104,19 +106,21 @@ impl Screen {
         &mut self.saved.pen
     }
 
-    /// DECSC: saves the cursor, the character sets and the given pen and origin mode.
-    pub fn save_cursor(&mut self, pen: Style, origin: bool) {
+    /// DECSC: saves the cursor, the character sets and the given pen,
+    /// origin mode and protection.
+    pub fn save_cursor(&mut self, pen: Style, origin: bool, protect: bool) {
         self.saved = SavedCursor {
             cursor: self.cursor,
             pen,
             charsets: self.charsets,
             origin,
+            protect,
         };
     }
 
     /// DECRC's part on the screen: the cursor (clamped to `cols` x `rows`,
     /// pending wrap cleared) and the character sets come back. Returns what
-    /// was saved so the terminal can restore the pen and origin mode.
+    /// was saved so the terminal can restore the pen, origin mode and protection.
     pub fn restore_cursor(&mut self, cols: usize, rows: usize) -> SavedCursor {
         let saved = self.saved;
         self.cursor = Cursor {

@@ -64,6 +64,8 @@ pub struct Model {
     pub scrollback: Vec<proto::Scrollback>,
     /// `Pong` tokens received.
     pub pongs: Vec<u64>,
+    /// The latest `Presence`: (view, control).
+    pub presence: Option<(u32, u32)>,
 }
 
 /// What `Model::apply` saw.
@@ -73,6 +75,7 @@ pub enum Kind {
     Styles,
     Frame,
     Bell,
+    Presence,
     Exit,
     Error,
     Scrollback,
@@ -137,6 +140,13 @@ impl Model {
             ServerMessage::Pong { token } => {
                 self.pongs.push(token);
                 Kind::Pong
+            }
+            ServerMessage::Presence { view, control } => {
+                if self.frames == 0 {
+                    return Err("Presence before the first frame".into());
+                }
+                self.presence = Some((view, control));
+                Kind::Presence
             }
         })
     }

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::common::{session_id, Server, TOKEN};
-use crate::support::{as_, keyed_config, mint, VIEW_KEY};
+use crate::support::{keyed_config, mint, revoke, status, VIEW_KEY};
 
 #[test]
 fn missing_and_wrong_credentials_are_401() {
@@ -65,22 +65,13 @@ fn revoked_and_expired_links_are_401() {
     let revoked = mint(&server, &id, "view");
     let token = revoked["token"].as_str().expect("token");
     assert_eq!(
-        as_(&server, token, "GET", &format!("/api/sessions/{id}"), None).status,
+        status(&server, token, "GET", &format!("/api/sessions/{id}"), None),
         200
     );
     let link_id = revoked["id"].as_str().expect("id");
+    assert_eq!(revoke(&server, &id, link_id), 204);
     assert_eq!(
-        server
-            .call(
-                "DELETE",
-                &format!("/api/sessions/{id}/links/{link_id}"),
-                None
-            )
-            .status,
-        204
-    );
-    assert_eq!(
-        as_(&server, token, "GET", &format!("/api/sessions/{id}"), None).status,
+        status(&server, token, "GET", &format!("/api/sessions/{id}"), None),
         401
     );
 
@@ -88,7 +79,7 @@ fn revoked_and_expired_links_are_401() {
     let token = expiring["token"].as_str().expect("token");
     std::thread::sleep(std::time::Duration::from_millis(1100));
     assert_eq!(
-        as_(&server, token, "GET", &format!("/api/sessions/{id}"), None).status,
+        status(&server, token, "GET", &format!("/api/sessions/{id}"), None),
         401
     );
 }

@@ -7,7 +7,7 @@ use panecast_proto::close;
 use serde_json::{json, Value};
 
 use crate::common::{session_id, ws, Server};
-use crate::support::{as_, keyed_config, mint};
+use crate::support::{as_, keyed_config, mint, revoke, status};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -23,42 +23,39 @@ fn a_link_reaches_its_own_session_and_nothing_else() {
         .expect("url")
         .ends_with(&format!("/s/{mine}#t={token}")));
     assert_eq!(
-        as_(
+        status(
             &server,
             token,
             "GET",
             &format!("/api/sessions/{mine}/screen"),
             None
-        )
-        .status,
+        ),
         200
     );
     assert_eq!(
-        as_(
+        status(
             &server,
             token,
             "GET",
             &format!("/api/sessions/{other}/screen"),
             None
-        )
-        .status,
+        ),
         404
     );
     assert_eq!(
-        as_(
+        status(
             &server,
             token,
             "POST",
             &format!("/api/sessions/{other}/input"),
             Some(r#"{"text":"x"}"#)
-        )
-        .status,
+        ),
         404
     );
     let list: Value = as_(&server, token, "GET", "/api/sessions", None).json();
     assert_eq!(list["sessions"].as_array().map(Vec::len), Some(1));
     assert_eq!(
-        as_(&server, token, "POST", "/api/sessions", Some("{}")).status,
+        status(&server, token, "POST", "/api/sessions", Some("{}")),
         403
     );
     // Listing shows no token.
@@ -97,16 +94,7 @@ async fn revoking_closes_the_links_streams_within_a_second() {
     );
     let start = Instant::now();
     let link_id = link["id"].as_str().expect("id");
-    assert_eq!(
-        server
-            .call(
-                "DELETE",
-                &format!("/api/sessions/{id}/links/{link_id}"),
-                None
-            )
-            .status,
-        204
-    );
+    assert_eq!(revoke(&server, &id, link_id), 204);
     let closed = client.close_code(LIMIT).await;
     assert_eq!(closed.code, Some(close::ACCESS_REVOKED));
     assert!(
@@ -132,14 +120,37 @@ fn links_end_with_their_session() {
     let link = mint(&server, &id, "view");
     assert_eq!(server.delete(&id).status, 200);
     assert_eq!(
-        as_(
+        status(
             &server,
             link["token"].as_str().expect("token"),
             "GET",
             "/api/sessions",
             None
-        )
-        .status,
+        ),
         401
     );
+}
+
+#[test]
+fn a_link_dies_with_a_session_that_ends_by_itself() {
+    let mut config = keyed_config();
+    config.limits.linger_secs = 0;
+    let server = Server::start(config);
+    let id = session_id(&server.create(&["sh", "-c", "read x"], json!({})));
+    let link = mint(&server, &id, "view");
+    let token = link["token"].as_str().expect("token");
+    assert_eq!(status(&server, token, "GET", "/api/sessions", None), 200);
+    server.call(
+        "POST",
+        &format!("/api/sessions/{id}/input"),
+        Some(r#"{"text": "\r"}"#),
+    );
+    crate::common::eventually("the session to be gone", || {
+        (server
+            .call("GET", &format!("/api/sessions/{id}"), None)
+            .status
+            == 404)
+            .then_some(())
+    });
+    assert_eq!(status(&server, token, "GET", "/api/sessions", None), 401);
 }

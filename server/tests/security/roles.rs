@@ -7,7 +7,9 @@ use panecast_proto::{self as proto, close, ClientMessage};
 use serde_json::{json, Value};
 
 use crate::common::{session_id, ws, Server};
-use crate::support::{as_, keyed_config, mint, CONTROL_KEY, SCOPED_KEY, STARTER_KEY, VIEW_KEY};
+use crate::support::{
+    as_, keyed_config, mint, status, CONTROL_KEY, SCOPED_KEY, STARTER_KEY, VIEW_KEY,
+};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -48,48 +50,44 @@ fn a_view_key_cannot_create_type_delete_or_share() {
         );
     }
     assert_eq!(
-        as_(
+        status(
             &server,
             VIEW_KEY,
             "GET",
             &format!("/api/sessions/{id}/screen"),
             None
-        )
-        .status,
+        ),
         200
     );
     // A control key types and resizes, but does not delete or share.
     assert_eq!(
-        as_(
+        status(
             &server,
             CONTROL_KEY,
             "POST",
             &format!("/api/sessions/{id}/input"),
             Some(r#"{"text": "x"}"#)
-        )
-        .status,
+        ),
         204
     );
     assert_eq!(
-        as_(
+        status(
             &server,
             CONTROL_KEY,
             "DELETE",
             &format!("/api/sessions/{id}"),
             None
-        )
-        .status,
+        ),
         403
     );
     assert_eq!(
-        as_(
+        status(
             &server,
             CONTROL_KEY,
             "POST",
             &format!("/api/sessions/{id}/links"),
             Some("{}")
-        )
-        .status,
+        ),
         403
     );
     let view: Value = as_(
@@ -142,14 +140,13 @@ fn a_scoped_key_sees_only_its_sessions_and_gets_404_for_others() {
     }
     // The name reaches the session wherever the id does.
     assert_eq!(
-        as_(
+        status(
             &server,
             SCOPED_KEY,
             "GET",
             "/api/sessions/htop/screen",
             None
-        )
-        .status,
+        ),
         200
     );
     // A second running session cannot take the name.
@@ -179,25 +176,23 @@ fn a_starting_key_starts_its_profiles_and_reaches_only_what_it_started() {
     assert_eq!(r.status, 201, "{}", r.body);
     let mine = session_id(&r.json());
     assert_eq!(
-        as_(
+        status(
             &server,
             STARTER_KEY,
             "POST",
             &format!("/api/sessions/{mine}/input"),
             Some(r#"{"text": "x"}"#)
-        )
-        .status,
+        ),
         204
     );
     assert_eq!(
-        as_(
+        status(
             &server,
             STARTER_KEY,
             "GET",
             &format!("/api/sessions/{foreign}"),
             None
-        )
-        .status,
+        ),
         404
     );
     let r = as_(

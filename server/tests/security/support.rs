@@ -71,3 +71,19 @@ pub fn mint(server: &Server, id: &str, role: &str) -> Value {
     assert_eq!(r.status, 201, "{}", r.body);
     r.json()
 }
+
+/// The status of a request with a bearer credential.
+pub fn status(server: &Server, secret: &str, method: &str, path: &str, body: Option<&str>) -> u16 {
+    as_(server, secret, method, path, body).status
+}
+
+/// Revokes a link (as admin) and returns the status.
+pub fn revoke(server: &Server, id: &str, link_id: &str) -> u16 {
+    server
+        .call(
+            "DELETE",
+            &format!("/api/sessions/{id}/links/{link_id}"),
+            None,
+        )
+        .status
+}

@@ -20,7 +20,7 @@ after(async () => {
 const serverText = (s) => s.lines.map((l) => l.cells.map((c) => c.text).join('').replace(/ +$/, ''));
 
 async function open(s, { role = 'control', viewport = { width: 800, height: 480 }, dpr = 1, query = '', context } = {}) {
-  const ctx = context || await browser.newContext({ viewport, deviceScaleFactor: dpr });
+  const ctx = context || await browser.newContext({ viewport, deviceScaleFactor: dpr, colorScheme: 'dark' });
   const page = await ctx.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
@@ -95,10 +95,10 @@ test('colours, backgrounds and styles are painted', async () => {
     return { red: brightest(0, 3), green: brightest(4, 9), blue: brightest(10, 14), yellowBg: at(15, 1), plainBg: at(40, 1), underline: at(11, 13) };
   });
   const near = (a, b, what) => assert.ok(a.every((v, i) => Math.abs(v - b[i]) < 40), `${what}: ${a} vs ${b}`);
-  near(px.red, [0xf1, 0x4c, 0x4c], 'bold red is bright red');
-  near(px.green, [0x0d, 0xbc, 0x79], 'green');
+  near(px.red, [0xff, 0x00, 0x00], 'bold red is bright red');
+  near(px.green, [0x00, 0xcd, 0x00], 'green');
   near(px.blue, [80, 160, 255], 'truecolor blue');
-  near(px.yellowBg, [0xe5, 0xe5, 0x10], 'yellow background');
+  near(px.yellowBg, [0xcd, 0xcd, 0x00], 'yellow background');
   near(px.plainBg, [0x1e, 0x1e, 0x1e], 'default background');
   await finish(page, 'mock-colours');
 });

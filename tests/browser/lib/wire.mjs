@@ -124,8 +124,9 @@ export function scrollback({ total, start, cols, lines }) {
   return w.done();
 }
 export const pong = ({ token }) => new W().u8(8).varint(token).done();
+export const presence = ({ view, control }) => new W().u8(0x0a).varint(view).varint(control).done();
 
-export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong };
+export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, presence };
 
 // ---- client -> server decoding ----
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mapKey, clipboardAction } from '../../../web/input.js';
-import { Screen } from '../../../web/screen.js';
+import { Screen, CACHE_LINES } from '../../../web/screen.js';
 import { Selection, wordAt } from '../../../web/selection.js';
 import { Palette, xterm256, mix } from '../../../web/palette.js';
 import { backoff, FINAL } from '../../../web/connection.js';
@@ -80,6 +80,26 @@ test('screen: full frames, scroll hints, scrollback numbering', () => {
   assert.equal(sc.scrollback.size, 0);
 });
 
+test('screen: the scrollback cache is bounded, least recently used lines go first', () => {
+  const sc = new Screen();
+  sc.hello({ role: 'view', cols: 10, rows: 3, sessionId: 'x' });
+  sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [] }));
+  let keep;
+  for (let i = 0; i < CACHE_LINES + 500; i++) {
+    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
+    if (i === 10) keep = sc.base - 1;
+    if (keep && i % 100 === 0) assert.ok(sc.line(keep), 'a line read often stays cached');
+  }
+  assert.equal(sc.scrollback.size, CACHE_LINES, 'at most CACHE_LINES lines');
+  assert.equal(Screen.lineText(sc.line(sc.base - 1)).trim(), `n${CACHE_LINES + 496}`, 'the newest line is kept');
+  assert.equal(sc.line(keep + 1), undefined, 'its neighbour, unused, was evicted');
+  assert.equal(Screen.lineText(sc.line(keep)).trim(), 'n7');
+  // The session holds only 50 lines: the cache keeps no more than that.
+  sc.applyScrollback(decode(wire.scrollback({ total: 50, start: 1, cols: 10, lines: [{ cells: cells('s1') }] })));
+  assert.ok(sc.scrollback.size <= 50, `cache ${sc.scrollback.size} within the session's 50 lines`);
+  assert.equal(Screen.lineText(sc.line(sc.base - 1)).trim(), 's1');
+});
+
 test('screen: styles reset and unknown style ids paint as default', () => {
   const sc = new Screen();
   sc.applyStyles(decode(wire.styles({ defs: [{ id: 3, style: { attrs: ['bold'] } }] })));
@@ -120,7 +140,8 @@ test('selection: characters, words, lines, wrapped rows, wide cells', () => {
 test('palette: themes, 256 colours, dim mixing', () => {
   const p = new Palette('dark');
   assert.equal(p.css(-1, 'DEF'), 'DEF');
-  assert.equal(p.css(1, ''), '#cd3131');
+  assert.equal(p.css(1, ''), '#cd0000');
+  assert.equal(new Palette('contrast').bg, '#000000');
   assert.equal(p.css(16, ''), '#000000');
   assert.equal(p.css(196, ''), '#ff0000');
   assert.equal(p.css(231, ''), '#ffffff');

@@ -70,6 +70,7 @@ export function messageJson(m) {
     case 'scrollback':
       return { total: String(m.total), start: String(m.start), cols: m.cols, lines: m.lines.map(lineJson) };
     case 'pong': return { token: String(m.token) };
+    case 'presence': return { view: m.view, control: m.control };
     default: throw new Error('unexpected type ' + m.type);
   }
 }

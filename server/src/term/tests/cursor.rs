@@ -181,3 +181,10 @@ fn backspace_and_carriage_return() {
     let mut term = screen(10, 3, "abc\rX");
     assert_eq!(lines(&mut term), ["Xbc", "", ""]);
 }
+
+#[test]
+fn decsc_saves_and_decrc_restores_protection() {
+    // Protection on at DECSC, off when restored: the restore turns it back on.
+    let mut term = screen(6, 2, "\x1b[1\"q\x1b7\x1b[0\"q\x1b8ab\x1b[1;1;1;6${");
+    assert_eq!(lines(&mut term)[0], "ab");
+}

@@ -218,3 +218,23 @@ fn insert_mode_shifts_the_line_right() {
     let mut term = screen(6, 2, "abcd\r\x1b[4h\u{4e2d}");
     assert_eq!(lines(&mut term), ["\u{4e2d}abcd", ""]);
 }
+
+#[test]
+fn iso_protected_areas_guard_against_plain_erases_only() {
+    // SPA ... EPA protects "cd" from ED, EL and ECH.
+    let mut term = screen(6, 2, "ab\x1bVcd\x1bWef\x1b[2J");
+    assert_eq!(lines(&mut term)[0], "  cd");
+    let mut term = screen(6, 2, "ab\x1bVcd\x1bWef\x1b[1;1H\x1b[6X");
+    assert_eq!(lines(&mut term)[0], "  cd");
+    // The selective erases ignore it.
+    let mut term = screen(6, 2, "ab\x1bVcd\x1bWef\x1b[?2K");
+    assert_eq!(lines(&mut term)[0], "");
+}
+
+#[test]
+fn decsca_protection_guards_against_selective_erases_only() {
+    let mut term = screen(6, 2, "ab\x1b[1\"qcd\x1b[0\"qef\x1b[?2K");
+    assert_eq!(lines(&mut term)[0], "  cd");
+    let mut term = screen(6, 2, "ab\x1b[1\"qcd\x1b[0\"qef\x1b[2K");
+    assert_eq!(lines(&mut term)[0], "");
+}

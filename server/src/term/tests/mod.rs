@@ -11,20 +11,27 @@
 
 mod alt_screen;
 mod charsets;
+mod checksum;
+mod colors;
 mod cursor;
+mod device_reports;
 mod editing;
 mod generations;
+mod margins;
 mod modes;
 mod osc;
-mod replies;
+mod rectangles;
 mod reset;
 mod resize;
 mod scroll;
 mod scrollback;
 mod sgr_grid;
+mod status_strings;
 mod style_table;
 mod tabs;
+mod termcap;
 mod wide;
+mod window_ops;
 mod wrap;
 
 use crate::term::{Cell, Color, Style, Term};

@@ -166,3 +166,15 @@ fn the_snapshot_carries_the_modes() {
     assert_eq!(snapshot.modes, term.modes());
     assert!(snapshot.modes.get(Mode::BracketedPaste));
 }
+
+#[test]
+fn xtsave_and_xtrestore_bring_modes_back() {
+    let mut term = screen(10, 3, "\x1b[?2004h\x1b[?2004;7s\x1b[?2004l\x1b[?7l");
+    assert!(!term.modes().get(Mode::BracketedPaste));
+    term.advance(b"\x1b[?2004;7r");
+    assert!(term.modes().get(Mode::BracketedPaste));
+    assert!(term.modes().get(Mode::AutoWrap));
+    // A mode never saved comes back to its default.
+    term.advance(b"\x1b[?1h\x1b[?1r");
+    assert!(!term.modes().get(Mode::AppCursor));
+}

@@ -1,15 +1,23 @@
-//! Replies the terminal writes back to the program: DA1, DA2, DSR 5, CPR
-//! (also in origin mode), DECRQM for set, reset and unknown modes, and the
-//! XTWINOPS size report.
+//! Reports about the terminal itself: DA1, DA2 and DA3 in xterm's formats,
+//! DSR 5, CPR (also in origin mode, and DECXCPR with its page), the DEC
+//! status reports, DECRQM for set, reset, permanently reset and unknown
+//! modes, and how replies are queued.
 
 use super::{replies, screen};
 
 #[test]
 fn primary_and_secondary_device_attributes() {
-    assert_eq!(replies(&mut screen(10, 3, "\x1b[c")), "\x1b[?1;2c");
-    assert_eq!(replies(&mut screen(10, 3, "\x1b[0c")), "\x1b[?1;2c");
-    assert_eq!(replies(&mut screen(10, 3, "\x1b[>c")), "\x1b[>0;276;0c");
-    assert_eq!(replies(&mut screen(10, 3, "\x1b[>0c")), "\x1b[>0;276;0c");
+    let da1 = "\x1b[?65;1;2;6;9;15;16;17;18;21;22;28;29c";
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[c")), da1);
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[0c")), da1);
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[>c")), "\x1b[>64;380;0c");
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[>0c")), "\x1b[>64;380;0c");
+    assert_eq!(
+        replies(&mut screen(10, 3, "\x1b[=c")),
+        "\x1bP!|00000000\x1b\\"
+    );
+    // DECID (ESC Z) is DA1's old form.
+    assert_eq!(replies(&mut screen(10, 3, "\x1bZ")), da1);
     // Other parameters are not requests.
     assert_eq!(replies(&mut screen(10, 3, "\x1b[1c\x1b[>1c")), "");
 }
@@ -28,7 +36,7 @@ fn cursor_position_report_is_one_based() {
     );
     assert_eq!(
         replies(&mut screen(10, 5, "\x1b[3;7H\x1b[?6n")),
-        "\x1b[?3;7R"
+        "\x1b[?3;7;1R"
     );
 }
 
@@ -77,14 +85,24 @@ fn decrqm_reports_the_alternate_screen() {
 }
 
 #[test]
-fn window_size_report() {
-    assert_eq!(replies(&mut screen(80, 24, "\x1b[18t")), "\x1b[8;24;80t");
-    let mut term = screen(80, 24, "");
-    term.resize(100, 30);
-    term.advance(b"\x1b[18t");
-    assert_eq!(replies(&mut term), "\x1b[8;30;100t");
-    // Other window operations are not answered.
-    assert_eq!(replies(&mut screen(80, 24, "\x1b[14t\x1b[21t")), "");
+fn dec_status_reports_answer_as_xterm() {
+    let ask = |request: &str| replies(&mut screen(10, 3, request));
+    assert_eq!(ask("\x1b[?15n"), "\x1b[?13n");
+    assert_eq!(ask("\x1b[?25n"), "\x1b[?20n");
+    assert_eq!(ask("\x1b[?26n"), "\x1b[?27;1;0;0n");
+    assert_eq!(ask("\x1b[?63;7n"), "\x1bP7!~0000\x1b\\");
+    assert_eq!(ask("\x1b[?85n"), "\x1b[?83n");
+    // Unknown reports are not answered.
+    assert_eq!(ask("\x1b[?99n"), "");
+}
+
+#[test]
+fn decrqm_reports_modes_xterm_never_sets_as_permanently_reset() {
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[1$p")), "\x1b[1;4$y");
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[19$p")), "\x1b[19;4$y");
+    // Modes it keeps only to report them still toggle.
+    let mut term = screen(10, 3, "\x1b[2h\x1b[2$p\x1b[?4h\x1b[?4$p");
+    assert_eq!(replies(&mut term), "\x1b[2;1$y\x1b[?4;1$y");
 }
 
 #[test]
@@ -96,4 +114,13 @@ fn replies_are_bounded_when_never_taken() {
     let bytes = term.take_replies();
     assert!(bytes.len() <= 64 * 1024, "{} bytes", bytes.len());
     assert!(bytes.starts_with(b"\x1b[1;1R"));
+}
+
+#[test]
+fn decrqm_is_not_answered_below_vt_level_3() {
+    assert_eq!(replies(&mut screen(10, 3, "\x1b[62;1\"p\x1b[?7$p")), "");
+    assert_eq!(
+        replies(&mut screen(10, 3, "\x1b[63;1\"p\x1b[?7$p")),
+        "\x1b[?7;1$y"
+    );
 }

@@ -1,0 +1,59 @@
+//! `GET /api/sessions/{id}/search?q=&regex=0|1&case=0|1&limit=N`: matches of a
+//! pattern in a session's scrollback and screen (see [`crate::session::search`]).
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::Query;
+use axum::{Extension, Json};
+use serde::Deserialize;
+
+use crate::session::search::{Found, Pattern, MAX_MATCHES};
+
+use crate::session::SessionHandle;
+
+use super::error::ApiError;
+
+/// Matches returned when the request names no limit.
+const DEFAULT_LIMIT: usize = 100;
+
+/// The query string.
+#[derive(Deserialize)]
+pub struct SearchQuery {
+    q: String,
+    regex: Option<u8>,
+    case: Option<u8>,
+    limit: Option<usize>,
+}
+
+/// A `0|1` flag, default off.
+fn flag(value: Option<u8>, name: &str) -> Result<bool, ApiError> {
+    match value {
+        None | Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        Some(_) => Err(ApiError::bad_request(
+            "bad_query",
+            format!("{name} must be 0 or 1"),
+        )),
+    }
+}
+
+/// The handler: 200 with [`Found`], 400 for a bad pattern or limit.
+pub async fn search(
+    Extension(session): Extension<SessionHandle>,
+    query: Result<Query<SearchQuery>, QueryRejection>,
+) -> Result<Json<Found>, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_MATCHES).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "bad_limit",
+            format!("limit must be in 1..={MAX_MATCHES}"),
+        ));
+    }
+    let pattern = Pattern::new(
+        &query.q,
+        flag(query.regex, "regex")?,
+        flag(query.case, "case")?,
+    )
+    .map_err(|e| ApiError::bad_request("bad_pattern", e.to_string()))?;
+    Ok(Json(session.search(pattern, limit).await?))
+}

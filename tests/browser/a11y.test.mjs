@@ -1,0 +1,122 @@
+// End-to-end: the client for screen readers and keyboard-only users. axe-core
+// finds no serious or critical violation on the pages; the screen's text is
+// mirrored in the DOM and new output announced, throttled; role, label and
+// read-only state are exposed; Ctrl-Shift-M leaves the terminal; themes
+// follow the URL and the user's contrast, colour-scheme and motion settings.
+import assert from 'node:assert/strict';
+import { AxeBuilder } from '@axe-core/playwright';
+import { waitFor } from './lib/harness.mjs';
+import { TOKEN } from './lib/server.mjs';
+import { setup, e2e, env, session, open, finish, input, screenText } from './lib/e2e.mjs';
+
+setup();
+
+async function noSeriousViolations(page, what) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), [], `${what}: axe violations`);
+  return violations.length;
+}
+
+const shadow = (page, fn, arg) => page.evaluate(([f, a]) => (0, eval)(f)(document.querySelector('panecast-terminal').shadowRoot, window.panecast, a), [fn.toString(), arg]);
+
+e2e('axe finds no serious or critical violation on /, /s/{id} and /embed/{id}', async () => {
+  const id = await session();
+  await input(id, 'printf "\\033[31mred\\033[0m plain\\n"\r');
+  const ctx = await env.browser.newContext();
+  const index = await ctx.newPage();
+  await index.goto(`${env.server.base}/?token=${TOKEN}`);
+  await waitFor(() => index.evaluate((id) => document.body.textContent.includes(id), id), { what: 'the session listed' });
+  await noSeriousViolations(index, '/');
+  await ctx.close();
+  for (const [path, role] of [['s', 'control'], ['s', 'view'], ['embed', 'view']]) {
+    const page = await open(id, { path, role });
+    await noSeriousViolations(page, `/${path}/{id} as ${role}`);
+    await finish(page, `a11y-axe-${path}-${role}`);
+  }
+});
+
+e2e('the screen is mirrored as text and new output is announced politely', async () => {
+  const id = await session();
+  const page = await open(id);
+  await page.keyboard.type('echo hello there');
+  await page.keyboard.press('Enter');
+  await waitFor(() => shadow(page, (r) => r.querySelector('pre.pc-sr').textContent.includes('\nhello there')), { what: 'the output in the mirror' });
+  const live = await waitFor(() => shadow(page, (r) => { const l = r.querySelector('[aria-live]'); return l.textContent.includes('hello there') && { polite: l.getAttribute('aria-live'), text: l.textContent }; }), { what: 'the output announced' });
+  assert.equal(live.polite, 'polite');
+  await waitFor(async () => {
+    const mirror = await shadow(page, (r) => r.querySelector('pre.pc-sr').textContent);
+    return mirror === (await screenText(id)).map((l) => l.trimEnd()).join('\n').replace(/\n+$/, '');
+  }, { what: 'the mirror holding the screen as the API has it' });
+  await finish(page, 'a11y-mirror');
+});
+
+e2e('a flood is announced at most twice a second, a dozen lines at a time', async () => {
+  const id = await session();
+  const page = await open(id);
+  await shadow(page, (r) => {
+    window.announced = [];
+    new MutationObserver(() => window.announced.push(r.querySelector('[aria-live]').textContent)).observe(r.querySelector('[aria-live]'), { childList: true, characterData: true, subtree: true });
+  });
+  const t0 = Date.now();
+  await input(id, 'seq 200000; echo done\r');
+  await waitFor(async () => (await screenText(id)).includes('done'), { what: 'the flood finished', timeout: 60000 });
+  await waitFor(() => page.evaluate(() => window.announced.some((a) => a.includes('done'))), { what: 'the end announced' });
+  const seconds = (Date.now() - t0) / 1000;
+  const announced = await page.evaluate(() => window.announced);
+  assert.ok(announced.length <= seconds * 2 + 2, `${announced.length} announcements in ${seconds.toFixed(1)} s`);
+  for (const a of announced) assert.ok(a.split('\n').length <= 12, `at most 12 lines: ${a.split('\n').length}`);
+  await finish(page, 'a11y-flood');
+});
+
+e2e('role, label and read-only state are exposed; Ctrl-Shift-M leaves the terminal', async () => {
+  const id = await session();
+  const view = await open(id, { role: 'view' });
+  const a = await shadow(view, (r) => { const ta = r.querySelector('textarea'); return { ro: ta.getAttribute('aria-readonly'), rd: ta.getAttribute('aria-roledescription'), label: ta.getAttribute('aria-label'), help: r.getElementById(ta.getAttribute('aria-describedby')).textContent }; });
+  assert.deepEqual(a, { ro: 'true', rd: 'terminal', label: 'Terminal', help: 'Ctrl-Shift-M leaves the terminal.' });
+  await finish(view, 'a11y-view');
+  const page = await open(id);
+  assert.equal(await shadow(page, (r) => r.querySelector('textarea').getAttribute('aria-readonly')), 'false');
+  await input(id, 'printf "\\033]2;build log\\007"\r');
+  await waitFor(() => shadow(page, (r) => r.querySelector('textarea').getAttribute('aria-label') === 'Terminal: build log'), { what: 'the title in the label' });
+  await page.locator('panecast-terminal').click();
+  assert.equal(await shadow(page, (r) => r.activeElement && r.activeElement.tagName), 'TEXTAREA');
+  await page.keyboard.press('Control+Shift+M');
+  await page.keyboard.press('Tab');
+  assert.notEqual(await shadow(page, (r) => r.activeElement && r.activeElement.tagName), 'TEXTAREA', 'Tab went past the terminal');
+  await page.locator('panecast-terminal').click();
+  assert.equal(await shadow(page, (r) => r.activeElement && r.activeElement.tagName), 'TEXTAREA', 'a click comes back');
+  await page.keyboard.press('Tab');
+  assert.equal(await shadow(page, (r) => r.activeElement && r.activeElement.tagName), 'TEXTAREA', 'Tab goes to the program inside');
+  await finish(page, 'a11y-focus');
+});
+
+e2e('themes: URL parameter, attribute, prefers-color-scheme, prefers-contrast, prefers-reduced-motion', async () => {
+  const id = await session();
+  await input(id, 'printf "\\033[1 q"\r'); // a blinking block cursor
+  const bg = (page) => page.evaluate(() => window.panecast.painter.palette.bg);
+  const cases = [
+    [{ colorScheme: 'dark' }, '', '#1e1e1e'],
+    [{ colorScheme: 'light' }, '', '#ffffff'],
+    [{ colorScheme: 'light', contrast: 'more' }, '', '#000000'],
+    [{ colorScheme: 'light' }, '&theme=contrast', '#000000'],
+    [{ colorScheme: 'dark' }, '&theme=light', '#ffffff'],
+  ];
+  for (const [media, query, want] of cases) {
+    const page = await open(id, { query, contextOptions: { viewport: { width: 600, height: 400 }, ...media } });
+    assert.equal(await bg(page), want, `${JSON.stringify(media)} ${query}`);
+    const corner = await page.evaluate(() => [...window.panecast.canvas.getContext('2d').getImageData(1, 1, 1, 1).data.slice(0, 3)]);
+    assert.deepEqual(corner, [1, 3, 5].map((i) => parseInt(want.slice(i, i + 2), 16)), 'painted in that theme');
+    await page.evaluate(() => document.querySelector('panecast-terminal').setAttribute('theme', 'solarized'));
+    assert.equal(await bg(page), '#002b36', 'the attribute changes the theme');
+    await finish(page, `a11y-theme-${want.slice(1)}`);
+  }
+  for (const reducedMotion of ['no-preference', 'reduce']) {
+    const page = await open(id, { contextOptions: { reducedMotion } });
+    await page.locator('panecast-terminal').click();
+    await waitFor(() => page.evaluate(() => window.panecast.screen.cursor.blink), { what: 'a blinking cursor' });
+    const blinks = await page.evaluate(() => new Promise((r) => setTimeout(() => r(!!window.panecast.blinkTimer), 200)));
+    assert.equal(blinks, reducedMotion !== 'reduce', `cursor blinks with ${reducedMotion}`);
+    await finish(page, `a11y-motion-${reducedMotion}`);
+  }
+});
