@@ -326,7 +326,7 @@ mod tests {
     fn scrollback_lines_times_columns_stay_within_the_cell_budget() {
         let config = shell_config();
         let budget = config.limits.max_scrollback_cells;
-        let err = request(r#"{"profile": "top", "cols": 500, "scrollback": 10000}"#)
+        let err = request(r#"{"cols": 500, "scrollback": 10000}"#)
             .resolve(&config, false, &Grant::admin())
             .expect_err("5,000,000 cells are over the budget");
         assert_eq!(err.status, StatusCode::BAD_REQUEST);
@@ -337,13 +337,11 @@ mod tests {
             err.message
         );
         let lines = budget / 500;
-        let spec = request(&format!(
-            r#"{{"profile": "top", "cols": 500, "scrollback": {lines}}}"#
-        ))
-        .resolve(&config, false, &Grant::admin())
-        .expect("exactly the budget");
+        let spec = request(&format!(r#"{{"cols": 500, "scrollback": {lines}}}"#))
+            .resolve(&config, false, &Grant::admin())
+            .expect("exactly the budget");
         assert_eq!(spec.scrollback, lines);
-        let spec = request(r#"{"profile": "top", "cols": 1000}"#)
+        let spec = request(r#"{"cols": 1000}"#)
             .resolve(&config, false, &Grant::admin())
             .expect("the default is cut to fit");
         assert_eq!(spec.scrollback, budget / 1000);
