@@ -8,6 +8,7 @@
 //! the session lingers, answering commands with [`SessionError::Exited`],
 //! until the linger time passes or it is killed.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -18,6 +19,7 @@ use panecast_proto::Scrollback;
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ExitStatus, Pty, PtyEvents};
+use crate::record::Recorder;
 use crate::stream::encode_row;
 use crate::term::Mode;
 use crate::term::{Snapshot, Term};
@@ -44,6 +46,10 @@ pub(super) struct Actor {
     pub status: watch::Sender<Status>,
     pub timings: Timings,
     pub metrics: Arc<Metrics>,
+    /// Writes the session's recording, when it is recorded.
+    pub recorder: Option<Recorder>,
+    /// Screens published, read by viewers to count the ones they skip.
+    pub published: Arc<AtomicU64>,
 }
 
 /// How the live phase ended.
@@ -196,6 +202,9 @@ impl Live {
                 }
             }
         };
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.input(&bytes);
+        }
         let len = bytes.len();
         self.write(bytes)?;
         self.actor.metrics.input_written(len);
@@ -219,6 +228,9 @@ impl Live {
         }
         pty.resize(cols, rows).map_err(SessionError::Resize)?;
         self.actor.term.resize(cols, rows);
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.resize(cols, rows);
+        }
         self.changed(false);
         Ok(())
     }
@@ -227,6 +239,9 @@ impl Live {
     fn apply(&mut self, bytes: &[u8]) {
         self.actor.metrics.chunk_read(bytes.len());
         if !self.killed {
+            if let Some(recorder) = self.actor.recorder.as_mut() {
+                recorder.output(bytes);
+            }
             self.actor.term.advance(bytes);
         }
     }
@@ -261,6 +276,7 @@ impl Live {
 
     fn publish(&mut self, now: Instant) {
         let snapshot = Arc::new(self.actor.term.snapshot());
+        self.actor.published.fetch_add(1, Ordering::AcqRel);
         self.actor.screen.send_replace(snapshot);
         self.actor.metrics.frame_published();
         self.pacer.published(now);
@@ -317,6 +333,8 @@ impl Live {
             self.apply(&bytes);
         }
         self.publish(Instant::now());
+        // Dropping the recorder waits for its writer to write out the rest.
+        self.actor.recorder = None;
         let status = self.exit.take().unwrap_or_else(unknown_exit);
         let info = &self.actor.info;
         tracing::info!(
