@@ -8,7 +8,7 @@ use crate::access::{Grant, Role};
 use crate::session::{SessionHandle, Status};
 
 /// How many stream connections watch and control a session.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Viewers {
     /// Connections that watch only.
     pub view: usize,
@@ -17,7 +17,7 @@ pub struct Viewers {
 }
 
 /// A session as `GET /api/sessions/{id}` shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct SessionView {
     /// The id.
     pub id: String,
@@ -39,6 +39,7 @@ pub struct SessionView {
     pub running: bool,
     /// The exit code, once exited (null if it could not be observed).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<u32>, nullable)]
     pub exit_code: Option<Option<u32>>,
     /// The signal that ended the child, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
