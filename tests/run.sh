@@ -29,9 +29,12 @@ step "esctest2 conformance ratchet (tests/esctest.sh)"
 cargo build --locked -p panecast-server --bin panecast
 bash tests/esctest.sh "$PWD/target/debug/panecast"
 
+step "asciinema round trips (tests/asciinema.sh)"
+cargo build --locked -p panecast-server --bin panecast
+PANECAST_BIN="$PWD/target/debug/panecast" bash tests/asciinema.sh
+
 step "web client: unit, size, browser and end-to-end tests (tests/web.sh)"
 # The end-to-end tests run the debug binary `cargo test` just built.
-cargo build --locked -p panecast-server --bin panecast
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/web.sh
 
 step "Kubernetes manifests against the binary and the Dockerfile (tests/k8s.py)"

@@ -3,7 +3,8 @@
 //! exited, reads the screen once, and prints the elapsed seconds. Then
 //! deletes the session, outside the timing.
 //!
-//! Usage: `flood_client ADDR TOKEN COLS ROWS COMMAND [ARGS...]`
+//! Usage: `flood_client ADDR TOKEN COLS ROWS COMMAND [ARGS...]`; with
+//! `FLOOD_RECORD=1` in the environment the session is recorded.
 
 #[path = "../tests/common/http.rs"]
 #[allow(dead_code)] // The tests use more of the client than this does.
@@ -45,7 +46,9 @@ fn run() -> Result<(), String> {
     };
 
     let start = Instant::now();
-    let body = json!({ "command": command, "cols": cols, "rows": rows }).to_string();
+    let record = std::env::var("FLOOD_RECORD").is_ok_and(|v| v == "1");
+    let body =
+        json!({ "command": command, "cols": cols, "rows": rows, "record": record }).to_string();
     let created = call("POST", "/api/sessions", Some(&body));
     if created.status != 201 {
         return Err(format!(

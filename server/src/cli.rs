@@ -12,6 +12,7 @@ use clap::{ArgAction, Parser, Subcommand};
 
 use crate::api::{self, valid_token, Settings};
 use crate::config::{normalize_base_path, Config};
+use crate::record::{looks_like_cast, Cast};
 use crate::render::{self, Format};
 use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
 use crate::tls::Certificates;
@@ -112,17 +113,29 @@ struct HealthArgs {
 /// Options of `panecast render`.
 #[derive(clap::Args, Debug)]
 struct RenderArgs {
-    /// Width in columns (1-1000).
-    #[arg(long, default_value_t = 80, env = "PANECAST_COLS", value_parser = dimension)]
-    cols: u16,
-    /// Height in rows (1-1000).
-    #[arg(long, default_value_t = 24, env = "PANECAST_ROWS", value_parser = dimension)]
-    rows: u16,
+    /// Width in columns (1-1000); default 80, or a recording's width.
+    #[arg(long, env = "PANECAST_COLS", value_parser = dimension)]
+    cols: Option<u16>,
+    /// Height in rows (1-1000); default 24, or a recording's height.
+    #[arg(long, env = "PANECAST_ROWS", value_parser = dimension)]
+    rows: Option<u16>,
     /// Output format: text, json, ansi, html or svg.
     #[arg(long, default_value = "text", env = "PANECAST_FORMAT")]
     format: Format,
-    /// The byte stream to read; `-` or nothing reads standard input.
+    /// For an asciicast recording: the screen this many seconds into it
+    /// (default: its end).
+    #[arg(long, env = "PANECAST_AT", value_parser = seconds)]
+    at: Option<f64>,
+    /// The byte stream or asciicast v2 recording (detected by its header)
+    /// to read; `-` or nothing reads standard input.
     file: Option<PathBuf>,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .ok_or_else(|| format!("'{s}' is not a number of seconds (0 or more)"))
 }
 
 fn dimension(s: &str) -> Result<u16, String> {
@@ -358,8 +371,28 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 
 fn run_render(args: RenderArgs) -> Result<(), String> {
     let input = read_input(args.file.as_deref())?;
-    let mut term = Term::new(args.cols, args.rows, DEFAULT_SCROLLBACK);
-    term.advance(&input);
+    let mut term = if looks_like_cast(&input) {
+        let cast = Cast::parse(&input).map_err(|e| e.to_string())?;
+        let mut term = cast.term_at(args.at.unwrap_or(f64::INFINITY));
+        if args.cols.is_some() || args.rows.is_some() {
+            term.resize(
+                args.cols.unwrap_or(term.cols()),
+                args.rows.unwrap_or(term.rows()),
+            );
+        }
+        term
+    } else {
+        if args.at.is_some() {
+            return Err("--at needs an asciicast recording; this input is raw bytes".into());
+        }
+        let mut term = Term::new(
+            args.cols.unwrap_or(80),
+            args.rows.unwrap_or(24),
+            DEFAULT_SCROLLBACK,
+        );
+        term.advance(&input);
+        term
+    };
     let out = render::render(&term.snapshot(), args.format);
     let mut stdout = std::io::stdout().lock();
     stdout

@@ -35,6 +35,12 @@ pub struct Config {
     /// Path prefix every route lives under (e.g. `"/term"`), for a reverse
     /// proxy that serves panecast below a path; empty serves from `/`.
     pub base_path: String,
+    /// Which sessions are recorded: those that ask (`"requested"`) or `"all"`.
+    pub record: RecordPolicy,
+    /// The directory recordings are written to (created when missing).
+    pub recordings_dir: PathBuf,
+    /// The size, age and playback limits of recordings.
+    pub recordings: RecordingLimits,
     /// Named credentials with a role and a scope (`[[keys]]`).
     pub keys: Vec<KeyConfig>,
     /// Named sessions started at boot (`[[sessions]]`).
@@ -83,6 +89,55 @@ pub enum Restart {
     /// Never: it ends like any other session.
     #[default]
     Never,
+}
+
+/// Which sessions are recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordPolicy {
+    /// Sessions whose profile sets `record = true` or whose request asks.
+    #[default]
+    Requested,
+    /// Every session.
+    All,
+}
+
+/// Limits of recordings.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecordingLimits {
+    /// Largest recording, in bytes; then a marker says so and recording stops.
+    pub max_bytes: u64,
+    /// Most bytes all recordings may take together; the oldest go first.
+    pub max_total_bytes: u64,
+    /// Recordings older than this many days are deleted (0 keeps them).
+    pub max_age_days: u64,
+    /// Players shorten pauses longer than this (written into each
+    /// recording's header as `idle_time_limit`; 0 writes none).
+    pub idle_time_limit_ms: u64,
+}
+
+impl Default for RecordingLimits {
+    fn default() -> Self {
+        RecordingLimits {
+            max_bytes: 1 << 30,
+            max_total_bytes: 10 << 30,
+            max_age_days: 90,
+            idle_time_limit_ms: 2000,
+        }
+    }
+}
+
+impl RecordingLimits {
+    /// [`RecordingLimits::max_age_days`] as a duration, `None` for no limit.
+    pub fn max_age(&self) -> Option<Duration> {
+        (self.max_age_days > 0).then(|| Duration::from_secs(self.max_age_days * 86_400))
+    }
+
+    /// [`RecordingLimits::idle_time_limit_ms`] as a duration, `None` for no limit.
+    pub fn idle_time_limit(&self) -> Option<Duration> {
+        (self.idle_time_limit_ms > 0).then(|| Duration::from_millis(self.idle_time_limit_ms))
+    }
 }
 
 /// Limits and timings.
@@ -216,6 +271,11 @@ pub struct Profile {
     pub env: BTreeMap<String, String>,
     /// Working directory; absent means `$HOME`.
     pub cwd: Option<PathBuf>,
+    /// Record every session of this profile.
+    pub record: bool,
+    /// Also record what is typed (`i` events). Off by default: input
+    /// carries passwords.
+    pub record_input: bool,
 }
 
 impl Profile {
@@ -250,6 +310,9 @@ impl Default for Config {
             profiles,
             allowed_origins: Vec::new(),
             base_path: String::new(),
+            record: RecordPolicy::default(),
+            recordings_dir: PathBuf::from("./recordings"),
+            recordings: RecordingLimits::default(),
             keys: Vec::new(),
             sessions: Vec::new(),
             embed_ancestors: Vec::new(),
@@ -359,6 +422,12 @@ impl Config {
                 "base_path = '{}': write it as '/prefix', without a trailing '/'",
                 self.base_path
             ));
+        }
+        if self.recordings.max_bytes == 0 {
+            return invalid("recordings.max_bytes must be at least 1".to_owned());
+        }
+        if self.recordings_dir.as_os_str().is_empty() {
+            return invalid("recordings_dir is empty".to_owned());
         }
         for (name, profile) in &self.profiles {
             if name.is_empty() {
@@ -590,6 +659,37 @@ mod tests {
         }
         assert!(normalize_base_path("term").is_err());
         assert!(normalize_base_path("/te%20rm").is_err());
+    }
+
+    #[test]
+    fn recording_keys_are_read() {
+        let config = Config::parse(
+            r#"
+            record = "all"
+            recordings_dir = "/var/lib/panecast/recordings"
+            [recordings]
+            max_bytes = 1000
+            max_age_days = 0
+            idle_time_limit_ms = 0
+            [profiles.audit]
+            command = "bash"
+            record = true
+            record_input = true
+            "#,
+        )
+        .expect("valid config");
+        assert_eq!(config.record, RecordPolicy::All);
+        assert_eq!(
+            config.recordings_dir,
+            Path::new("/var/lib/panecast/recordings")
+        );
+        assert_eq!(config.recordings.max_bytes, 1000);
+        assert_eq!(config.recordings.max_age(), None);
+        assert_eq!(config.recordings.idle_time_limit(), None);
+        assert!(config.profiles["audit"].record && config.profiles["audit"].record_input);
+        assert!(!Profile::login_shell().record && !Profile::login_shell().record_input);
+        assert!(Config::parse("record = \"sometimes\"").is_err());
+        assert!(Config::parse("[recordings]\nmax_bytes = 0").is_err());
     }
 
     #[test]

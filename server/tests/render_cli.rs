@@ -177,3 +177,37 @@ fn an_unknown_format_lists_the_known_ones() {
     assert!(error.contains("bogus"), "{error}");
     assert!(error.contains("text, json, ansi, html or svg"), "{error}");
 }
+
+/// A recording: "one" at 1 s, a resize to 12x3 at 2 s, "two" at 3 s.
+const CAST: &str = concat!(
+    "{\"version\": 2, \"width\": 10, \"height\": 2, \"title\": \"demo\"}\n",
+    "[1.0, \"o\", \"one\"]\n",
+    "[2.0, \"r\", \"12x3\"]\n",
+    "[3.0, \"o\", \"\\r\\ntwo \\u001b[1mbold\"]\n",
+);
+
+#[test]
+fn recordings_are_detected_by_their_header_and_rendered_at_a_moment() {
+    let text = |args: &[&str]| stdout_of(args, CAST.as_bytes());
+    assert_eq!(text(&[]), "one\ntwo bold\n\n");
+    assert_eq!(text(&["--at", "1.5"]), "one\n\n");
+    assert_eq!(text(&["--at", "0"]), "\n\n");
+    let json: serde_json::Value =
+        serde_json::from_str(&text(&["--at", "2.5", "--format", "json"])).expect("json");
+    assert_eq!(
+        (json["cols"].as_u64(), json["rows"].as_u64()),
+        (Some(12), Some(3))
+    );
+    let svg = text(&["--at", "3", "--format", "svg"]);
+    assert!(
+        svg.starts_with("<svg") && svg.contains("bold"),
+        "{svg:.200}"
+    );
+}
+
+#[test]
+fn at_needs_a_recording_and_a_time() {
+    assert!(error_of(&["--at", "1"]).contains("asciicast"));
+    assert!(error_of(&["--at=-1"]).contains("seconds"));
+    assert!(error_of(&["--at", "soon"]).contains("seconds"));
+}

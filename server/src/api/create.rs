@@ -8,8 +8,11 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 
 use crate::access::Grant;
-use crate::config::{valid_env_name, valid_session_name, Config, Limits, DEFAULT_PROFILE};
+use crate::config::{
+    valid_env_name, valid_session_name, Config, Limits, RecordPolicy, DEFAULT_PROFILE,
+};
 use crate::pty::{child_env, SpawnSpec};
+use crate::record::RecordOptions;
 use crate::session::SessionSpec;
 
 use super::error::ApiError;
@@ -35,6 +38,9 @@ pub struct CreateRequest {
     pub cwd: Option<PathBuf>,
     /// Scrollback lines.
     pub scrollback: Option<u64>,
+    /// Record the session (it is recorded anyway when its profile or the
+    /// configuration says so).
+    pub record: Option<bool>,
 }
 
 impl CreateRequest {
@@ -84,6 +90,7 @@ impl CreateRequest {
             ));
         }
 
+        let mut profile_record = (false, false);
         let (profile, argv, profile_env, profile_cwd) = match (self.profile, self.command) {
             (Some(_), Some(_)) => {
                 return Err(ApiError::bad_request(
@@ -110,6 +117,7 @@ impl CreateRequest {
                         format!("no profile named '{name}' (known: {})", known.join(", ")),
                     ));
                 };
+                profile_record = (profile.record, profile.record_input);
                 (
                     Some(name),
                     profile.argv(),
@@ -144,7 +152,12 @@ impl CreateRequest {
                 format!("working directory {} is not a directory", cwd.display()),
             ));
         }
+        let recorded =
+            config.record == RecordPolicy::All || profile_record.0 || self.record == Some(true);
         Ok(SessionSpec {
+            record: recorded.then_some(RecordOptions {
+                input: profile_record.1,
+            }),
             name: self.name,
             owner: Some(grant.credential().clone()),
             profile,
@@ -279,6 +292,35 @@ mod tests {
         assert_eq!(spec.profile, None);
         assert_eq!(spec.spawn.argv, ["ls", "-l"]);
         assert!(spec.spawn.env.contains(&("X".to_owned(), "1".to_owned())));
+    }
+
+    #[test]
+    fn recording_is_on_when_the_request_the_profile_or_the_config_asks() {
+        let mut config = Config::parse(
+            "[profiles.shell]\n[profiles.audit]\ncommand = \"sh\"\nrecord = true\nrecord_input = true\n",
+        )
+        .expect("valid config");
+        let resolve = |json: &str, config: &Config| {
+            request(json)
+                .resolve(config, true, &Grant::admin())
+                .expect("allowed")
+                .record
+        };
+        assert_eq!(resolve("{}", &config), None);
+        assert_eq!(resolve(r#"{"record": false}"#, &config), None);
+        assert_eq!(
+            resolve(r#"{"record": true}"#, &config),
+            Some(RecordOptions { input: false })
+        );
+        assert_eq!(
+            resolve(r#"{"profile": "audit", "record": false}"#, &config),
+            Some(RecordOptions { input: true })
+        );
+        config.record = RecordPolicy::All;
+        assert_eq!(
+            resolve(r#"{"command": ["ls"]}"#, &config),
+            Some(RecordOptions { input: false })
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::record::RecordError;
 use crate::session::{CreateError, SessionError};
 
 /// The JSON body of every error answer.
@@ -104,7 +105,20 @@ impl From<CreateError> for ApiError {
             CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
             CreateError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),
+            CreateError::Record(_) => (StatusCode::INTERNAL_SERVER_ERROR, "recording_failed"),
             CreateError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        };
+        ApiError::new(status, code, err.to_string())
+    }
+}
+
+impl From<RecordError> for ApiError {
+    fn from(err: RecordError) -> ApiError {
+        let (status, code) = match err {
+            RecordError::BadName(_) => (StatusCode::BAD_REQUEST, "bad_recording_name"),
+            RecordError::NotFound(_) => (StatusCode::NOT_FOUND, "recording_not_found"),
+            RecordError::Live(_) => (StatusCode::CONFLICT, "recording_live"),
+            RecordError::Io(_) => (StatusCode::INTERNAL_SERVER_ERROR, "recording_io"),
         };
         ApiError::new(status, code, err.to_string())
     }

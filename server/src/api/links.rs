@@ -18,8 +18,8 @@ use crate::session::SessionHandle;
 use super::body::JsonBody;
 use super::error::{ApiError, ErrorBody};
 use super::guard::Caller;
-use super::view::rfc3339;
 use super::{audit, cookies, AppState};
+use crate::time::rfc3339;
 
 /// The body of `POST /api/sessions/{id}/links`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

@@ -7,6 +7,7 @@
 //! Every route is documented, with curl examples and error codes, in
 //! `docs/api.md`.
 
+mod alis;
 mod audit;
 mod base_path;
 mod body;
@@ -21,6 +22,7 @@ mod openapi;
 mod ops;
 mod pages;
 mod policy;
+mod recordings;
 mod search;
 mod sessions;
 mod trace;
@@ -40,12 +42,16 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::access::{Access, TrustedProxies};
 use crate::config::Config;
+use crate::record::Recordings;
 use crate::session::{SessionHandle, Sessions};
 
 pub use crate::access::valid_token;
 pub use error::ApiError;
 pub use guard::{Tls, PROTOCOL, TOKEN_PROTOCOL};
 pub use openapi::document as openapi_document;
+
+/// Time between two runs of the recordings' retention.
+const RETENTION_PERIOD: Duration = Duration::from_secs(3600);
 
 /// How long open connections may take to finish after the sessions ended.
 const CONNECTION_DRAIN: Duration = Duration::from_secs(1);
@@ -94,7 +100,13 @@ impl AppState {
         )?;
         let trusted = TrustedProxies::parse(&settings.config.trusted_proxies)?;
         Ok(AppState {
-            sessions: Sessions::new(settings.config.limits.clone()),
+            sessions: Sessions::new(
+                settings.config.limits.clone(),
+                Recordings::new(
+                    settings.config.recordings_dir.clone(),
+                    settings.config.recordings.clone(),
+                ),
+            ),
             config: Arc::new(settings.config),
             access: Arc::new(access),
             trusted: Arc::new(trusted),
@@ -150,6 +162,13 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/resize", post(sessions::resize))
         .route("/sessions/{id}/search", get(search::search))
         .route("/sessions/{id}/ws", get(ws::upgrade))
+        .route("/sessions/{id}/recording", get(recordings::of_session))
+        .route("/sessions/{id}/alis", get(alis::upgrade))
+        .route("/recordings", get(recordings::list))
+        .route(
+            "/recordings/{name}",
+            get(recordings::download).delete(recordings::delete),
+        )
         .route("/sessions/{id}/login", post(links::login))
         .route("/sessions/{id}/links", post(links::mint).get(links::list))
         .route("/sessions/{id}/links/{link_id}", delete(links::revoke))
@@ -215,6 +234,7 @@ async fn serve_with(
         header_timeout: state.config.limits.header_timeout(),
     };
     let boot = boot::start(state.clone());
+    let retention = sessions.recordings().spawn_retention(RETENTION_PERIOD);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(listen::serve(
         listener,
@@ -230,6 +250,7 @@ async fn serve_with(
     shutdown.await;
     tracing::info!("shutting down: ending every session");
     boot.abort();
+    retention.abort();
     // Stop accepting first, so that readiness probes fail at once, then end
     // the sessions (their viewers get 1001) while open requests finish.
     let _ = stop.send(());

@@ -19,6 +19,14 @@ pub(super) const ROUTES: &[(Method, &str, Action)] = &[
     (Method::GET, "/api/sessions/{id}/search", Action::Read),
     (Method::POST, "/api/sessions/{id}/login", Action::Read),
     (Method::GET, "/api/sessions/{id}/ws", Action::Read),
+    (Method::GET, "/api/sessions/{id}/alis", Action::Read),
+    (Method::GET, "/api/sessions/{id}/recording", Action::Read),
+    // The recording routes name no session: the guard lets any role in and
+    // the handlers check the recording's session (404 outside the scope,
+    // then the role: Delete needs admin).
+    (Method::GET, "/api/recordings", Action::List),
+    (Method::GET, "/api/recordings/{name}", Action::Read),
+    (Method::DELETE, "/api/recordings/{name}", Action::Read),
     (Method::POST, "/api/sessions/{id}/input", Action::Control),
     (Method::POST, "/api/sessions/{id}/resize", Action::Control),
     (Method::GET, "/api/sessions/{id}/links", Action::Share),

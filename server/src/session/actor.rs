@@ -18,6 +18,7 @@ use panecast_proto::Scrollback;
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ExitStatus, Pty, PtyEvents};
+use crate::record::Recorder;
 use crate::stream::encode_row;
 use crate::term::Mode;
 use crate::term::{Snapshot, Term};
@@ -43,6 +44,8 @@ pub(super) struct Actor {
     pub status: watch::Sender<Status>,
     pub timings: Timings,
     pub metrics: Arc<Metrics>,
+    /// Writes the session's recording, when it is recorded.
+    pub recorder: Option<Recorder>,
 }
 
 /// How the live phase ended.
@@ -195,6 +198,9 @@ impl Live {
                 }
             }
         };
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.input(&bytes);
+        }
         let len = bytes.len();
         self.write(bytes)?;
         self.actor.metrics.input_written(len);
@@ -218,6 +224,9 @@ impl Live {
         }
         pty.resize(cols, rows).map_err(SessionError::Resize)?;
         self.actor.term.resize(cols, rows);
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.resize(cols, rows);
+        }
         self.changed(false);
         Ok(())
     }
@@ -226,6 +235,9 @@ impl Live {
     fn apply(&mut self, bytes: &[u8]) {
         self.actor.metrics.chunk_read(bytes.len());
         if !self.killed {
+            if let Some(recorder) = self.actor.recorder.as_mut() {
+                recorder.output(bytes);
+            }
             self.actor.term.advance(bytes);
         }
     }
@@ -313,6 +325,8 @@ impl Live {
             self.apply(&bytes);
         }
         self.publish(Instant::now());
+        // Dropping the recorder waits for its writer to write out the rest.
+        self.actor.recorder = None;
         let status = self.exit.take().unwrap_or_else(unknown_exit);
         let info = &self.actor.info;
         tracing::info!(

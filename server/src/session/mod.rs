@@ -22,6 +22,7 @@ use panecast_proto::{MouseEvent, Scrollback};
 use crate::access::Credential;
 use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
+use crate::record::RecordOptions;
 
 pub use handle::{Presence, SessionHandle, ViewerSlot};
 pub use metrics::Metrics;
@@ -40,6 +41,8 @@ pub struct SessionSpec {
     pub spawn: SpawnSpec,
     /// Scrollback lines kept.
     pub scrollback: usize,
+    /// Whether and how the session is recorded.
+    pub record: Option<RecordOptions>,
 }
 
 /// What a session is, fixed at its start.
@@ -59,6 +62,8 @@ pub struct SessionInfo {
     pub pid: u32,
     /// When it started.
     pub created_at: SystemTime,
+    /// The name of its recording, when it is recorded.
+    pub recording: Option<String>,
 }
 
 /// Whether the child still runs.

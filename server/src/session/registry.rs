@@ -11,6 +11,7 @@ use tokio::task::JoinSet;
 use crate::config::Limits;
 use crate::pty::{self, SpawnError};
 use crate::random;
+use crate::record::{RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
@@ -39,6 +40,9 @@ pub enum CreateError {
     /// The child could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
+    /// The recording the session needs could not be started.
+    #[error("cannot start the recording: {0}")]
+    Record(#[from] RecordError),
     /// Something the server needs failed (randomness, a thread).
     #[error("internal error: {0}")]
     Internal(String),
@@ -49,6 +53,7 @@ pub struct Sessions {
     state: Mutex<State>,
     limits: Limits,
     metrics: Arc<Metrics>,
+    recordings: Arc<Recordings>,
 }
 
 struct State {
@@ -59,8 +64,8 @@ struct State {
 }
 
 impl Sessions {
-    /// An empty registry enforcing `limits`.
-    pub fn new(limits: Limits) -> Arc<Sessions> {
+    /// An empty registry enforcing `limits`, recording into `recordings`.
+    pub fn new(limits: Limits, recordings: Arc<Recordings>) -> Arc<Sessions> {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
@@ -69,12 +74,18 @@ impl Sessions {
             }),
             limits,
             metrics: Arc::new(Metrics::default()),
+            recordings,
         })
     }
 
     /// The limits the registry enforces.
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// The recordings directory sessions record into.
+    pub fn recordings(&self) -> &Arc<Recordings> {
+        &self.recordings
     }
 
     /// The counters of every session.
@@ -95,6 +106,25 @@ impl Sessions {
         }
         let id = random::hex128().map_err(|e| CreateError::Internal(e.to_string()))?;
         spec.spawn.env.push((pty::MARKER.to_owned(), id.clone()));
+        let recorder = match spec.record {
+            Some(options) => Some(
+                self.recordings.start(&SessionToRecord {
+                    id: &id,
+                    name: spec.name.as_deref(),
+                    profile: spec.profile.as_deref(),
+                    argv: &spec.spawn.argv,
+                    term: spec
+                        .spawn
+                        .env
+                        .iter()
+                        .find(|(name, _)| name == "TERM")
+                        .map_or("", |(_, value)| value),
+                    size: (spec.spawn.cols, spec.spawn.rows),
+                    options,
+                })?,
+            ),
+            None => None,
+        };
         let (spawned, spec) = tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn), spec))
             .await
             .map_err(|e| CreateError::Internal(e.to_string()))?;
@@ -108,6 +138,7 @@ impl Sessions {
             command: spec.spawn.argv,
             pid: pty.pid(),
             created_at: SystemTime::now(),
+            recording: recorder.as_ref().map(|r| r.name().to_owned()),
         };
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
         term.limit_scrollback_cells(self.limits.max_scrollback_cells);
@@ -142,6 +173,7 @@ impl Sessions {
             status: status_tx,
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),
+            recorder,
         };
         let registry = Arc::downgrade(self);
         let ended = id.clone();

@@ -15,8 +15,9 @@ export function missing() {
   return existsSync(BIN) ? null : `${BIN} is missing: build it with \`cargo build --release\` (or set PANECAST_BIN) to run the end-to-end browser tests`;
 }
 
-export async function startServer() {
-  const child = spawn(BIN, ['serve', '--listen', '127.0.0.1:0', '--token', TOKEN, '--allow-any-command'], {
+/** Starts the server; `args` are more command-line options (e.g. --config). */
+export async function startServer(args = []) {
+  const child = spawn(BIN, ['serve', '--listen', '127.0.0.1:0', '--token', TOKEN, '--allow-any-command', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
   });

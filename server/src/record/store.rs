@@ -1,0 +1,388 @@
+//! The recordings directory: starting a recording, listing, opening and
+//! deleting files by name, and knowing which are still being written.
+//!
+//! A name is the file's stem: letters, digits, `-` and `_` only, so no name
+//! can climb out of the directory, and files are opened without following
+//! symbolic links.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::config::RecordingLimits;
+use crate::time::rfc3339;
+
+use super::retention::{self, Candidate};
+use super::writer::{Header, Recorder};
+
+/// The extension of recording files.
+const EXTENSION: &str = "cast";
+/// The longest name.
+const MAX_NAME: usize = 128;
+/// How much of a file's start is read for its header, and of its end for
+/// its last event.
+const PEEK: u64 = 64 * 1024;
+
+/// A recording could not be found, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The name has characters other than letters, digits, `-` and `_`.
+    #[error("'{0}' is not a recording name: use letters, digits, '-' and '_'")]
+    BadName(String),
+    /// No recording has this name.
+    #[error("no recording named '{0}'")]
+    NotFound(String),
+    /// The recording is still being written.
+    #[error("recording '{0}' is still being written; end its session first")]
+    Live(String),
+    /// The file system failed.
+    #[error("recordings: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What to record of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecordOptions {
+    /// Record input (`i` events) too.
+    pub input: bool,
+}
+
+/// The session a recording starts for.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionToRecord<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its name, if it has one.
+    pub name: Option<&'a str>,
+    /// Its profile, if it came from one.
+    pub profile: Option<&'a str>,
+    /// The argv it runs.
+    pub argv: &'a [String],
+    /// The `TERM` it is given.
+    pub term: &'a str,
+    /// Its size at the start.
+    pub size: (u16, u16),
+    /// What to record.
+    pub options: RecordOptions,
+}
+
+/// A recording as `GET /api/recordings` lists it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RecordingInfo {
+    /// The name (the file's stem).
+    pub name: String,
+    /// The session recorded, when panecast wrote the file.
+    pub session: Option<String>,
+    /// That session's name, if it had one.
+    pub session_name: Option<String>,
+    /// That session's profile.
+    pub profile: Option<String>,
+    /// When it started, RFC 3339 UTC.
+    pub started_at: String,
+    /// Seconds from the start to the last event (to now while live).
+    pub duration: f64,
+    /// The file's size.
+    pub bytes: u64,
+    /// True while it is being written.
+    pub live: bool,
+    /// The title in its header.
+    pub title: Option<String>,
+}
+
+/// The recordings directory and its live recordings.
+pub struct Recordings {
+    dir: PathBuf,
+    limits: RecordingLimits,
+    /// Live recordings by name: their session and when they started.
+    live: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+/// A live recording's place in the registry, released when dropped.
+pub struct LiveEntry {
+    name: String,
+    recordings: Arc<Recordings>,
+}
+
+impl LiveEntry {
+    /// The recording's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Drop for LiveEntry {
+    fn drop(&mut self) {
+        self.recordings.lock().remove(&self.name);
+    }
+}
+
+impl Recordings {
+    /// The recordings in `dir` (created on the first recording), kept within `limits`.
+    pub fn new(dir: PathBuf, limits: RecordingLimits) -> Arc<Recordings> {
+        Arc::new(Recordings {
+            dir,
+            limits,
+            live: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The limits recordings are kept within.
+    pub fn limits(&self) -> &RecordingLimits {
+        &self.limits
+    }
+
+    /// Starts recording a session: creates its file and writes the header.
+    pub fn start(self: &Arc<Self>, session: &SessionToRecord<'_>) -> Result<Recorder, RecordError> {
+        std::fs::create_dir_all(&self.dir)?;
+        let now = SystemTime::now();
+        let name = format!("{}-{}", compact_utc(now), session.id);
+        let argv = session.argv;
+        let header = Header {
+            width: session.size.0,
+            height: session.size.1,
+            timestamp: now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs(),
+            title: session
+                .name
+                .or(session.profile)
+                .map_or_else(|| argv.join(" "), str::to_owned),
+            command: argv.join(" "),
+            idle_time_limit: self.limits.idle_time_limit().map(|t| t.as_secs_f64()),
+            term: session.term.to_owned(),
+            session: session.id.to_owned(),
+            name: session.name.map(str::to_owned),
+            profile: session.profile.map(str::to_owned),
+        };
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(self.path(&name))?;
+        let line = header.line();
+        file.write_all(&line)?;
+        self.lock()
+            .insert(name.clone(), (session.id.to_owned(), Instant::now()));
+        let live = LiveEntry {
+            name,
+            recordings: Arc::clone(self),
+        };
+        Ok(Recorder::new(
+            file,
+            line.len() as u64,
+            self.limits.max_bytes,
+            session.options.input,
+            live,
+        )?)
+    }
+
+    /// Every recording in the directory, oldest first.
+    pub fn list(&self) -> Result<Vec<RecordingInfo>, RecordError> {
+        let mut recordings: Vec<RecordingInfo> = self
+            .names()?
+            .iter()
+            .filter_map(|name| self.info(name).ok())
+            .collect();
+        recordings.sort_by(|a, b| (&a.started_at, &a.name).cmp(&(&b.started_at, &b.name)));
+        Ok(recordings)
+    }
+
+    /// One recording's details.
+    pub fn info(&self, name: &str) -> Result<RecordingInfo, RecordError> {
+        let mut file = self.open(name)?;
+        let bytes = file.metadata()?.len();
+        let header = read_header(&mut file).unwrap_or(serde_json::Value::Null);
+        let started = header["timestamp"]
+            .as_u64()
+            .map(|secs| UNIX_EPOCH + Duration::from_secs(secs));
+        let live = self.lock().get(name).map(|(_, since)| since.elapsed());
+        let duration = match live {
+            Some(elapsed) => elapsed.as_secs_f64(),
+            None => last_event_time(&mut file, bytes).unwrap_or(0.0),
+        };
+        let started = match started {
+            Some(started) => started,
+            None => file.metadata()?.modified()?,
+        };
+        let text = |value: &serde_json::Value| value.as_str().map(str::to_owned);
+        Ok(RecordingInfo {
+            name: name.to_owned(),
+            session: text(&header["panecast"]["session"]),
+            session_name: text(&header["panecast"]["name"]),
+            profile: text(&header["panecast"]["profile"]),
+            started_at: rfc3339(started),
+            duration: (duration * 1000.0).round() / 1000.0,
+            bytes,
+            live: live.is_some(),
+            title: text(&header["title"]),
+        })
+    }
+
+    /// Opens a recording for reading (also while it is being written).
+    pub fn open(&self, name: &str) -> Result<File, RecordError> {
+        check_name(name)?;
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(self.path(name))
+            .map_err(|e| not_found_or_io(e, name))
+            .and_then(|file| {
+                if file.metadata()?.is_file() {
+                    Ok(file)
+                } else {
+                    Err(RecordError::NotFound(name.to_owned()))
+                }
+            })
+    }
+
+    /// Deletes a finished recording.
+    pub fn delete(&self, name: &str) -> Result<(), RecordError> {
+        check_name(name)?;
+        if self.lock().contains_key(name) {
+            return Err(RecordError::Live(name.to_owned()));
+        }
+        let path = self.path(name);
+        let meta = std::fs::symlink_metadata(&path).map_err(|e| not_found_or_io(e, name))?;
+        if !meta.is_file() {
+            return Err(RecordError::NotFound(name.to_owned()));
+        }
+        std::fs::remove_file(&path).map_err(|e| not_found_or_io(e, name))
+    }
+
+    /// Whether a recording is being written.
+    pub fn is_live(&self, name: &str) -> bool {
+        self.lock().contains_key(name)
+    }
+
+    /// Deletes finished recordings older than the age limit, then the
+    /// oldest ones until all fit the total size. Returns the names deleted.
+    pub fn enforce_retention(&self) -> Result<Vec<String>, RecordError> {
+        let mut candidates = Vec::new();
+        for name in self.names()? {
+            let Ok(meta) = std::fs::symlink_metadata(self.path(&name)) else {
+                continue;
+            };
+            candidates.push(Candidate {
+                live: self.is_live(&name),
+                modified: meta.modified()?,
+                bytes: meta.len(),
+                name,
+            });
+        }
+        let doomed = retention::plan(candidates, SystemTime::now(), &self.limits);
+        let mut deleted = Vec::new();
+        for name in doomed {
+            match self.delete(&name) {
+                Ok(()) => deleted.push(name),
+                Err(error) => tracing::warn!(recording = %name, %error, "retention: cannot delete"),
+            }
+        }
+        if !deleted.is_empty() {
+            tracing::info!(deleted = ?deleted, "retention: recordings deleted");
+        }
+        Ok(deleted)
+    }
+
+    /// Runs [`Recordings::enforce_retention`] now and then every `period`.
+    pub fn spawn_retention(self: &Arc<Self>, period: Duration) -> tokio::task::JoinHandle<()> {
+        let recordings = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            loop {
+                ticks.tick().await;
+                let recordings = Arc::clone(&recordings);
+                let result =
+                    tokio::task::spawn_blocking(move || recordings.enforce_retention()).await;
+                if let Ok(Err(error)) = result {
+                    tracing::warn!(%error, "retention failed");
+                }
+            }
+        })
+    }
+
+    /// The names of the `.cast` files in the directory (none if it is missing).
+    fn names(&self) -> Result<Vec<String>, RecordError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        Ok(entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| {
+                let path = PathBuf::from(entry.file_name());
+                let stem = path.file_stem()?.to_str()?;
+                (path.extension()? == EXTENSION && valid_name(stem)).then(|| stem.to_owned())
+            })
+            .collect())
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.{EXTENSION}"))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, (String, Instant)>> {
+        // Every update is one insert or remove: the map stays consistent.
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// True for a usable recording name: 1 to 128 letters, digits, `-` or `_`.
+pub fn valid_name(name: &str) -> bool {
+    (1..=MAX_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn check_name(name: &str) -> Result<(), RecordError> {
+    if valid_name(name) {
+        Ok(())
+    } else {
+        Err(RecordError::BadName(name.chars().take(MAX_NAME).collect()))
+    }
+}
+
+fn not_found_or_io(error: std::io::Error, name: &str) -> RecordError {
+    // ELOOP: the name is a symbolic link, which is never followed.
+    if error.kind() == std::io::ErrorKind::NotFound || error.raw_os_error() == Some(libc::ELOOP) {
+        RecordError::NotFound(name.to_owned())
+    } else {
+        RecordError::Io(error)
+    }
+}
+
+/// `YYYYMMDDTHHMMSSZ`, for names that sort by time.
+fn compact_utc(time: SystemTime) -> String {
+    let full = rfc3339(time);
+    let seconds = full.split('.').next().unwrap_or(&full);
+    let mut compact: String = seconds
+        .chars()
+        .filter(|c| !matches!(c, '-' | ':'))
+        .collect();
+    compact.push('Z');
+    compact
+}
+
+/// The header object of a file (its first line).
+fn read_header(file: &mut File) -> Option<serde_json::Value> {
+    let mut start = Vec::new();
+    Read::by_ref(file).take(PEEK).read_to_end(&mut start).ok()?;
+    let line = start.split(|&b| b == b'\n').next()?;
+    serde_json::from_slice(line).ok()
+}
+
+/// The time of the last complete event line of a file.
+fn last_event_time(file: &mut File, len: u64) -> Option<f64> {
+    let from = len.saturating_sub(PEEK);
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    tail.split(|&b| b == b'\n')
+        .rev()
+        .filter_map(|line| serde_json::from_slice::<(f64, String, serde_json::Value)>(line).ok())
+        .map(|(time, _, _)| time)
+        .next()
+}
