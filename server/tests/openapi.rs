@@ -14,6 +14,10 @@ fn concrete(path: &str) -> String {
     path.replace("{id}", "no-such-session")
         .replace("{link_id}", "no-such-link")
         .replace("{name}", "index.js")
+        .replace(
+            "/api/recordings/index.js",
+            "/api/recordings/no-such-recording",
+        )
 }
 
 #[test]
@@ -43,7 +47,7 @@ fn every_documented_operation_is_routed() {
             operations += 1;
         }
     }
-    assert_eq!(operations, 21);
+    assert_eq!(operations, 26);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, Respon
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{links, ops, pages, search, sessions, ws};
+use super::{alis, links, ops, pages, recordings, search, sessions, ws};
 
 /// The name of the bearer security scheme.
 const BEARER: &str = "bearer";
@@ -34,6 +34,11 @@ const BEARER: &str = "bearer";
         sessions::resize,
         search::search,
         ws::upgrade,
+        alis::upgrade,
+        recordings::of_session,
+        recordings::list,
+        recordings::download,
+        recordings::delete,
         links::login,
         links::mint,
         links::list,

@@ -54,6 +54,16 @@ pub struct WsQuery {
     role: Option<String>,
 }
 
+/// The answer to a request on a stream route that is not a WebSocket
+/// upgrade: 426, as JSON like every other error.
+pub(super) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::UPGRADE_REQUIRED,
+        "upgrade_required",
+        rejection.body_text(),
+    )
+}
+
 /// Checks the origin (for a cookie-borne credential) and the role, then
 /// upgrades. The guard has authenticated the caller and found the session
 /// within its scope.
@@ -80,13 +90,7 @@ pub async fn upgrade(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
-    let ws = ws.map_err(|e| {
-        ApiError::new(
-            StatusCode::UPGRADE_REQUIRED,
-            "upgrade_required",
-            e.body_text(),
-        )
-    })?;
+    let ws = ws.map_err(not_an_upgrade)?;
     if caller.by_cookie() && !origin_allowed(&headers, &state.config.allowed_origins, true) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
