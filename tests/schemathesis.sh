@@ -6,7 +6,10 @@
 # --allow-any-command). Fails on any 5xx and on any answer that does not
 # match the document (status, content type, headers, body schema). The run
 # is seeded and bounded (a fixed number of examples per operation), so it is
-# repeatable and takes about a minute.
+# repeatable and bounded: at most 160 s. The stateful phase is left out:
+# the links schemathesis infers from the Location headers join
+# POST /api/sessions to DELETE /api/recordings/{name}, which it then rejects
+# as an invalid link definition.
 # Installs schemathesis into a venv under target/, idempotently.
 # Usage: bash tests/schemathesis.sh
 # PANECAST_BIN names the server binary (default target/debug/panecast).
@@ -20,7 +23,7 @@ BIN=${PANECAST_BIN:-$PWD/target/debug/panecast}
 SCHEMATHESIS_VERSION=4.32.5
 VENV=$PWD/target/schemathesis-venv
 SEED=20261122
-EXAMPLES=${SCHEMATHESIS_EXAMPLES:-10}
+EXAMPLES=${SCHEMATHESIS_EXAMPLES:-5}
 
 step "install: schemathesis $SCHEMATHESIS_VERSION into $VENV"
 if ! "$VENV/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
@@ -70,11 +73,12 @@ status=0
   --url "$base" \
   --header "Authorization: Bearer $TOKEN" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --phases examples,coverage,fuzzing \
   --max-examples "$EXAMPLES" \
   --seed "$SEED" \
   --workers 1 \
   --request-timeout 10 \
-  --max-time 150 \
+  --max-time 160 \
   --no-color \
   || status=$?
 echo "schemathesis took $((SECONDS - start)) s"
