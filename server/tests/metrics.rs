@@ -62,3 +62,60 @@ async fn viewers_frames_input_and_auth_failures_are_counted() {
     viewer.close().await;
     controller.close().await;
 }
+
+#[tokio::test]
+async fn backpressure_and_skipped_frames_are_counted() {
+    let server = Server::start(test_config());
+    let metrics = || server.call("GET", "/metrics", None).body;
+    assert_eq!(
+        sample(&metrics(), "panecast_pty_backpressure_waits_total"),
+        0
+    );
+    assert_eq!(
+        sample(&metrics(), "panecast_stream_frames_skipped_total"),
+        0
+    );
+    // A flood of long lines in a wide terminal outruns the parser (the
+    // reader waits for the session), and a viewer with a small receive
+    // buffer that stops reading skips screens.
+    let id = session_id(&server.create(
+        &[
+            "sh",
+            "-c",
+            "read go; seq -f %0180.0f 1 100000; echo flood-done; exec cat",
+        ],
+        serde_json::json!({"cols": 200, "rows": 50}),
+    ));
+    let auth = format!("Bearer {TOKEN}");
+    let path = common::ws::ws_path(&id, Some("view"));
+    let mut viewer =
+        common::ws::connect(server.addr, &path, &[("Authorization", &auth)], Some(4096))
+            .await
+            .unwrap_or_else(|r| panic!("refused: {} {}", r.status, r.body));
+    viewer
+        .until("the first frame", Duration::from_secs(10), |m| m.frames > 0)
+        .await;
+    server.call(
+        "POST",
+        &format!("/api/sessions/{id}/input"),
+        Some(r#"{"text": "\r"}"#),
+    );
+    common::eventually("the flood to end", || {
+        server.screen(&id).contains("flood-done").then_some(())
+    });
+    viewer
+        .until("the last screen", Duration::from_secs(30), |m| {
+            (0..m.lines.len()).any(|r| m.row_text(r) == "flood-done")
+        })
+        .await;
+    let after = metrics();
+    assert!(
+        sample(&after, "panecast_pty_backpressure_waits_total") > 0,
+        "{after}"
+    );
+    assert!(
+        sample(&after, "panecast_stream_frames_skipped_total") > 0,
+        "{after}"
+    );
+    viewer.close().await;
+}

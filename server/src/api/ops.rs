@@ -63,7 +63,7 @@ pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Respo
         let p = s.presence();
         (v + p.view, c + p.control)
     });
-    let rows: [(&str, &str, &str, u64); 10] = [
+    let rows: [(&str, &str, &str, u64); 12] = [
         (
             "panecast_sessions",
             "gauge",
@@ -123,6 +123,18 @@ pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Respo
             "counter",
             "API requests refused for want of a valid credential.",
             m.auth_failures(),
+        ),
+        (
+            "panecast_stream_frames_skipped_total",
+            "counter",
+            "Screens slow viewers skipped: they were sent a later one instead.",
+            m.skipped_frames(),
+        ),
+        (
+            "panecast_pty_backpressure_waits_total",
+            "counter",
+            "Times a pty reader waited for its session to catch up (the program was held back).",
+            m.pty_backpressure_waits(),
         ),
     ];
     let mut body = String::new();

@@ -234,6 +234,8 @@ struct Viewer {
     ping_every: Duration,
     /// The registry, for its metrics.
     sessions: std::sync::Arc<Sessions>,
+    /// The session's publish count when this viewer last caught up.
+    seen: Option<u64>,
     _slot: ViewerSlot,
     _link: Option<ViewerGuard>,
 }
@@ -257,6 +259,7 @@ impl Viewer {
             role,
             state: ViewerState::new(),
             heard: Instant::now(),
+            seen: None,
             ping_every,
             sessions,
             _slot: slot,
@@ -313,6 +316,19 @@ impl Viewer {
 
     async fn send_message(&mut self, message: ServerMessage) -> Result<(), Ending> {
         self.send(Message::Binary(message.encode().into())).await
+    }
+
+    /// Counts the screens published since this viewer last caught up that
+    /// it never got: a slow viewer skips to the latest.
+    fn count_skipped(&mut self) {
+        let now = self.session.published();
+        if let Some(seen) = self.seen {
+            let skipped = now.saturating_sub(seen + 1);
+            if skipped > 0 {
+                self.sessions.metrics().frames_skipped(skipped);
+            }
+        }
+        self.seen = Some(now);
     }
 
     /// Sends what brings the client to `screen` (nothing if it has it).
@@ -383,6 +399,7 @@ impl Viewer {
                         return Err(self.ended().await);
                     }
                     let screen = screens.borrow_and_update().clone();
+                    self.count_skipped();
                     self.update(&screen).await?;
                     framed = true;
                 },

@@ -89,7 +89,11 @@ pub struct PtyEvents {
 
 /// Starts `spec` in a new pty. Blocks briefly (fork and exec): call it from
 /// a blocking context.
-pub fn spawn(spec: &SpawnSpec) -> Result<(Pty, PtyEvents), SpawnError> {
+/// `waits` counts the reader's waits for a session that is behind.
+pub fn spawn(
+    spec: &SpawnSpec,
+    waits: std::sync::Arc<std::sync::atomic::AtomicU64>,
+) -> Result<(Pty, PtyEvents), SpawnError> {
     let program = spec.argv.first().cloned().unwrap_or_default();
     let fail = |reason: String| SpawnError {
         program: program.clone(),
@@ -125,7 +129,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<(Pty, PtyEvents), SpawnError> {
     // child running without a waiter.
     let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
     let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
-    reader::start(read_fd, reader_stop, output_tx).map_err(io_err)?;
+    reader::start(read_fd, reader_stop, output_tx, waits).map_err(io_err)?;
     writer::start(write_fd, writer_stop, input_rx).map_err(io_err)?;
     let (waiter, exit) = waiter::start().map_err(io_err)?;
 

@@ -10,6 +10,9 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::OwnedFd;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use tokio::sync::mpsc;
 
 use super::fd::{wait, Woken};
@@ -20,14 +23,43 @@ pub const READ_BUFFER: usize = 64 * 1024;
 const MIN_ROOM: usize = 4096;
 
 /// Starts the thread on a non-blocking duplicate of the master.
-pub fn start(master: OwnedFd, stop: OwnedFd, output: mpsc::Sender<Vec<u8>>) -> io::Result<()> {
+/// `waits` counts the times the session was behind and the reader (so the
+/// program) had to wait for room in the channel.
+pub fn start(
+    master: OwnedFd,
+    stop: OwnedFd,
+    output: mpsc::Sender<Vec<u8>>,
+    waits: Arc<AtomicU64>,
+) -> io::Result<()> {
+    let output = Output { output, waits };
     std::thread::Builder::new()
         .name("pty-reader".to_owned())
         .spawn(move || read_loop(File::from(master), &stop, &output))?;
     Ok(())
 }
 
-fn read_loop(mut master: File, stop: &OwnedFd, output: &mpsc::Sender<Vec<u8>>) {
+/// The channel to the session, counting the waits for room in it.
+struct Output {
+    output: mpsc::Sender<Vec<u8>>,
+    waits: Arc<AtomicU64>,
+}
+
+impl Output {
+    /// Sends a chunk, waiting while the channel is full; an error means
+    /// the session is gone.
+    fn blocking_send(&self, chunk: Vec<u8>) -> Result<(), ()> {
+        match self.output.try_send(chunk) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(chunk)) => {
+                self.waits.fetch_add(1, Ordering::Relaxed);
+                self.output.blocking_send(chunk).map_err(|_| ())
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(()),
+        }
+    }
+}
+
+fn read_loop(mut master: File, stop: &OwnedFd, output: &Output) {
     let mut buf = vec![0u8; READ_BUFFER];
     let mut filled = 0;
     loop {

@@ -8,6 +8,7 @@
 //! the session lingers, answering commands with [`SessionError::Exited`],
 //! until the linger time passes or it is killed.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -46,6 +47,8 @@ pub(super) struct Actor {
     pub metrics: Arc<Metrics>,
     /// Writes the session's recording, when it is recorded.
     pub recorder: Option<Recorder>,
+    /// Screens published, read by viewers to count the ones they skip.
+    pub published: Arc<AtomicU64>,
 }
 
 /// How the live phase ended.
@@ -269,6 +272,7 @@ impl Live {
 
     fn publish(&mut self, now: Instant) {
         let snapshot = Arc::new(self.actor.term.snapshot());
+        self.actor.published.fetch_add(1, Ordering::AcqRel);
         self.actor.screen.send_replace(snapshot);
         self.actor.metrics.frame_published();
         self.pacer.published(now);

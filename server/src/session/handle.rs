@@ -1,7 +1,7 @@
 //! The handle to a session: cheap to clone, used by the HTTP API and by
 //! viewers (the WebSocket) to read the screen and to send commands.
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -54,6 +54,8 @@ struct Shared {
     budget: Mutex<InputBudget>,
     max_cols: u16,
     max_rows: u16,
+    /// Screens published, counted by the actor.
+    published: Arc<AtomicU64>,
 }
 
 /// A place among a session's viewers, given back when dropped.
@@ -76,6 +78,7 @@ impl SessionHandle {
         commands: mpsc::Sender<Command>,
         screen: watch::Receiver<Arc<Snapshot>>,
         status: watch::Receiver<Status>,
+        published: Arc<AtomicU64>,
         limits: &Limits,
     ) -> SessionHandle {
         SessionHandle {
@@ -91,8 +94,14 @@ impl SessionHandle {
                 budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
                 max_cols: limits.max_cols,
                 max_rows: limits.max_rows,
+                published,
             }),
         }
+    }
+
+    /// How many screens the session has published so far.
+    pub fn published(&self) -> u64 {
+        self.shared.published.load(Ordering::Acquire)
     }
 
     /// What the session is: id, profile, command, pid, start time.

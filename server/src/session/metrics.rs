@@ -1,6 +1,7 @@
 //! Counters for `/metrics`, shared by the registry and every actor.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Monotonic counters; gauges are computed from the registry when read.
 #[derive(Debug, Default)]
@@ -13,6 +14,9 @@ pub struct Metrics {
     stream_frames_sent: AtomicU64,
     stream_bytes_sent: AtomicU64,
     auth_failures: AtomicU64,
+    frames_skipped: AtomicU64,
+    /// Shared with every pty reader thread.
+    pty_waits: Arc<AtomicU64>,
 }
 
 impl Metrics {
@@ -39,6 +43,27 @@ impl Metrics {
         self.stream_frames_sent.fetch_add(1, Ordering::Relaxed);
         self.stream_bytes_sent
             .fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Counts screens a slow viewer never got: it was sent a later one.
+    pub fn frames_skipped(&self, n: u64) {
+        self.frames_skipped.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The counter pty readers bump each time a full channel makes them
+    /// wait for their session (backpressure on the program).
+    pub(super) fn pty_wait_counter(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.pty_waits)
+    }
+
+    /// Screens skipped by slow viewers.
+    pub fn skipped_frames(&self) -> u64 {
+        self.frames_skipped.load(Ordering::Relaxed)
+    }
+
+    /// Times a pty reader waited because its session was behind.
+    pub fn pty_backpressure_waits(&self) -> u64 {
+        self.pty_waits.load(Ordering::Relaxed)
     }
 
     /// Counts one request refused for want of a valid credential.

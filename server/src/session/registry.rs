@@ -2,6 +2,7 @@
 //! them by id, and ends them all at shutdown.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
 
@@ -125,9 +126,11 @@ impl Sessions {
             ),
             None => None,
         };
-        let (spawned, spec) = tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn), spec))
-            .await
-            .map_err(|e| CreateError::Internal(e.to_string()))?;
+        let waits = self.metrics.pty_wait_counter();
+        let (spawned, spec) =
+            tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn, waits), spec))
+                .await
+                .map_err(|e| CreateError::Internal(e.to_string()))?;
         let (pty, events) = spawned?;
 
         let info = SessionInfo {
@@ -145,11 +148,13 @@ impl Sessions {
         let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
         let (status_tx, status_rx) = watch::channel(Status::Running);
         let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
+        let published = Arc::new(AtomicU64::new(0));
         let handle = SessionHandle::new(
             info.clone(),
             commands_tx,
             screen_rx,
             status_rx,
+            Arc::clone(&published),
             &self.limits,
         );
         tracing::info!(
@@ -174,6 +179,7 @@ impl Sessions {
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),
             recorder,
+            published,
         };
         let registry = Arc::downgrade(self);
         let ended = id.clone();
