@@ -111,7 +111,12 @@ e2e('a panecast recording plays in asciinema-player to the session\'s final scre
     window.player = AsciinemaPlayer.create(${JSON.stringify(url)}, document.getElementById('player'), { autoPlay: true, speed: 4 });
     window.player.addEventListener('ended', () => { window.ended = true; });`);
   await waitFor(() => page.evaluate(() => window.ended === true), { what: 'the player to reach the end', timeout: 20000 });
-  const shown = await playerLines(page);
+  // The player paints on its next animation frame after the last event.
+  let shown = await playerLines(page);
+  await waitFor(async () => {
+    shown = await playerLines(page);
+    return JSON.stringify(shown) === JSON.stringify(expected);
+  }, { what: 'the player to paint its last frame', timeout: 5000 }).catch(() => {});
   await screenshot(page, 'recording-asciinema-player');
   assert.deepEqual(shown, expected);
   assert.deepEqual(page.errors, []);
