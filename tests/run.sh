@@ -33,6 +33,12 @@ step "asciinema round trips (tests/asciinema.sh)"
 cargo build --locked -p panecast-server --bin panecast
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/asciinema.sh
 
+step "the API against its OpenAPI document: schemathesis (tests/schemathesis.sh)"
+# Seeded, 10 examples per operation, capped at 150 s: no 5xx, and every
+# answer matches GET /api/openapi.json.
+cargo build --locked -p panecast-server --bin panecast
+PANECAST_BIN="$PWD/target/debug/panecast" bash tests/schemathesis.sh
+
 step "web client: unit, size, browser and end-to-end tests (tests/web.sh)"
 # The end-to-end tests run the debug binary `cargo test` just built.
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/web.sh

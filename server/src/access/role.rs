@@ -4,7 +4,19 @@ use serde::{Deserialize, Serialize};
 
 /// What a credential may do. Each role may do everything the one before it
 /// may: `View < Control < Admin`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Read a session: its screen, scrollback, and the live stream.

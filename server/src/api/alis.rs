@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -17,7 +18,7 @@ use axum::response::Response;
 use axum::Extension;
 use tokio::time::{sleep_until, timeout, Instant};
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::guard::{origin_allowed, Caller};
 use super::AppState;
 use crate::record::{AlisEncoder, ALIS_EOT, ALIS_MAGIC, ALIS_SUBPROTOCOL};
@@ -33,13 +34,24 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(45);
 /// Checks the origin (for a cookie-borne credential), then upgrades with
 /// the `v1.alis` subprotocol. The guard has authenticated the caller and
 /// found the session within its scope.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/alis",
+    params(("id" = String, Path, description = "The session's id or name")),
+    responses(
+        (status = 101, description = "Switching to the ALiS v1 stream (subprotocol v1.alis)"),
+        (status = 403, description = "origin_forbidden", body = ErrorBody),
+        (status = 426, description = "upgrade_required: not a WebSocket upgrade request", body = ErrorBody),
+    )
+)]
 pub async fn upgrade(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let ws = ws.map_err(super::ws::not_an_upgrade)?;
     if caller.by_cookie() && !origin_allowed(&headers, &state.config.allowed_origins, true) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,

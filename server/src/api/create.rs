@@ -18,7 +18,7 @@ use crate::session::SessionSpec;
 use super::error::ApiError;
 
 /// The body of `POST /api/sessions`. Every field is optional.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRequest {
     /// A name, unique among running sessions, usable wherever an id is.
@@ -34,6 +34,7 @@ pub struct CreateRequest {
     /// Extra environment variables (needs `--allow-any-command`).
     pub env: Option<BTreeMap<String, String>>,
     /// Working directory (an existing directory; needs `--allow-any-command`).
+    #[schema(value_type = Option<String>)]
     pub cwd: Option<PathBuf>,
     /// Scrollback lines.
     pub scrollback: Option<u64>,

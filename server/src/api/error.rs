@@ -4,10 +4,20 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::record::RecordError;
 use crate::session::{CreateError, SessionError};
+
+/// The JSON body of every error answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// A message for people; it may change.
+    pub error: String,
+    /// A stable code clients can match on (see the table in `docs/api.md`).
+    pub code: String,
+}
 
 /// An error answered to a client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +71,10 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = Json(json!({ "error": self.message, "code": self.code }));
+        let body = Json(ErrorBody {
+            error: self.message,
+            code: self.code.to_owned(),
+        });
         let mut response = (self.status, body).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             response

@@ -16,13 +16,13 @@ use crate::access::{LinkError, LinkInfo, Role};
 use crate::session::SessionHandle;
 
 use super::body::JsonBody;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::guard::Caller;
 use super::{audit, cookies, AppState};
 use crate::time::rfc3339;
 
 /// The body of `POST /api/sessions/{id}/links`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MintRequest {
     /// `view` (default) or `control`.
@@ -32,7 +32,7 @@ pub struct MintRequest {
 }
 
 /// A link as the API shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct LinkView {
     /// Its id (used to revoke it).
     id: String,
@@ -67,7 +67,27 @@ impl LinkView {
     }
 }
 
+/// The answer of `GET /api/sessions/{id}/links`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct LinkList {
+    /// The live links, without their tokens.
+    links: Vec<LinkView>,
+}
+
 /// `POST /api/sessions/{id}/links`: 201 with the link, its token and URL.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/links",
+    params(("id" = String, Path, description = "The session's id or name")),
+    request_body = MintRequest,
+    responses(
+        (status = 201, description = "The link, with its token and URL", body = LinkView),
+        (status = 400, description = "bad_json, bad_body, bad_role, bad_ttl", body = ErrorBody),
+        (status = 413, description = "body_too_large", body = ErrorBody),
+        (status = 429, description = "too_many_links", body = ErrorBody),
+        (status = 500, description = "internal", body = ErrorBody),
+    )
+)]
 pub async fn mint(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -119,10 +139,16 @@ pub async fn mint(
 }
 
 /// `GET /api/sessions/{id}/links`: the live links, without their tokens.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/links",
+    params(("id" = String, Path, description = "The session's id or name")),
+    responses((status = 200, description = "The live links", body = LinkList))
+)]
 pub async fn list(
     State(state): State<AppState>,
     Extension(session): Extension<SessionHandle>,
-) -> Json<serde_json::Value> {
+) -> Json<LinkList> {
     let links: Vec<LinkView> = state
         .access
         .links()
@@ -130,11 +156,23 @@ pub async fn list(
         .iter()
         .map(LinkView::of)
         .collect();
-    Json(serde_json::json!({ "links": links }))
+    Json(LinkList { links })
 }
 
 /// `DELETE /api/sessions/{id}/links/{link_id}`: revokes the link; every
 /// stream opened with it closes with code 4003 within a second.
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/{id}/links/{link_id}",
+    params(
+        ("id" = String, Path, description = "The session's id or name"),
+        ("link_id" = String, Path, description = "The link's id"),
+    ),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 404, description = "link_not_found", body = ErrorBody),
+    )
+)]
 pub async fn revoke(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -164,6 +202,16 @@ pub async fn revoke(
 /// `POST /api/sessions/{id}/login`: sets the `panecast_link` cookie (for a
 /// link) scoped to this session's API paths, lasting as long as the link,
 /// so a reload needs no token. Other credentials need no cookie here.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/login",
+    params(("id" = String, Path, description = "The session's id or name")),
+    responses(
+        (status = 204, description = "Done; for a share link's token, with the cookie",
+            headers(("Set-Cookie" = String, description = "panecast_link, for a share link"))),
+        (status = 400, description = "bad_path", body = ErrorBody),
+    )
+)]
 pub async fn login(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,

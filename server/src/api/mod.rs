@@ -18,6 +18,7 @@ mod error;
 mod guard;
 mod links;
 mod listen;
+mod openapi;
 mod ops;
 mod pages;
 mod policy;
@@ -47,6 +48,7 @@ use crate::session::{SessionHandle, Sessions};
 pub use crate::access::valid_token;
 pub use error::ApiError;
 pub use guard::{Tls, PROTOCOL, TOKEN_PROTOCOL};
+pub use openapi::document as openapi_document;
 
 /// Time between two runs of the recordings' retention.
 const RETENTION_PERIOD: Duration = Duration::from_secs(3600);
@@ -171,6 +173,7 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/links", post(links::mint).get(links::list))
         .route("/sessions/{id}/links/{link_id}", delete(links::revoke))
         .route("/profiles", get(pages::profiles))
+        .route("/openapi.json", get(openapi::openapi))
         .fallback(ops::not_found)
         .method_not_allowed_fallback(ops::method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard));

@@ -7,20 +7,42 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use serde::Serialize;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::AppState;
 use crate::config::MetricsAccess;
 
+/// The answer of `GET /healthz`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// Always `ok`.
+    status: &'static str,
+}
+
 /// `GET /healthz`: 200 while the server runs.
-pub async fn healthz() -> Json<serde_json::Value> {
-    Json(json!({ "status": "ok" }))
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    responses((status = 200, description = "The server runs", body = Health)),
+    security(())
+)]
+pub async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok" })
 }
 
 /// `GET /metrics`: counters and gauges in the Prometheus text format. With
 /// `metrics = "token"` (the default) it needs a credential, of any role,
 /// as a bearer header.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    responses(
+        (status = 200, description = "The metrics, in the Prometheus text format", content_type = "text/plain", body = String),
+        (status = 401, description = "unauthorized: `metrics = \"token\"` and no valid bearer credential", body = ErrorBody),
+    ),
+    security((), ("bearer" = []))
+)]
 pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if state.config.metrics == MetricsAccess::Token {
         let authorized = headers

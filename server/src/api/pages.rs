@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
 
 use super::cookies;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::guard::{peer_of, Caller};
 use super::AppState;
 use crate::access::Credential;
@@ -92,11 +92,37 @@ fn without_token(uri: &Uri) -> String {
 }
 
 /// `GET /`: the session list.
+#[utoipa::path(
+    get,
+    path = "/",
+    params(("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
+    responses(
+        (status = 200, description = "The page", content_type = "text/html", body = String),
+        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
+            headers(("Set-Cookie" = String), ("Location" = String))),
+        (status = 400, description = "bad_token", body = ErrorBody),
+        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
+    ),
+    security(())
+)]
 pub async fn index(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     page(&state, &request, "index.html")
 }
 
 /// `GET /s/{id}`: a full-window terminal.
+#[utoipa::path(
+    get,
+    path = "/s/{id}",
+    params(("id" = String, Path, description = "The session's id or name"), ("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
+    responses(
+        (status = 200, description = "The page", content_type = "text/html", body = String),
+        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
+            headers(("Set-Cookie" = String), ("Location" = String))),
+        (status = 400, description = "bad_token", body = ErrorBody),
+        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
+    ),
+    security(())
+)]
 pub async fn terminal(
     State(state): State<AppState>,
     Path(_id): Path<String>,
@@ -106,6 +132,19 @@ pub async fn terminal(
 }
 
 /// `GET /embed/{id}`: a bare terminal for iframes.
+#[utoipa::path(
+    get,
+    path = "/embed/{id}",
+    params(("id" = String, Path, description = "The session's id or name"), ("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
+    responses(
+        (status = 200, description = "The page", content_type = "text/html", body = String),
+        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
+            headers(("Set-Cookie" = String), ("Location" = String))),
+        (status = 400, description = "bad_token", body = ErrorBody),
+        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
+    ),
+    security(())
+)]
 pub async fn embed(
     State(state): State<AppState>,
     Path(_id): Path<String>,
@@ -116,11 +155,27 @@ pub async fn embed(
 
 /// `GET /web/{name}`: a module or other file of the client (no token needed:
 /// it is the same for everyone).
+#[utoipa::path(
+    get,
+    path = "/web/{name}",
+    params(("name" = String, Path, description = "The file's name")),
+    responses(
+        (status = 200, description = "The file",
+            content((String = "text/javascript"), (String = "text/html"), (String = "text/css"), (String = "image/svg+xml"), (String = "application/octet-stream"))),
+        (status = 404, description = "not_found", body = ErrorBody),
+    ),
+    security(())
+)]
 pub async fn web_file(Path(name): Path<String>) -> Result<Response, ApiError> {
     file(&name)
 }
 
 /// `GET /api/profiles`: the profiles the caller may start sessions from.
+#[utoipa::path(
+    get,
+    path = "/api/profiles",
+    responses((status = 200, description = "The profiles' names", body = Vec<String>))
+)]
 pub async fn profiles(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,

@@ -7,11 +7,12 @@ use axum::http::Method;
 
 use crate::access::Action;
 
-/// `(method, route pattern relative to /api, action)`.
-const ROUTES: &[(Method, &str, Action)] = &[
+/// `(method, route pattern, action)`.
+pub(super) const ROUTES: &[(Method, &str, Action)] = &[
     (Method::GET, "/api/sessions", Action::List),
     (Method::POST, "/api/sessions", Action::Create),
     (Method::GET, "/api/profiles", Action::List),
+    (Method::GET, "/api/openapi.json", Action::List),
     (Method::GET, "/api/sessions/{id}", Action::Read),
     (Method::DELETE, "/api/sessions/{id}", Action::Delete),
     (Method::GET, "/api/sessions/{id}/screen", Action::Read),

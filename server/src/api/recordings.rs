@@ -13,14 +13,14 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use serde_json::json;
+use serde::Serialize;
 use tokio::io::AsyncReadExt;
 
 use crate::access::{Action, Denied, Grant, Target};
 use crate::record::{RecordError, RecordingInfo};
 use crate::session::SessionHandle;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::guard::Caller;
 use super::AppState;
 
@@ -29,22 +29,48 @@ const ASCIICAST: &str = "application/x-asciicast";
 /// Bytes read from the file per chunk of the response.
 const CHUNK: usize = 64 * 1024;
 
+/// The answer of `GET /api/recordings`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RecordingList {
+    /// The recordings the caller reaches, oldest first.
+    recordings: Vec<RecordingInfo>,
+}
+
 /// `GET /api/recordings`: the recordings the caller reaches, oldest first.
+#[utoipa::path(
+    get,
+    path = "/api/recordings",
+    responses(
+        (status = 200, description = "The recordings", body = RecordingList),
+        (status = 500, description = "internal, recording_io", body = ErrorBody),
+    )
+)]
 pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<RecordingList>, ApiError> {
     let recordings = std::sync::Arc::clone(state.sessions.recordings());
     let list: Vec<RecordingInfo> = blocking(move || recordings.list())
         .await??
         .into_iter()
         .filter(|info| check(&state, caller.grant(), info, Action::List).is_ok())
         .collect();
-    Ok(Json(json!({ "recordings": list })))
+    Ok(Json(RecordingList { recordings: list }))
 }
 
 /// `GET /api/recordings/{name}`: the asciicast file, as far as it is
 /// written when asked.
+#[utoipa::path(
+    get,
+    path = "/api/recordings/{name}",
+    params(("name" = String, Path, description = "The recording's name, with or without `.cast`")),
+    responses(
+        (status = 200, description = "The asciicast v2 file", content_type = "application/x-asciicast", body = String),
+        (status = 400, description = "bad_recording_name", body = ErrorBody),
+        (status = 404, description = "recording_not_found (also one outside the credential's scope)", body = ErrorBody),
+        (status = 500, description = "internal, recording_io", body = ErrorBody),
+    )
+)]
 pub async fn download(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -77,6 +103,18 @@ pub async fn download(
 
 /// `DELETE /api/recordings/{name}`: 204 once deleted; 409 while live.
 /// Admins only.
+#[utoipa::path(
+    delete,
+    path = "/api/recordings/{name}",
+    params(("name" = String, Path, description = "The recording's name, with or without `.cast`")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "bad_recording_name", body = ErrorBody),
+        (status = 404, description = "recording_not_found (also one outside the credential's scope)", body = ErrorBody),
+        (status = 409, description = "recording_live: the session still records", body = ErrorBody),
+        (status = 500, description = "internal, recording_io", body = ErrorBody),
+    )
+)]
 pub async fn delete(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -124,6 +162,16 @@ fn check(
 }
 
 /// `GET /api/sessions/{id}/recording`: a redirect to the session's recording.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/recording",
+    params(("id" = String, Path, description = "The session's id or name")),
+    responses(
+        (status = 302, description = "To the recording", headers(("Location" = String, description = "/api/recordings/{name}"))),
+        (status = 404, description = "not_recorded", body = ErrorBody),
+        (status = 500, description = "internal", body = ErrorBody),
+    )
+)]
 pub async fn of_session(
     Extension(session): Extension<SessionHandle>,
 ) -> Result<Response, ApiError> {

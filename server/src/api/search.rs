@@ -5,22 +5,28 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::Query;
 use axum::{Extension, Json};
 use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::session::search::{Found, Pattern, MAX_MATCHES};
 
 use crate::session::SessionHandle;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 
 /// Matches returned when the request names no limit.
 const DEFAULT_LIMIT: usize = 100;
 
 /// The query string.
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct SearchQuery {
+    /// The pattern.
     q: String,
+    /// `1`: `q` is a regular expression; `0` (default): plain text.
     regex: Option<u8>,
+    /// `1`: match case; `0` (default): ignore it.
     case: Option<u8>,
+    /// The most matches to answer (default 100).
     limit: Option<usize>,
 }
 
@@ -37,6 +43,15 @@ fn flag(value: Option<u8>, name: &str) -> Result<bool, ApiError> {
 }
 
 /// The handler: 200 with [`Found`], 400 for a bad pattern or limit.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/search",
+    params(("id" = String, Path, description = "The session's id or name"), SearchQuery),
+    responses(
+        (status = 200, description = "The matches", body = Found),
+        (status = 400, description = "bad_query, bad_limit, bad_pattern", body = ErrorBody),
+    )
+)]
 pub async fn search(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<SearchQuery>, QueryRejection>,

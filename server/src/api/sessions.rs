@@ -7,8 +7,8 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
 use crate::input::parse_key;
 use crate::render::{self, Format};
@@ -17,12 +17,34 @@ use crate::session::{Input, SessionHandle};
 use super::audit;
 use super::body::JsonBody;
 use super::create::CreateRequest;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::guard::Caller;
 use super::view::SessionView;
 use super::AppState;
 
+/// The answer of `GET /api/sessions`.
+#[derive(Serialize, ToSchema)]
+pub struct SessionList {
+    /// The open sessions the caller reaches, oldest first.
+    sessions: Vec<SessionView>,
+}
+
 /// `POST /api/sessions`: 201 with the new session and its `Location`.
+#[utoipa::path(
+    post,
+    path = "/api/sessions",
+    request_body(content = CreateRequest, description = "Every field is optional; an empty body starts the default profile"),
+    responses(
+        (status = 201, description = "The session started", body = SessionView,
+            headers(("Location" = String, description = "The session's URL"))),
+        (status = 400, description = "bad_json, bad_body, bad_request, bad_size, bad_scrollback, bad_command, bad_env, bad_cwd, bad_name, unknown_profile, spawn_failed", body = ErrorBody),
+        (status = 409, description = "name_taken", body = ErrorBody),
+        (status = 413, description = "body_too_large", body = ErrorBody),
+        (status = 429, description = "too_many_sessions", body = ErrorBody),
+        (status = 500, description = "internal", body = ErrorBody),
+        (status = 503, description = "shutting_down", body = ErrorBody),
+    )
+)]
 pub async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -50,10 +72,15 @@ pub async fn create(
 }
 
 /// `GET /api/sessions`: the open sessions the caller reaches, oldest first.
+#[utoipa::path(
+    get,
+    path = "/api/sessions",
+    responses((status = 200, description = "The sessions", body = SessionList))
+)]
 pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-) -> Json<serde_json::Value> {
+) -> Json<SessionList> {
     let grant = caller.grant();
     let sessions: Vec<SessionView> = state
         .sessions
@@ -62,10 +89,16 @@ pub async fn list(
         .filter(|s| grant.reaches(super::target(s)))
         .map(|s| SessionView::of(s, grant))
         .collect();
-    Json(json!({ "sessions": sessions }))
+    Json(SessionList { sessions })
 }
 
 /// `GET /api/sessions/{id}`.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}",
+    params(("id" = String, Path, description = "The session's id or name")),
+    responses((status = 200, description = "The session", body = SessionView))
+)]
 pub async fn show(
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
@@ -76,6 +109,12 @@ pub async fn show(
 /// `DELETE /api/sessions/{id}`: ends the session (hangup, then kill after the
 /// grace period, and every process it left behind) and answers its final
 /// state once the child is reaped. Its share links end with it.
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/{id}",
+    params(("id" = String, Path, description = "The session's id or name")),
+    responses((status = 200, description = "The session's final state", body = SessionView))
+)]
 pub async fn delete(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -98,12 +137,30 @@ pub async fn delete(
 }
 
 /// The query of `GET /api/sessions/{id}/screen`.
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ScreenQuery {
+    /// `text` (default), `json`, `ansi`, `html` or `svg`.
     format: Option<String>,
 }
 
 /// `GET /api/sessions/{id}/screen?format=...`: the latest published screen.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/screen",
+    params(("id" = String, Path, description = "The session's id or name"), ScreenQuery),
+    responses(
+        (status = 200, description = "The screen in the asked format",
+            content(
+                (String = "text/plain"),
+                (Object = "application/json"),
+                (String = "text/html"),
+                (String = "image/svg+xml"),
+            )),
+        (status = 400, description = "bad_query, bad_format", body = ErrorBody),
+        (status = 500, description = "internal", body = ErrorBody),
+    )
+)]
 pub async fn screen(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<ScreenQuery>, QueryRejection>,
@@ -124,15 +181,30 @@ pub async fn screen(
 }
 
 /// The body of `POST /api/sessions/{id}/input`: exactly one of the fields.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InputRequest {
+    /// Text to type, as is.
     text: Option<String>,
+    /// Key names, such as `Enter`, `C-c`, `Up`.
     keys: Option<Vec<String>>,
 }
 
 /// `POST /api/sessions/{id}/input`: 204 once queued for the child. Shares
 /// the session's input rate with its WebSocket streams (429 past it).
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/input",
+    params(("id" = String, Path, description = "The session's id or name")),
+    request_body = InputRequest,
+    responses(
+        (status = 204, description = "Queued for the program"),
+        (status = 400, description = "bad_json, bad_body, bad_request, unknown_key", body = ErrorBody),
+        (status = 409, description = "session_exited", body = ErrorBody),
+        (status = 413, description = "body_too_large", body = ErrorBody),
+        (status = 429, description = "input_rate_limited, input_busy", body = ErrorBody),
+    )
+)]
 pub async fn input(
     Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<InputRequest>,
@@ -158,15 +230,30 @@ pub async fn input(
 }
 
 /// The body of `POST /api/sessions/{id}/resize`.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResizeRequest {
+    /// Width, 1 to the configured maximum.
     cols: u64,
+    /// Height, 1 to the configured maximum.
     rows: u64,
 }
 
 /// `POST /api/sessions/{id}/resize`: 204 once the terminal has the new size.
 /// The session checks the limits, as it does for every transport.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/resize",
+    params(("id" = String, Path, description = "The session's id or name")),
+    request_body = ResizeRequest,
+    responses(
+        (status = 204, description = "The terminal has the new size"),
+        (status = 400, description = "bad_json, bad_body, bad_size", body = ErrorBody),
+        (status = 409, description = "session_exited", body = ErrorBody),
+        (status = 413, description = "body_too_large", body = ErrorBody),
+        (status = 500, description = "resize_failed", body = ErrorBody),
+    )
+)]
 pub async fn resize(
     Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<ResizeRequest>,

@@ -7,7 +7,7 @@ use crate::session::{SessionHandle, Status};
 use crate::time::rfc3339;
 
 /// How many stream connections watch and control a session.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Viewers {
     /// Connections that watch only.
     pub view: usize,
@@ -16,7 +16,7 @@ pub struct Viewers {
 }
 
 /// A session as `GET /api/sessions/{id}` shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct SessionView {
     /// The id.
     pub id: String,
@@ -38,6 +38,7 @@ pub struct SessionView {
     pub running: bool,
     /// The exit code, once exited (null if it could not be observed).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<u32>, nullable)]
     pub exit_code: Option<Option<u32>>,
     /// The signal that ended the child, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]

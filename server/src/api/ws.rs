@@ -9,6 +9,8 @@
 
 use std::time::Duration;
 
+use axum::extract::rejection::QueryRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -19,7 +21,7 @@ use serde::Deserialize;
 use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior};
 use tracing::Instrument;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorBody};
 use super::guard::{origin_allowed, stream_role, Caller, PROTOCOL};
 use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
@@ -53,17 +55,43 @@ pub struct WsQuery {
     role: Option<String>,
 }
 
+/// The answer to a request on a stream route that is not a WebSocket
+/// upgrade: 426, as JSON like every other error.
+pub(super) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::UPGRADE_REQUIRED,
+        "upgrade_required",
+        rejection.body_text(),
+    )
+}
+
 /// Checks the origin (for a cookie-borne credential) and the role, then
 /// upgrades. The guard has authenticated the caller and found the session
 /// within its scope.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/ws",
+    params(
+        ("id" = String, Path, description = "The session's id or name"),
+        ("role" = Option<String>, Query, description = "`control` (default) or `view`"),
+    ),
+    responses(
+        (status = 101, description = "Switching to the WebSocket stream (proto/PROTOCOL.md)"),
+        (status = 400, description = "bad_role, bad_query", body = ErrorBody),
+        (status = 403, description = "origin_forbidden", body = ErrorBody),
+        (status = 426, description = "upgrade_required: not a WebSocket upgrade request", body = ErrorBody),
+    )
+)]
 pub async fn upgrade(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
-    Query(query): Query<WsQuery>,
+    query: Result<Query<WsQuery>, QueryRejection>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let ws = ws.map_err(not_an_upgrade)?;
     if caller.by_cookie() && !origin_allowed(&headers, &state.config.allowed_origins, true) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,

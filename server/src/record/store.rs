@@ -71,7 +71,7 @@ pub struct SessionToRecord<'a> {
 }
 
 /// A recording as `GET /api/recordings` lists it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub struct RecordingInfo {
     /// The name (the file's stem).
     pub name: String,

@@ -75,7 +75,7 @@ impl Pattern {
 }
 
 /// One match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Match {
     /// Absolute number of the row the match starts on.
     pub line: u64,
@@ -87,7 +87,7 @@ pub struct Match {
 }
 
 /// What a search found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Found {
     /// The matches, oldest first.
     pub matches: Vec<Match>,

@@ -1,0 +1,260 @@
+//! `GET /api/openapi.json`: the OpenAPI 3.1 description of every route,
+//! generated from the handlers' own annotations and types with `utoipa`.
+//! What the [guard](super::guard) and the host check answer for every route
+//! is added here once, by [`GuardAnswers`], rather than on each handler.
+
+use std::sync::LazyLock;
+
+use axum::Json;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
+
+use super::error::ErrorBody;
+use super::{alis, links, ops, pages, recordings, search, sessions, ws};
+
+/// The name of the bearer security scheme.
+const BEARER: &str = "bearer";
+
+/// The document's sources: every handler and the schemas they name.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "panecast",
+        description = "Programs in ptys on the server: start them, drive them, read their screens. See docs/api.md."
+    ),
+    paths(
+        sessions::list,
+        sessions::create,
+        sessions::show,
+        sessions::delete,
+        sessions::screen,
+        sessions::input,
+        sessions::resize,
+        search::search,
+        ws::upgrade,
+        alis::upgrade,
+        recordings::of_session,
+        recordings::list,
+        recordings::download,
+        recordings::delete,
+        links::login,
+        links::mint,
+        links::list,
+        links::revoke,
+        pages::profiles,
+        openapi,
+        pages::index,
+        pages::terminal,
+        pages::embed,
+        pages::web_file,
+        ops::healthz,
+        ops::metrics,
+    ),
+    components(schemas(ErrorBody)),
+    modifiers(&GuardAnswers),
+    security(("bearer" = []))
+)]
+struct ApiDoc;
+
+/// Adds the bearer scheme, and to every operation the answers that do not
+/// come from its handler: 421 from the host check on every route; 401 and
+/// 403 from the guard on `/api`; 404 `session_not_found` where the route
+/// names a session.
+struct GuardAnswers;
+
+impl Modify for GuardAnswers {
+    fn modify(&self, doc: &mut Document) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            BEARER,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The admin token, a key, or a share link's token; pages also take it as ?token=",
+                    ))
+                    .build(),
+            ),
+        );
+        for (path, item) in doc.paths.paths.iter_mut() {
+            let api = path.starts_with("/api/");
+            let names_a_session = super::policy::names_a_session(path);
+            for operation in operations(item) {
+                add(
+                    operation,
+                    "421",
+                    "unknown_host: the Host is not one this server answers to",
+                );
+                if api {
+                    add(operation, "401", "unauthorized: no valid credential");
+                    add(
+                        operation,
+                        "403",
+                        "forbidden, csrf: the credential may not do this",
+                    );
+                }
+                if names_a_session {
+                    add(operation, "404", "session_not_found");
+                }
+            }
+        }
+    }
+}
+
+/// Every operation of a path item.
+fn operations(item: &mut utoipa::openapi::PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        item.get.as_mut(),
+        item.put.as_mut(),
+        item.post.as_mut(),
+        item.delete.as_mut(),
+        item.patch.as_mut(),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// Adds an error answer to `operation`, or its description to the one the
+/// handler already lists for that status.
+fn add(operation: &mut Operation, status: &str, description: &str) {
+    let responses = &mut operation.responses.responses;
+    match responses.get_mut(status) {
+        Some(RefOr::T(response)) => {
+            response.description = format!("{}; {description}", response.description);
+        }
+        Some(RefOr::Ref(_)) => {}
+        None => {
+            responses.insert(status.to_owned(), RefOr::T(error_response(description)));
+        }
+    }
+}
+
+/// An answer with the JSON error body.
+fn error_response(description: &str) -> Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            Content::new(Some(Ref::from_schema_name("ErrorBody"))),
+        )
+        .build()
+}
+
+/// The document, built once.
+static DOCUMENT: LazyLock<Document> = LazyLock::new(ApiDoc::openapi);
+
+/// The generated document.
+pub fn document() -> &'static Document {
+    &DOCUMENT
+}
+
+/// `GET /api/openapi.json`: this document.
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    responses((status = 200, description = "The OpenAPI document", body = Object))
+)]
+pub async fn openapi() -> Json<&'static Document> {
+    Json(document())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// The routes outside `/api`, all `GET` (see `super::routes`).
+    const OTHER_ROUTES: &[&str] = &[
+        "/",
+        "/s/{id}",
+        "/embed/{id}",
+        "/healthz",
+        "/web/{name}",
+        "/metrics",
+    ];
+
+    fn document_json() -> serde_json::Value {
+        serde_json::to_value(document()).expect("the document serializes")
+    }
+
+    #[test]
+    fn documents_every_route_and_no_other() {
+        let doc = document_json();
+        let documented: BTreeSet<(String, String)> = doc["paths"]
+            .as_object()
+            .expect("paths")
+            .iter()
+            .flat_map(|(path, item)| {
+                item.as_object()
+                    .expect("a path item")
+                    .keys()
+                    .filter(|key| ["get", "put", "post", "delete", "patch"].contains(&key.as_str()))
+                    .map(|method| (method.to_uppercase(), path.clone()))
+            })
+            .collect();
+        let routed: BTreeSet<(String, String)> = super::super::policy::ROUTES
+            .iter()
+            .map(|(method, path, _)| (method.to_string(), (*path).to_owned()))
+            .chain(
+                OTHER_ROUTES
+                    .iter()
+                    .map(|path| ("GET".to_owned(), (*path).to_owned())),
+            )
+            .collect();
+        assert_eq!(documented, routed);
+    }
+
+    #[test]
+    fn every_error_answer_is_the_error_body() {
+        let doc = document_json();
+        let mut errors = 0;
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (method, operation) in item.as_object().expect("a path item") {
+                let responses = operation["responses"].as_object().expect("responses");
+                let status = |s: &str| responses.contains_key(s);
+                assert!(status("421"), "{method} {path}: no 421");
+                if path.starts_with("/api/") {
+                    assert!(
+                        status("401") && status("403"),
+                        "{method} {path}: no 401/403"
+                    );
+                }
+                if path.contains("{id}") {
+                    assert!(status("404"), "{method} {path}: no 404");
+                }
+                for (code, response) in responses {
+                    if code.as_str() >= "400" {
+                        errors += 1;
+                        assert_eq!(
+                            response["content"]["application/json"]["schema"]["$ref"],
+                            "#/components/schemas/ErrorBody",
+                            "{method} {path} {code}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(errors > 60, "only {errors} error answers documented");
+    }
+
+    #[test]
+    fn has_the_bearer_scheme_and_error_answers() {
+        let doc = serde_json::to_value(document()).expect("the document serializes");
+        assert_eq!(
+            doc["components"]["securitySchemes"]["bearer"]["scheme"],
+            "bearer"
+        );
+        let show = &doc["paths"]["/api/sessions/{id}"]["get"]["responses"];
+        for status in ["401", "403", "404", "421"] {
+            assert_eq!(
+                show[status]["content"]["application/json"]["schema"]["$ref"],
+                "#/components/schemas/ErrorBody",
+                "status {status}"
+            );
+        }
+        assert!(doc["paths"]["/healthz"]["get"]["responses"]["401"].is_null());
+    }
+}
