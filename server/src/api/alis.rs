@@ -13,13 +13,13 @@ use std::time::Duration;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
 use tokio::time::{sleep_until, timeout, Instant};
 
 use super::error::{ApiError, ErrorBody};
-use super::guard::{origin_allowed, Caller};
+use super::guard::Caller;
 use super::AppState;
 use crate::record::{AlisEncoder, ALIS_EOT, ALIS_MAGIC, ALIS_SUBPROTOCOL};
 use crate::render::{self, Format};
@@ -52,13 +52,7 @@ pub async fn upgrade(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let ws = ws.map_err(super::ws::not_an_upgrade)?;
-    if caller.by_cookie() && !origin_allowed(&headers, &state.config.allowed_origins, true) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "origin_forbidden",
-            "this page's origin may not open the stream with a cookie; add it to allowed_origins",
-        ));
-    }
+    caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
     let max_viewers = state.config.limits.max_viewers;
     Ok(ws
         .protocols([ALIS_SUBPROTOCOL])

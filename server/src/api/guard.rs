@@ -57,10 +57,23 @@ impl Caller {
         self.secure
     }
 
-    /// True when the credential came in a cookie, which a browser sends on
-    /// its own: such requests are checked against cross-site use.
-    pub fn by_cookie(&self) -> bool {
-        self.cookie
+    /// The Origin check of a stream upgrade (`/ws`, `/alis`): a credential
+    /// that came in a cookie (which a browser sends on its own) must come from this server's pages or an
+    /// allowed origin (403 `origin_forbidden`); one the page holds itself
+    /// is no cross-site forgery.
+    pub fn check_stream_origin(
+        &self,
+        headers: &HeaderMap,
+        allowed: &[String],
+    ) -> Result<(), ApiError> {
+        if self.cookie && !origin_allowed(headers, allowed, true) {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "origin_forbidden",
+                "this page's origin may not open the stream with a cookie; add it to allowed_origins",
+            ));
+        }
+        Ok(())
     }
 }
 

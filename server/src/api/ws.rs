@@ -22,7 +22,7 @@ use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior}
 use tracing::Instrument;
 
 use super::error::{ApiError, ErrorBody};
-use super::guard::{origin_allowed, stream_role, Caller, PROTOCOL};
+use super::guard::{stream_role, Caller, PROTOCOL};
 use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::config::ClipboardAccess;
@@ -92,13 +92,7 @@ pub async fn upgrade(
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
     let ws = ws.map_err(not_an_upgrade)?;
-    if caller.by_cookie() && !origin_allowed(&headers, &state.config.allowed_origins, true) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "origin_forbidden",
-            "this page's origin may not open the stream with a cookie; add it to allowed_origins",
-        ));
-    }
+    caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
     let asked = match query.role.as_deref() {
         None | Some("control") => AccessRole::Control,
         Some("view") => AccessRole::View,
