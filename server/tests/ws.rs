@@ -881,3 +881,57 @@ async fn osc52_is_dropped_by_default() {
     cat_osc52(&mut control, &mut view).await;
     assert!(control.model.clipboard.is_empty(), "clipboard = \"off\"");
 }
+
+/// A program that, for each line typed, asks its terminal for the default
+/// background (OSC 11) and prints the answer, ESC shown as `E`.
+const ASK_BACKGROUND: &str = r#"while read l; do
+  stty raw -echo
+  printf '\033]11;?\007'
+  r=$(head -c 25)
+  stty sane
+  echo "$r" | tr '\033' E
+done"#;
+
+#[tokio::test]
+async fn colour_queries_are_answered_from_the_control_viewers_theme() {
+    let server = Server::start(test_config());
+    let id = session_id(&server.create(&["sh", "-c", ASK_BACKGROUND], json!({})));
+    let mut controller = attach(&server, &id, "control").await;
+    let mut viewer = attach(&server, &id, "view").await;
+    // Each line typed echoes an empty row; the answer follows.
+    let ask = async |client: &mut Client, n: usize, answer: &str| {
+        let row = 2 * n + 1;
+        client.send(&text("\r")).await;
+        let expected = format!("E]11;{answer}E\\");
+        client
+            .until(&format!("the answer {expected}"), LIMIT, |m| {
+                m.row_text(row) == expected
+            })
+            .await;
+    };
+    ask(&mut controller, 0, "rgb:1e1e/1e1e/1e1e").await;
+    controller
+        .send(&ClientMessage::Theme {
+            theme: proto::Theme::Light,
+        })
+        .await;
+    ask(&mut controller, 1, "rgb:ffff/ffff/ffff").await;
+    // A view connection may send its theme, and is ignored.
+    viewer
+        .send(&ClientMessage::Theme {
+            theme: proto::Theme::Contrast,
+        })
+        .await;
+    viewer.send(&ClientMessage::Ping { token: 5 }).await;
+    viewer
+        .until("the pong after the theme", LIMIT, |m| m.pongs == [5])
+        .await;
+    ask(&mut controller, 2, "rgb:ffff/ffff/ffff").await;
+    controller
+        .send(&ClientMessage::Theme {
+            theme: proto::Theme::Contrast,
+        })
+        .await;
+    ask(&mut controller, 3, "rgb:0000/0000/0000").await;
+    assert!(viewer.model.errors.is_empty(), "{:?}", viewer.model.errors);
+}
