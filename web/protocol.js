@@ -468,6 +468,10 @@ export function encodeFocus(focused) { return Uint8Array.of(0x87, focused ? 1 : 
 
 export function encodePing(token) { return new Writer(12).u8(0x88).varint(BigInt(token)).done(); }
 
+/** Theme: its id in THEME_IDS; any other theme is sent as dark. */
+export const THEME_IDS = ['dark', 'light', 'contrast'];
+export const encodeTheme = (name) => Uint8Array.of(0x89, Math.max(0, THEME_IDS.indexOf(name)));
+
 /** Splits text into pieces of at most `max` UTF-8 bytes, never inside a codepoint. */
 export function splitUtf8(text, max = 65536) {
   const out = [];

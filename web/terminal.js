@@ -113,8 +113,11 @@ export class Terminal extends EventTarget {
     for (const t of ['keydown', 'pointerdown']) this.el.addEventListener(t, () => this.writeClip(), true);
 
     this.screen = new Screen();
-    this.painter = new Painter(this.canvas, this.overlayCanvas, { ...this.opts, theme: themeOf(this.opts.theme) });
-    this.el.style.background = this.painter.palette.bg;
+    this.painter = new Painter(this.canvas, this.overlayCanvas, this.opts);
+    this.setTheme(this.opts.theme);
+    // An `auto` theme follows the system's: repaint, and tell the session.
+    this.mq = ['(prefers-color-scheme: light)', '(prefers-contrast: more)'].map((q) => matchMedia(q));
+    for (const q of this.mq) q.onchange = () => this.setTheme(this.opts.theme);
     this.selection = new Selection();
     this.dirty = new Set();
     this.dirtyAll = true;
@@ -185,6 +188,7 @@ export class Terminal extends EventTarget {
     clearTimeout(this.speakTimer);
     cancelAnimationFrame(this.touch.fling);
     window.visualViewport?.removeEventListener('resize', this.onViewport);
+    for (const q of this.mq) q.onchange = null;
     this.el.remove();
   }
 
@@ -219,6 +223,7 @@ export class Terminal extends EventTarget {
         this.el.dataset.role = m.role;
         this.lastResize = null;
         this.needLayout = true;
+        this.sendTheme();
         this.dispatchEvent(new CustomEvent('hello', { detail: m }));
         break;
       case 'styles':
@@ -617,11 +622,16 @@ export class Terminal extends EventTarget {
   }
 
   setTheme(theme) {
-    this.painter.setTheme(themeOf(theme));
+    this.opts.theme = theme;
+    this.painter.setTheme(this.theme = themeOf(theme));
     this.el.style.background = this.painter.palette.bg;
     this.dirtyAll = true;
     this.schedule();
+    this.sendTheme();
   }
+
+  /** Tells the session the theme painted, so a program's colour queries get its colours (control role only). */
+  sendTheme() { if (this.screen.role === 'control') this.send(P.encodeTheme(this.theme)); }
 
   // ---- mouse ----
 
