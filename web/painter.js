@@ -285,7 +285,6 @@ export class Painter {
       // Lines from the edges to the centre: light (1) l thick, heavy (2) 2l, double (3) two l with an l gap.
       const v = parseInt(BOX.substr(2 * (k - 0x2500), 2), 16), [u, r, d, f] = [6, 4, 2, 0].map((b) => (v >> b) & 3), mx = x0 + (w >> 1), my = y0 + (h >> 1);
       const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
-      const span = (a, m) => [Math.min(m, ...a.map((p) => p[0])), Math.max(m, ...a.map((p) => p[0] + p[1]))];
       if (k > 0x256c) { // arcs
         const cx = mx - (l >> 1) + l / 2, cy = my - (l >> 1) + l / 2, ex = r ? x1 : x0;
         c.moveTo(cx, u ? y0 : y1);
@@ -293,11 +292,19 @@ export class Painter {
         c.lineTo(ex, cy);
         return c.stroke();
       }
-      const [hlo, hhi] = span([...seg(r, my), ...seg(f, my)], my), [vlo, vhi] = span([...seg(u, mx), ...seg(d, mx)], mx);
-      for (const [s, t] of seg(u, mx)) c.fillRect(s, y0, t, hhi - y0);
-      for (const [s, t] of seg(d, mx)) c.fillRect(s, hlo, t, y1 - hlo);
-      for (const [s, t] of seg(f, my)) c.fillRect(x0, s, vhi - x0, t);
-      for (const [s, t] of seg(r, my)) c.fillRect(vlo, s, x1 - vlo, t);
+      // The arms along one axis (a to lo, b to hi; p, q cross it): each stroke ends where it meets
+      // the lines across: over single ones, at the near or far stroke of double ones (web/README.md).
+      const axis = (a, b, p, q, m, n, lo, hi, F) => {
+        const K = Math.max(p, q), S = m - (l >> 1), X = seg(K, m);
+        const slo = Math.min(m, ...X.map((x) => x[0])), shi = Math.max(m, ...X.map((x) => x[0] + x[1]));
+        [[a, lo, b], [b, hi, a]].forEach(([v, e0, o], j) => seg(v, n).forEach(([cc, t], i) => {
+          const near = S + j * l, far = S + 2 * l - 3 * j * l;
+          const e = K > 2 ? (v > 2 ? ([p, q][i] ? near : far) : o ? m : p && q ? near : far) : K ? (j ? slo : shi) : m;
+          F(j ? e : e0, j ? hi - e : e - e0, cc, t);
+        }));
+      };
+      axis(f, r, u, d, mx, my, x0, x1, (a, n, cc, t) => c.fillRect(a, cc, n, t));
+      axis(u, d, f, r, my, mx, y0, y1, (a, n, cc, t) => c.fillRect(cc, a, t, n));
     }
   }
 
