@@ -22,6 +22,7 @@ const CSS = `
 .pc-badge[hidden]{display:none}
 .pc-keys{position:absolute;left:0;right:0;bottom:0;height:40px;display:flex;background:#333;z-index:3}[data-role=view] .pc-keys,.pc-copy[hidden]{display:none}
 .pc-keys button,.pc-copy{flex:1;font:15px sans-serif;color:#eee;background:#444;border:1px solid #222;margin:2px}[aria-pressed=true]{background:#07c}.pc-copy{position:absolute;padding:8px;z-index:4}
+.pc-handle{position:absolute;width:24px;height:24px;background:#4a8af4;z-index:4}.pc-h0{margin-left:-24px;border-radius:50% 0 50% 50%}.pc-h1{border-radius:0 50% 50% 50%}.pc-handle[hidden]{display:none}
 .pc-note{position:absolute;left:6px;bottom:6px;padding:2px 8px;border-radius:4px;background:#333;color:#eee;font:12px system-ui,sans-serif;z-index:2}.pc-note:empty{display:none}
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
@@ -152,12 +153,9 @@ export class Terminal extends EventTarget {
     this.sticky = 0; // one-shot modifiers from the keys bar
     const keys = this.opts.keys ?? DEFAULT_KEYS;
     if (keys !== 'none' && matchMedia('(pointer: coarse)').matches) this.touch.bar(keys);
-    // Shrink with the visual viewport (a soft keyboard), so the cursor row stays in sight.
     const vv = window.visualViewport;
-    if (vv) vv.addEventListener('resize', this.onViewport = () => {
-      const top = this.el.parentNode.getBoundingClientRect().top;
-      this.el.style.height = vv.height + vv.offsetTop < innerHeight ? `${vv.height + vv.offsetTop - top}px` : '';
-    });
+    this.onViewport = () => this.touch.follow(vv);
+    for (const k of ['resize', 'scroll']) vv?.addEventListener(k, this.onViewport);
     this.ro = new ResizeObserver(() => this.layout());
     this.ro.observe(this.el);
     this.painter.resize(this.screen.cols, this.screen.rows);
@@ -187,7 +185,7 @@ export class Terminal extends EventTarget {
     clearInterval(this.blinkTimer);
     clearTimeout(this.speakTimer);
     cancelAnimationFrame(this.touch.fling);
-    window.visualViewport?.removeEventListener('resize', this.onViewport);
+    for (const k of ['resize', 'scroll']) window.visualViewport?.removeEventListener(k, this.onViewport);
     for (const q of this.mq) q.onchange = null;
     this.el.remove();
   }
@@ -531,6 +529,7 @@ export class Terminal extends EventTarget {
     const row = c.row + this.viewOffset;
     const showCursor = c.visible && row < sc.rows && (this.cursorOn || !c.blink || !this.focused);
     const cursor = showCursor ? { row, col: c.col, shape: c.shape } : null;
+    if (this.touch.shown) this.touch.place();
     this.painter.drawOverlay(sc, {
       selection: this.selection.rects(top, sc.rows, sc.cols),
       found: this.search.rects(top, sc.rows, sc.cols),

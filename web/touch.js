@@ -6,6 +6,15 @@ export const DEFAULT_KEYS = 'esc tab ctrl alt left up down right | ~ / -';
 const NAMED = { esc: 'Escape', tab: 'Tab', left: 'Left', up: 'Up', down: 'Down', right: 'Right' };
 const LABEL = { esc: 'Esc', tab: 'Tab', ctrl: 'Ctrl', alt: 'Alt', left: '←', up: '↑', down: '↓', right: '→' };
 
+/**
+ * The part of an element whose top is at `top` (CSS px, layout viewport `inner` px high) that the
+ * visual viewport ({offsetTop, height}) shows: {shift, height}, or null when it shows all of it.
+ */
+export function visiblePart(vv, inner, top) {
+  const shift = Math.max(0, vv.offsetTop - top), bottom = vv.offsetTop + vv.height;
+  return shift || bottom < inner - 0.5 ? { shift, height: Math.max(1, bottom - top - shift) } : null;
+}
+
 export class Touch {
   constructor(term) {
     this.t = term;
@@ -14,6 +23,7 @@ export class Touch {
 
   down(e) {
     const t = this.t;
+    if (this.shown) this.hide(); // a touch elsewhere ends a long-press selection
     cancelAnimationFrame(this.fling);
     clearTimeout(this.press);
     this.pts.set(e.pointerId, e);
@@ -79,19 +89,86 @@ export class Touch {
     }
   }
 
-  /** A long press selects the word under the finger and shows Copy. */
+  /** A long press selects the word under the finger, with two handles to drag and Copy near it. */
   word(e) {
-    const t = this.t, c = t.cellAt(e), r = t.el.getBoundingClientRect();
+    const t = this.t, c = t.cellAt(e);
     t.selection.start(t.screen, { a: t.screen.base - t.viewOffset + c.row, col: c.col }, 'word');
+    if (!this.hs) {
+      this.copy = this.button('Copy', t.el, 'pc-copy');
+      this.copy.onclick = () => {
+        navigator.clipboard?.writeText(t.selectionText()).catch(() => {});
+        this.hide();
+      };
+      this.hs = [0, 1].map((i) => {
+        const h = document.createElement('div');
+        h.className = 'pc-handle pc-h' + i;
+        h.ariaHidden = true;
+        t.el.append(h);
+        h.onpointerdown = (ev) => this.grab(ev, i);
+        h.onpointermove = (ev) => h.hasPointerCapture(ev.pointerId) && this.drag(ev);
+        return h;
+      });
+    }
+    this.shown = true;
     t.schedule();
-    const b = this.copy || (this.copy = this.button('Copy', t.el, 'pc-copy'));
-    b.onclick = () => {
-      b.hidden = true;
-      navigator.clipboard?.writeText(t.selectionText()).catch(() => {});
-    };
-    b.hidden = false;
-    b.style.left = `${e.clientX - r.left}px`;
-    b.style.top = `${Math.max(0, e.clientY - r.top - 48)}px`;
+  }
+
+  /** The selection's ends in CSS pixels of the terminal: [{x, y (the line's bottom), top (its display row)}]. */
+  ends() {
+    const t = this.t, r = t.canvas.getBoundingClientRect(), o = t.el.getBoundingClientRect(), h = r.height / t.rows;
+    return (t.selection.bounds() || []).map((p) => {
+      const row = p.a - t.screen.base + t.viewOffset;
+      return { x: r.left - o.left + p.col * r.width / t.cols, y: r.top - o.top + (row + 1) * h, row, h };
+    });
+  }
+
+  /** Puts the handles at the selection's ends and Copy above its start (on every paint while shown). */
+  place() {
+    const e = this.ends(), t = this.t;
+    if (!e.length) return this.hide();
+    e.forEach((p, i) => {
+      Object.assign(this.hs[i].style, { left: `${p.x}px`, top: `${p.y}px` });
+      this.hs[i].hidden = p.row < 0 || p.row >= t.rows;
+    });
+    this.copy.hidden = false;
+    const c = this.copy.style, [s] = e;
+    c.left = `${Math.max(0, Math.min(s.x, t.el.clientWidth - this.copy.offsetWidth))}px`;
+    c.top = `${s.y - s.h - this.copy.offsetHeight - 4 < 0 ? e[1].y + 28 : s.y - s.h - this.copy.offsetHeight - 4}px`;
+  }
+
+  /** A finger on handle i (0 start, 1 end): the other end stays, this one follows the finger. */
+  grab(e, i) {
+    const s = this.t.selection, b = s.bounds();
+    e.preventDefault();
+    e.target.setPointerCapture(e.pointerId);
+    [s.anchor, s.head, s.mode] = [b[1 - i], b[i], 'char'];
+    // Where the finger holds the handle, from the selection's end (mid-line).
+    const o = this.t.el.getBoundingClientRect(), p = this.ends()[i];
+    this.d = [e.clientX - o.left - p.x, e.clientY - o.top - p.y + p.h / 2];
+  }
+
+  drag(e) {
+    const t = this.t, r = t.canvas.getBoundingClientRect(), x = e.clientX - this.d[0];
+    t.selection.head = { a: t.screen.base - t.viewOffset + t.cellAt({ clientX: x, clientY: e.clientY - this.d[1] }).row, col: Math.max(0, Math.min(t.cols, Math.round((x - r.left) / r.width * t.cols))) };
+    t.schedule();
+  }
+
+  /** Takes the selection, its handles and Copy away. */
+  hide() {
+    this.shown = false;
+    for (const b of [this.copy, ...this.hs]) b.hidden = true;
+    this.t.selection.clear();
+    this.t.schedule();
+  }
+
+  /**
+   * Shrinks the terminal to the part of the page the visual viewport shows (a soft keyboard
+   * covers the rest), so the cursor row stays in sight; `vv` from window.visualViewport.
+   */
+  follow(vv) {
+    const el = this.t.el, v = visiblePart(vv, innerHeight, el.parentNode.getBoundingClientRect().top);
+    el.style.transform = v ? `translateY(${v.shift}px)` : '';
+    el.style.height = v ? `${v.height}px` : '';
   }
 
   button(text, parent, cls) {
