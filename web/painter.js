@@ -5,8 +5,7 @@ import { A_BOLD, A_DIM, A_ITALIC, A_INVERSE, A_INVISIBLE, A_STRIKE } from './pro
 /** Monospace, then CJK and emoji fallbacks. */
 export const DEFAULT_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Noto Sans Mono", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "PingFang SC", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", monospace';
 
-// U+2500-257F, two hex digits each: arms up, right, down, left, two bits
-// each (0 none, 1 light, 2 heavy, 3 double); '..': the font draws it (dashes).
+// U+2500-257F: arms (web/README.md); '..': the font draws it.
 const BOX = '11224488................142418280506090a506090a0414281825464945898a468a84546854989864a8a15162526' +
   '191a292a515261629192a1a25556656695599996a55a69a66a9aa9aa........33cc341c3c070d0f70d0f043c1c374dc' +
   'fc47cdcf371d3f73d1f377ddff14054150......014010040280200821481284';
@@ -21,7 +20,7 @@ export class Painter {
     this.overlay = overlay;
     this.ctx = canvas.getContext('2d', { alpha: false });
     this.octx = overlay ? overlay.getContext('2d') : null;
-    this.mctx = document.createElement('canvas').getContext('2d'); // for measuring only
+    this.mctx = document.createElement('canvas').getContext('2d'); // measures
     this.family = fontFamily;
     this.fontSize = fontSize;
     this.lineHeight = lineHeight;
@@ -53,7 +52,7 @@ export class Painter {
     this.baseline = Math.round((this.ch - (asc + desc)) / 2 + asc);
     this.line = Math.max(1, Math.round(this.dpr));
     this.glyphs = [new Map(), new Map(), new Map(), new Map()]; // font -> text -> advance
-    this.ascii = [0, 1, 2, 3].map(() => new Uint8Array(128)); // font -> code -> 1 fits a cell, 2 not
+    this.ascii = [0, 1, 2, 3].map(() => new Uint8Array(128)); // 1 fits a cell, 2 not
     this.styleCache = new Map();
     if (this.cols) this.resize(this.cols, this.rows, true);
   }
@@ -133,7 +132,7 @@ export class Painter {
     return w;
   }
 
-  /** Shifts the canvas up by n rows (the scroll hint); the rows that come in must be painted. */
+  /** Shifts the canvas up by n rows (the scroll hint). */
   scroll(n) {
     if (n <= 0 || n >= this.rows) return;
     this.font = this.fill = null;
@@ -141,14 +140,13 @@ export class Painter {
     this.ctx.drawImage(this.canvas, 0, n * this.ch, this.W, h, 0, 0, this.W, h);
   }
 
-  /** Paints row y with `line` (a Screen line or undefined for a not-yet-fetched one). */
+  /** Paints row y with `line` (undefined: not fetched yet). */
   paintRow(screen, y, line) {
     const ctx = this.ctx, ch = this.ch, y0 = y * ch, cols = this.cols;
     this.setFill(this.defBg);
     ctx.fillRect(0, y0, this.W, ch);
     if (!line) return;
     const st = line.style, n = Math.min(cols, line.text.length);
-    // Backgrounds, one rectangle per run of a non-default background.
     for (let c = 0; c < n;) {
       const id = st[c];
       let e = c + 1;
@@ -162,7 +160,6 @@ export class Painter {
       }
       c = e;
     }
-    // Text and decorations, per style run.
     let clipped = false;
     for (let c = 0; c < n;) {
       const id = st[c];
@@ -195,7 +192,6 @@ export class Painter {
   textRun(line, c, e, rs, y0, clipped) {
     const ctx = this.ctx, tx = line.text, wd = line.width, cw = this.cw, fi = rs.font;
     const yb = y0 + this.baseline;
-    // A line whose cells are one UTF-16 unit each: runs are slices of its text.
     const raw = line.simple ? line.raw.text : null;
     const spaceOk = this.fits(fi, ' ');
     let start = -1, last = -1;
@@ -231,8 +227,7 @@ export class Painter {
         continue;
       }
       flush();
-      // A glyph drawn alone in its w cells, centred, never wider than them.
-      // Such glyphs may come from a fallback font taller than ours: clip the row.
+      // Alone in its cells, centred; a fallback font may be taller: clip.
       if (!clipped) {
         ctx.save();
         ctx.beginPath();
@@ -250,7 +245,7 @@ export class Painter {
     return clipped;
   }
 
-  /** Draws box drawing, block or Powerline `k` edge to edge on whole device pixels in [x0, x1) of the row at y0. */
+  /** Draws box drawing, block or Powerline `k` on whole pixels in [x0, x1) of the row at y0. */
   glyph(k, x0, x1, y0, fg) {
     const c = this.ctx, w = x1 - x0, h = this.ch, y1 = y0 + h, l = this.line;
     const R = (a, b, e, d) => {
@@ -282,7 +277,7 @@ export class Painter {
       if (k & 2) c.moveTo(x0, y0), c.lineTo(x1, y1);
       c.stroke();
     } else {
-      // Lines from the edges to the centre: light (1) l thick, heavy (2) 2l, double (3) two l with an l gap.
+      // Light l thick, heavy 2l, double two l with an l gap.
       const v = parseInt(BOX.substr(2 * (k - 0x2500), 2), 16), [u, r, d, f] = [6, 4, 2, 0].map((b) => (v >> b) & 3), mx = x0 + (w >> 1), my = y0 + (h >> 1);
       const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
       if (k > 0x256c) { // arcs
@@ -292,14 +287,11 @@ export class Painter {
         c.lineTo(ex, cy);
         return c.stroke();
       }
-      // The arms along one axis (a to lo, b to hi; p, q cross it): each stroke ends where it meets
-      // the lines across: over single ones, at the near or far stroke of double ones (web/README.md).
+      // Arms a, b along an axis, p, q across it (web/README.md).
       const axis = (a, b, p, q, m, n, lo, hi, F) => {
-        const K = Math.max(p, q), S = m - (l >> 1), X = seg(K, m);
-        const slo = Math.min(m, ...X.map((x) => x[0])), shi = Math.max(m, ...X.map((x) => x[0] + x[1]));
+        const K = Math.max(p, q), S = m - (l >> 1), L = K > 1 ? m - l : S;
         [[a, lo, b], [b, hi, a]].forEach(([v, e0, o], j) => seg(v, n).forEach(([cc, t], i) => {
-          const near = S + j * l, far = S + 2 * l - 3 * j * l;
-          const e = K > 2 ? (v > 2 ? ([p, q][i] ? near : far) : o ? m : p && q ? near : far) : K ? (j ? slo : shi) : m;
+          const e = K < 3 ? (K ? L + !j * K * l : m) : v < 3 && o ? m : (v > 2 ? [p, q][i] : p && q) ? S + j * l : S + (2 - 3 * j) * l;
           F(j ? e : e0, j ? hi - e : e - e0, cc, t);
         }));
       };
@@ -358,10 +350,7 @@ export class Painter {
     }
   }
 
-  /**
-   * Redraws the overlay: search matches ([{y, from, to, cur}]) and selection
-   * rectangles ([{y, from, to}]) in display rows and columns, the hovered link ({y, from, to}), the cursor ({row, col, shape} or null) and IME text.
-   */
+  /** Redraws the overlay: matches, selection, hovered link ({y, from, to}s), cursor ({row, col, shape}), IME text. */
   drawOverlay(screen, { selection = [], found = [], link = null, cursor = null, focused = false, composition = '' } = {}) {
     const o = this.octx;
     if (!o) return;
@@ -379,7 +368,6 @@ export class Painter {
       for (const s of selection) o.fillRect(this.x(s.from), s.y * this.ch, this.x(s.to) - this.x(s.from), this.ch);
     }
     if (composition && cursor) {
-      // The text being composed by an input method, drawn at the cursor.
       o.font = this.fonts[0];
       const w = Math.max(this.advance(0, composition), this.cw);
       const x = this.x(cursor.col), y0 = cursor.row * this.ch;

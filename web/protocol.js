@@ -1,6 +1,4 @@
-// panecast wire protocol v1 (proto/PROTOCOL.md): decodes server messages,
-// encodes client messages. No DOM, no dependencies: node's tests import it.
-// The decoded shapes are listed in web/README.md.
+// Wire protocol v1 (proto/PROTOCOL.md; decoded shapes: web/README.md). No DOM.
 
 export const VERSION = 1;
 

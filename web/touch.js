@@ -6,10 +6,7 @@ export const DEFAULT_KEYS = 'esc tab ctrl alt left up down right | ~ / -';
 const NAMED = { esc: 'Escape', tab: 'Tab', left: 'Left', up: 'Up', down: 'Down', right: 'Right' };
 const LABEL = { esc: 'Esc', tab: 'Tab', ctrl: 'Ctrl', alt: 'Alt', left: '←', up: '↑', down: '↓', right: '→' };
 
-/**
- * The part of an element whose top is at `top` (CSS px, layout viewport `inner` px high) that the
- * visual viewport ({offsetTop, height}) shows: {shift, height}, or null when it shows all of it.
- */
+/** What the visual viewport ({offsetTop, height}) shows of an element at `top` in a page `inner` px high: {shift, height}, or null for all. */
 export function visiblePart(vv, inner, top) {
   const shift = Math.max(0, vv.offsetTop - top), bottom = vv.offsetTop + vv.height;
   return shift || bottom < inner - 0.5 ? { shift, height: Math.max(1, bottom - top - shift) } : null;
@@ -23,7 +20,7 @@ export class Touch {
 
   down(e) {
     const t = this.t;
-    if (this.shown) this.hide(); // a touch elsewhere ends a long-press selection
+    if (this.shown) this.hide();
     cancelAnimationFrame(this.fling);
     clearTimeout(this.press);
     this.pts.set(e.pointerId, e);
@@ -89,7 +86,7 @@ export class Touch {
     }
   }
 
-  /** A long press selects the word under the finger, with two handles to drag and Copy near it. */
+  /** A long press selects the word under the finger, with handles and Copy. */
   word(e) {
     const t = this.t, c = t.cellAt(e);
     t.selection.start(t.screen, { a: t.screen.base - t.viewOffset + c.row, col: c.col }, 'word');
@@ -100,12 +97,20 @@ export class Touch {
         this.hide();
       };
       this.hs = [0, 1].map((i) => {
-        const h = document.createElement('div');
-        h.className = 'pc-handle pc-h' + i;
-        h.ariaHidden = true;
-        t.el.append(h);
-        h.onpointerdown = (ev) => this.grab(ev, i);
-        h.onpointermove = (ev) => h.hasPointerCapture(ev.pointerId) && this.drag(ev);
+        const h = t.el.appendChild(document.createElement('i'));
+        h.className = 'pc-h pc-h' + i;
+        h.onpointerdown = (ev) => {
+          const s = t.selection, b = s.bounds(), o = t.el.getBoundingClientRect(), p = this.ends()[i];
+          h.setPointerCapture(ev.pointerId);
+          [s.anchor, s.head, s.mode] = [b[1 - i], b[i], 'char'];
+          this.d = [ev.clientX - o.left - p.x, ev.clientY - o.top - p.y + p.h / 2]; // finger to the end's point
+        };
+        h.onpointermove = (ev) => {
+          if (!h.hasPointerCapture(ev.pointerId)) return;
+          const r = t.canvas.getBoundingClientRect(), x = ev.clientX - this.d[0];
+          t.selection.head = { a: t.screen.base - t.viewOffset + t.cellAt({ clientX: x, clientY: ev.clientY - this.d[1] }).row, col: Math.max(0, Math.min(t.cols, Math.round((x - r.left) / r.width * t.cols))) };
+          t.schedule();
+        };
         return h;
       });
     }
@@ -113,47 +118,25 @@ export class Touch {
     t.schedule();
   }
 
-  /** The selection's ends in CSS pixels of the terminal: [{x, y (the line's bottom), top (its display row)}]. */
+  /** The selection's ends, in CSS px of the terminal: [{x, y (line bottom), row, h}]. */
   ends() {
     const t = this.t, r = t.canvas.getBoundingClientRect(), o = t.el.getBoundingClientRect(), h = r.height / t.rows;
-    return (t.selection.bounds() || []).map((p) => {
-      const row = p.a - t.screen.base + t.viewOffset;
-      return { x: r.left - o.left + p.col * r.width / t.cols, y: r.top - o.top + (row + 1) * h, row, h };
-    });
+    return (t.selection.bounds() || []).map((p, row) => (row = p.a - t.screen.base + t.viewOffset, { x: r.left - o.left + p.col * r.width / t.cols, y: r.top - o.top + (row + 1) * h, row, h }));
   }
 
-  /** Puts the handles at the selection's ends and Copy above its start (on every paint while shown). */
+  /** Puts the handles at the selection's ends, Copy above it (below without room); on each paint. */
   place() {
-    const e = this.ends(), t = this.t;
-    if (!e.length) return this.hide();
+    const e = this.ends(), c = this.copy, [s] = e;
+    if (!s) return this.hide();
     e.forEach((p, i) => {
-      Object.assign(this.hs[i].style, { left: `${p.x}px`, top: `${p.y}px` });
-      this.hs[i].hidden = p.row < 0 || p.row >= t.rows;
+      Object.assign(this.hs[i].style, { left: p.x + 'px', top: p.y + 'px' });
+      this.hs[i].hidden = p.row < 0 || p.row >= this.t.rows;
     });
-    this.copy.hidden = false;
-    const c = this.copy.style, [s] = e;
-    c.left = `${Math.max(0, Math.min(s.x, t.el.clientWidth - this.copy.offsetWidth))}px`;
-    c.top = `${s.y - s.h - this.copy.offsetHeight - 4 < 0 ? e[1].y + 28 : s.y - s.h - this.copy.offsetHeight - 4}px`;
+    c.hidden = false;
+    const y = s.y - s.h - c.offsetHeight - 4;
+    Object.assign(c.style, { left: Math.max(0, Math.min(s.x, this.t.el.clientWidth - c.offsetWidth)) + 'px', top: (y < 0 ? e[1].y + 28 : y) + 'px' });
   }
 
-  /** A finger on handle i (0 start, 1 end): the other end stays, this one follows the finger. */
-  grab(e, i) {
-    const s = this.t.selection, b = s.bounds();
-    e.preventDefault();
-    e.target.setPointerCapture(e.pointerId);
-    [s.anchor, s.head, s.mode] = [b[1 - i], b[i], 'char'];
-    // Where the finger holds the handle, from the selection's end (mid-line).
-    const o = this.t.el.getBoundingClientRect(), p = this.ends()[i];
-    this.d = [e.clientX - o.left - p.x, e.clientY - o.top - p.y + p.h / 2];
-  }
-
-  drag(e) {
-    const t = this.t, r = t.canvas.getBoundingClientRect(), x = e.clientX - this.d[0];
-    t.selection.head = { a: t.screen.base - t.viewOffset + t.cellAt({ clientX: x, clientY: e.clientY - this.d[1] }).row, col: Math.max(0, Math.min(t.cols, Math.round((x - r.left) / r.width * t.cols))) };
-    t.schedule();
-  }
-
-  /** Takes the selection, its handles and Copy away. */
   hide() {
     this.shown = false;
     for (const b of [this.copy, ...this.hs]) b.hidden = true;
@@ -161,14 +144,11 @@ export class Touch {
     this.t.schedule();
   }
 
-  /**
-   * Shrinks the terminal to the part of the page the visual viewport shows (a soft keyboard
-   * covers the rest), so the cursor row stays in sight; `vv` from window.visualViewport.
-   */
+  /** Fits the terminal to what the visual viewport `vv` shows (a soft keyboard covers the rest). */
   follow(vv) {
     const el = this.t.el, v = visiblePart(vv, innerHeight, el.parentNode.getBoundingClientRect().top);
     el.style.transform = v ? `translateY(${v.shift}px)` : '';
-    el.style.height = v ? `${v.height}px` : '';
+    el.style.height = v ? v.height + 'px' : '';
   }
 
   button(text, parent, cls) {
