@@ -66,7 +66,11 @@ fn the_clients_themes_are_the_servers() {
         let body = between(&js, &format!("{name}: {{"), "}", "web/palette.js");
         let colours = hex_colours(body);
         // fg, bg, cursor, then the 16 ANSI colours.
-        assert_eq!(colours.len(), 19, "web/palette.js {name} theme: {colours:?}");
+        assert_eq!(
+            colours.len(),
+            19,
+            "web/palette.js {name} theme: {colours:?}"
+        );
         assert_eq!(colours[0], theme::hex(colors.fg()), "{name}.fg");
         assert_eq!(colours[1], theme::hex(colors.bg()), "{name}.bg");
         assert_eq!(colours[2], theme::hex(colors.cursor()), "{name}.cursor");
