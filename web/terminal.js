@@ -188,7 +188,6 @@ export class Terminal extends EventTarget {
 
   focus() { this.ta.focus({ preventScroll: true }); }
 
-
   onMessage(data) {
     let m;
     try {
@@ -372,7 +371,6 @@ export class Terminal extends EventTarget {
     if (said) this.live.textContent = said;
   }
 
-
   send(bytes) { return this.conn ? this.conn.send(bytes) : false; }
 
   typing() {
@@ -449,7 +447,6 @@ export class Terminal extends EventTarget {
     return false;
   }
 
-
   scrollView(lines) {
     const sc = this.screen;
     const max = sc.totalKnown ? sc.total : Math.max(this.viewOffset, 0) + Math.max(lines, 0);
@@ -489,7 +486,6 @@ export class Terminal extends EventTarget {
 
   /** The line shown on display row y (scrolled back or not). */
   displayLine(y) { return this.screen.line(this.screen.base - this.viewOffset + y); }
-
 
   schedule() {
     if (!this.raf) this.raf = requestAnimationFrame(() => this.paint());
@@ -548,7 +544,6 @@ export class Terminal extends EventTarget {
       this.blinkTimer = null;
     }
   }
-
 
   /** Fits the terminal to its container (`fit`: web/README.md). */
   layout() {
@@ -617,7 +612,6 @@ export class Terminal extends EventTarget {
 
   /** Tells the session the theme painted (control role), for colour queries. */
   sendTheme() { if (this.screen.role === 'control') this.send(P.encodeTheme(this.theme)); }
-
 
   cellAt(e) {
     const r = this.canvas.getBoundingClientRect();
@@ -766,7 +760,6 @@ export class Terminal extends EventTarget {
       this.scrollView(-n);
     }
   }
-
 
   /** The screen as text (what the client holds, trailing blanks trimmed). */
   text() { return this.screen.text(); }
