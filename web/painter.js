@@ -12,6 +12,24 @@ const BOX = '11224488................142418280506090a506090a0414281825464945898a
 // U+2596-259F: bits 1 upper left, 2 upper right, 4 lower left, 8 lower right.
 const QUADS = [4, 8, 1, 13, 9, 7, 11, 2, 6, 14];
 
+const arms = (k) => [6, 4, 2, 0].map((b) => (parseInt(BOX.substr(2 * (k - 0x2500), 2), 16) >> b) & 3);
+
+// Rectangles [x, y, w, h] of line k in a w x h cell (web/README.md).
+function lines(k, w, h, l) {
+  const [u, r, d, f] = arms(k), out = [];
+  const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
+  const axis = (a, b, p, q, m, n, hi, F) => {
+    const K = Math.max(p, q), S = m - (l >> 1), L = K > 1 ? m - l : S;
+    [[a, b], [b, a]].forEach(([v, o], j) => seg(v, n).forEach(([cc, t], i) => {
+      const e = K < 3 ? (K ? L + !j * K * l : m) : v < 3 && o ? m : (v > 2 ? [p, q][i] : p && q) ? S + j * l : S + (2 - 3 * j) * l;
+      F(j ? e : 0, j ? hi - e : e, cc, t);
+    }));
+  };
+  axis(f, r, u, d, w >> 1, h >> 1, w, (a, n, cc, t) => out.push([a, cc, n, t]));
+  axis(u, d, f, r, h >> 1, w >> 1, h, (a, n, cc, t) => out.push([cc, a, t, n]));
+  return out;
+}
+
 const drawn = (k) => (k < 0x25a0 && BOX[2 * (k - 0x2500)] !== '.') || (k > 0xe0af && k < 0xe0b4);
 
 export class Painter {
@@ -54,6 +72,7 @@ export class Painter {
     this.glyphs = [new Map(), new Map(), new Map(), new Map()]; // font -> text -> advance
     this.ascii = [0, 1, 2, 3].map(() => new Uint8Array(128)); // 1 fits a cell, 2 not
     this.styleCache = new Map();
+    this.boxes = new Map(); // box-drawing rectangles by character and cell width
     if (this.cols) this.resize(this.cols, this.rows, true);
   }
 
@@ -276,27 +295,16 @@ export class Painter {
       if (k & 1) c.moveTo(x0, y1), c.lineTo(x1, y0);
       if (k & 2) c.moveTo(x0, y0), c.lineTo(x1, y1);
       c.stroke();
+    } else if (k > 0x256c) { // arcs
+      const [u, r] = arms(k), cx = x0 + (w >> 1) - (l >> 1) + l / 2, cy = y0 + (h >> 1) - (l >> 1) + l / 2, ex = r ? x1 : x0;
+      c.moveTo(cx, u ? y0 : y1);
+      c.arcTo(cx, cy, ex, cy, Math.min(w, h) / 2);
+      c.lineTo(ex, cy);
+      c.stroke();
     } else {
-      // Light l thick, heavy 2l, double two l with an l gap.
-      const v = parseInt(BOX.substr(2 * (k - 0x2500), 2), 16), [u, r, d, f] = [6, 4, 2, 0].map((b) => (v >> b) & 3), mx = x0 + (w >> 1), my = y0 + (h >> 1);
-      const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
-      if (k > 0x256c) { // arcs
-        const cx = mx - (l >> 1) + l / 2, cy = my - (l >> 1) + l / 2, ex = r ? x1 : x0;
-        c.moveTo(cx, u ? y0 : y1);
-        c.arcTo(cx, cy, ex, cy, Math.min(w, h) / 2);
-        c.lineTo(ex, cy);
-        return c.stroke();
-      }
-      // Arms a, b along an axis, p, q across it (web/README.md).
-      const axis = (a, b, p, q, m, n, lo, hi, F) => {
-        const K = Math.max(p, q), S = m - (l >> 1), L = K > 1 ? m - l : S;
-        [[a, lo, b], [b, hi, a]].forEach(([v, e0, o], j) => seg(v, n).forEach(([cc, t], i) => {
-          const e = K < 3 ? (K ? L + !j * K * l : m) : v < 3 && o ? m : (v > 2 ? [p, q][i] : p && q) ? S + j * l : S + (2 - 3 * j) * l;
-          F(j ? e : e0, j ? hi - e : e - e0, cc, t);
-        }));
-      };
-      axis(f, r, u, d, mx, my, x0, x1, (a, n, cc, t) => c.fillRect(a, cc, n, t));
-      axis(u, d, f, r, my, mx, y0, y1, (a, n, cc, t) => c.fillRect(cc, a, t, n));
+      let q = this.boxes.get(k * 4096 + w);
+      if (!q) this.boxes.set(k * 4096 + w, q = lines(k, w, h, l));
+      for (const [a, b, e, g] of q) c.fillRect(x0 + a, y0 + b, e, g);
     }
   }
 
