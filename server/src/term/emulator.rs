@@ -28,7 +28,7 @@ pub enum CursorShape {
     Bar,
 }
 
-/// The whole emulator state. `vte` drives it through `handler.rs`.
+/// The whole emulator state. The parser drives it through `handler.rs`.
 pub(crate) struct Emulator {
     pub cols: usize,
     pub rows: usize,
@@ -90,13 +90,7 @@ pub(crate) struct Emulator {
     pub iso_protection: bool,
     /// Rows marked changed but not yet given a new generation.
     pub pending_touch: Option<(usize, usize)>,
-    /// Printable ASCII received but not yet written (see `flush_run`).
-    pub run: [u8; RUN_CAPACITY],
-    pub run_len: usize,
 }
-
-/// How much printable ASCII is gathered before it is written.
-const RUN_CAPACITY: usize = 256;
 
 /// Replies a program can provoke are capped so it cannot grow them unread.
 pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
@@ -141,8 +135,6 @@ impl Emulator {
             protect: false,
             iso_protection: false,
             pending_touch: None,
-            run: [0; RUN_CAPACITY],
-            run_len: 0,
         };
         let rows = emu.blank_rows(rows);
         emu.screen.set_rows(rows);
@@ -205,21 +197,15 @@ impl Emulator {
 
     // ----- printing -----
 
-    /// Writes the gathered run of printable ASCII, if any.
-    #[inline]
-    pub fn flush_run(&mut self) {
-        if self.run_len != 0 {
-            self.write_run();
-        }
-    }
-
-    /// Writes the gathered run. Where nothing special is going on (no
-    /// charset mapping, insert mode, protection, wide characters or clusters
-    /// under the run) whole row segments are written at once; otherwise each
-    /// character takes the general path.
-    fn write_run(&mut self) {
-        let len = self.run_len;
-        self.run_len = 0;
+    /// Writes a run of printable ASCII. Where nothing special is going on
+    /// (no charset mapping, insert mode, protection, side margins, wide
+    /// characters or clusters under the run) whole row segments are written
+    /// at once; otherwise each character takes the general path.
+    pub fn write_ascii(&mut self, run: &[u8]) {
+        let Some(&last) = run.last() else {
+            return;
+        };
+        let len = run.len();
         let pen = self.pen();
         let simple = !self.screen.charsets().is_mapping()
             && !self.protect
@@ -228,7 +214,7 @@ impl Emulator {
         let mut i = 0;
         while i < len {
             if !simple {
-                let b = self.run[i];
+                let b = run[i];
                 self.print(b as char);
                 i += 1;
                 continue;
@@ -242,8 +228,8 @@ impl Emulator {
             }
             let (row, col) = (self.screen.cursor().row, self.screen.cursor().col);
             let n = (len - i).min(self.cols - col);
-            if !self.screen.grid_mut()[row].write_ascii(col, &self.run[i..i + n], pen) {
-                let b = self.run[i];
+            if !self.screen.grid_mut()[row].write_ascii(col, &run[i..i + n], pen) {
+                let b = run[i];
                 self.print(b as char);
                 i += 1;
                 continue;
@@ -256,7 +242,6 @@ impl Emulator {
                 if !self.modes.get(Mode::AutoWrap) && i < len {
                     // Without autowrap the rest overwrites the last column:
                     // only the final character survives.
-                    let last = self.run[len - 1];
                     self.screen.grid_mut()[row].write_ascii(self.cols - 1, &[last], pen);
                     i = len;
                 }
@@ -264,7 +249,41 @@ impl Emulator {
                 self.screen.cursor_mut().col = col + n;
             }
         }
-        self.last_printed = Some(self.run[len - 1] as char);
+        self.last_printed = Some(char::from(last));
+    }
+
+    /// Writes printable characters (not ASCII, which takes
+    /// [`Emulator::write_ascii`]). Plain cases are written a row segment at a
+    /// time, as in `write_ascii`; the rest (wrapping, combining marks,
+    /// repairs, insert mode, ...) take [`Emulator::print`] one by one.
+    pub fn write_text(&mut self, text: &[char]) {
+        let plain = !self.screen.charsets().is_mapping()
+            && !self.protect
+            && !self.modes.get(Mode::Insert)
+            && !self.has_side_margins();
+        if !plain {
+            text.iter().for_each(|&c| self.print(c));
+            return;
+        }
+        let pen = self.pen();
+        let mut i = 0;
+        while i < text.len() {
+            let cursor = *self.screen.cursor();
+            if !cursor.pending_wrap {
+                let row = cursor.row;
+                let line = &mut self.screen.grid_mut()[row];
+                let (n, col) = line.write_text(cursor.col, &text[i..], pen);
+                if n > 0 {
+                    self.touch(row);
+                    self.screen.cursor_mut().col = col;
+                    i += n;
+                    self.last_printed = Some(text[i - 1]);
+                    continue;
+                }
+            }
+            self.print(text[i]);
+            i += 1;
+        }
     }
 
     /// Writes one printable character at the cursor (xterm's semantics for

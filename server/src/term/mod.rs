@@ -1,4 +1,5 @@
-//! The terminal emulator: a `vte`-driven grid with no I/O and no async.
+//! The terminal emulator: a grid driven by its own escape-sequence parser,
+//! with no I/O and no async.
 //!
 //! [`Term`] takes the bytes a program writes, keeps the screen (with
 //! scrollback, the alternate screen, modes and styles) and hands out
@@ -21,7 +22,7 @@ mod link_compaction;
 mod links;
 mod margins;
 mod modes;
-mod osc_guard;
+mod parser;
 mod published_styles;
 mod rect;
 mod rectangles;
@@ -53,41 +54,17 @@ pub use snapshot::{CursorState, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
 
 use emulator::Emulator;
-use osc_guard::OscGuard;
 
 /// Largest width or height accepted, in cells.
 pub const MAX_DIMENSION: u16 = 1000;
 /// Scrollback lines kept by default.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
 
-/// Length of an incomplete UTF-8 character at the end of `bytes` (0 to 3).
-fn incomplete_tail(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(3) {
-        let b = bytes[bytes.len() - back];
-        if b & 0xc0 == 0x80 {
-            continue;
-        }
-        let needed = match b {
-            0xf0..=0xff => 4,
-            0xe0..=0xef => 3,
-            0xc0..=0xdf => 2,
-            _ => return 0,
-        };
-        return if needed > back { back } else { 0 };
-    }
-    0
-}
-
 /// A terminal emulator instance.
 pub struct Term {
-    parser: vte::Parser,
-    guard: OscGuard,
+    parser: parser::Parser,
     emu: Emulator,
     published: Vec<Arc<Row>>,
-    /// The start of a UTF-8 character cut off by the end of the last chunk.
-    held: Vec<u8>,
-    /// Reused buffer for joining `held` with the next chunk.
-    joined: Vec<u8>,
     styles: PublishedStyles,
     style_epoch: u32,
     links: Arc<Vec<Hyperlink>>,
@@ -102,12 +79,9 @@ impl Term {
         let cols = cols.clamp(1, MAX_DIMENSION) as usize;
         let rows = rows.clamp(1, MAX_DIMENSION) as usize;
         Term {
-            parser: vte::Parser::new(),
-            guard: OscGuard::default(),
+            parser: parser::Parser::new(),
             emu: Emulator::new(cols, rows, scrollback),
             published: Vec::new(),
-            held: Vec::new(),
-            joined: Vec::new(),
             styles: PublishedStyles::default(),
             style_epoch: 0,
             links: Arc::new(Vec::new()),
@@ -126,30 +100,7 @@ impl Term {
     /// Feeds bytes the program wrote. Chunks may split anywhere, UTF-8
     /// characters included.
     pub fn advance(&mut self, bytes: &[u8]) {
-        if self.held.is_empty() {
-            self.feed_whole_characters(bytes);
-            return;
-        }
-        // vte 0.15 mishandles a character split across calls (it can skip the
-        // byte after it), so a cut-off character is held back and joined here.
-        let mut joined = std::mem::take(&mut self.joined);
-        joined.clear();
-        joined.append(&mut self.held);
-        joined.extend_from_slice(bytes);
-        self.feed_whole_characters(&joined);
-        self.joined = joined;
-    }
-
-    /// Feeds `bytes` except an incomplete UTF-8 character at the end, which
-    /// is held for the next call.
-    fn feed_whole_characters(&mut self, bytes: &[u8]) {
-        let (now, later) = bytes.split_at(bytes.len() - incomplete_tail(bytes));
-        self.held.extend_from_slice(later);
-        let Term {
-            parser, guard, emu, ..
-        } = self;
-        guard.feed(now, |run| parser.advance(emu, run));
-        emu.flush_run();
+        self.parser.advance(&mut self.emu, bytes);
     }
 
     /// Takes the bytes the terminal wants written back to the program
