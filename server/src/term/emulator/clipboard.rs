@@ -7,11 +7,11 @@ use base64::engine::DecodePaddingMode;
 use base64::Engine;
 use panecast_proto::limits::MAX_CLIPBOARD;
 
-use super::emulator::Emulator;
-use super::parser::MAX_OSC_BYTES;
+use super::Emulator;
+use crate::term::parser::MAX_OSC_BYTES;
 
 /// Standard base64, with or without padding (programs differ).
-pub(super) const BASE64: GeneralPurpose = GeneralPurpose::new(
+const BASE64: GeneralPurpose = GeneralPurpose::new(
     &STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );

@@ -1,17 +1,17 @@
-//! Maps what the [`parser`](super::parser) finds (text, controls, CSI, ESC,
+//! Maps what the [`parser`](crate::term::parser) finds (text, controls, CSI, ESC,
 //! OSC, DCS) onto emulator operations.
 
 use std::sync::Arc;
 
-use super::charset::Charset;
-use super::dcs_request::DcsRequest;
-use super::emulator::{CursorShape, Emulator};
-use super::links::Hyperlink;
-use super::modes::{Mode, ModeKind};
-use super::parser::{Actions, Params};
-use super::sgr;
-use super::style::StyleId;
-use super::titles::Which;
+use super::{CursorShape, Emulator};
+use crate::term::charset::Charset;
+use crate::term::dcs_request::DcsRequest;
+use crate::term::links::Hyperlink;
+use crate::term::modes::{Mode, ModeKind};
+use crate::term::parser::{Actions, Params};
+use crate::term::sgr;
+use crate::term::style::StyleId;
+use crate::term::titles::Which;
 
 /// The first eight parameters of a CSI sequence (each parameter's first
 /// value), read once: no sequence but SGR, DECCARA and the modes (which
