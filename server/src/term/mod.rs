@@ -110,7 +110,7 @@ impl Term {
     /// Sets the theme colour queries (OSC 4, 10, 11, 12) are answered from
     /// where the program has not set the colour itself.
     pub fn set_theme(&mut self, theme: &'static crate::render::theme::ThemeColors) {
-        self.emu.colors.theme = theme;
+        self.emu.set_theme(theme);
     }
 
     /// Takes the text a program last put on the clipboard (OSC 52), if any.

@@ -24,7 +24,7 @@ pub(crate) struct ColorOverrides {
     special: [Option<Rgb>; SPECIALS],
     dynamic: [Option<Rgb>; DYNAMICS],
     /// The theme queries fall back to.
-    pub(crate) theme: &'static ThemeColors,
+    theme: &'static ThemeColors,
 }
 
 impl Default for ColorOverrides {
@@ -75,6 +75,12 @@ fn format_color((r, g, b): Rgb) -> String {
 }
 
 impl Emulator {
+    /// Sets the theme colour queries are answered from where the program
+    /// has not set the colour itself.
+    pub fn set_theme(&mut self, theme: &'static ThemeColors) {
+        self.colors.theme = theme;
+    }
+
     /// OSC 4 (`index;spec` pairs) and OSC 5 (`special;spec` pairs): sets or,
     /// for a `?` spec, reports each colour.
     pub fn palette_colors(&mut self, osc: u16, pairs: &[&[u8]]) {
