@@ -548,6 +548,13 @@ fn cases() -> Vec<Case> {
                 token: 1_700_000_000_000,
             },
         ),
+        client(
+            "theme_light",
+            "The control viewer paints the light theme.",
+            ClientMessage::Theme {
+                theme: Theme::Light,
+            },
+        ),
     ]
 }
 
@@ -768,6 +775,7 @@ fn client_json(message: &ClientMessage) -> (&'static str, Value) {
         ),
         ClientMessage::Focus { focused } => ("focus", json!({ "focused": focused })),
         ClientMessage::Ping { token } => ("ping", json!({ "token": u64_json(*token) })),
+        ClientMessage::Theme { theme } => ("theme", json!({ "theme": theme.name() })),
     }
 }
 
@@ -869,7 +877,7 @@ fn every_message_type_has_a_vector() {
         types,
         [
             0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x81, 0x82, 0x83, 0x84,
-            0x85, 0x86, 0x87, 0x88
+            0x85, 0x86, 0x87, 0x88, 0x89
         ]
     );
 }

@@ -20,6 +20,7 @@ use panecast_proto::Scrollback;
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ExitStatus, Pty, PtyEvents};
 use crate::record::Recorder;
+use crate::render::theme::ThemeColors;
 use crate::stream::encode_row;
 use crate::term::Mode;
 use crate::term::{Snapshot, Term};
@@ -99,6 +100,7 @@ impl Actor {
                     Some(Command::Input(_, reply)) | Some(Command::Resize { reply, .. }) => {
                         let _ = reply.send(Err(SessionError::Exited));
                     }
+                    Some(Command::Theme(_)) => {}
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.term, start, count));
                     }
@@ -148,6 +150,9 @@ impl Live {
                     }
                     Some(Command::Resize { cols, rows, reply }) => {
                         let _ = reply.send(self.resize(cols, rows));
+                    }
+                    Some(Command::Theme(theme)) => {
+                        self.actor.term.set_theme(ThemeColors::of(theme));
                     }
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.actor.term, start, count));

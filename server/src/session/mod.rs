@@ -189,6 +189,8 @@ enum Command {
         limit: usize,
         reply: tokio::sync::oneshot::Sender<search::Found>,
     },
+    /// The theme a control viewer paints with (answers to colour queries).
+    Theme(panecast_proto::Theme),
     Kill(tokio::sync::oneshot::Sender<()>),
 }
 

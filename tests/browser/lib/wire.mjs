@@ -174,6 +174,7 @@ export function decodeClient(bytes) {
     case 0x86: m = { type: 'scrollback_request', start: String(varint()), count: num() }; break;
     case 0x87: m = { type: 'focus', focused: b[p++] === 1 }; break;
     case 0x88: m = { type: 'ping', token: String(varint()) }; break;
+    case 0x89: m = { type: 'theme', theme: ['dark', 'light', 'contrast'][b[p++]] }; break;
     default: throw new Error('not a client message: 0x' + b[0].toString(16));
   }
   if (p !== b.length) throw new Error('trailing bytes');
