@@ -4,7 +4,7 @@ use crate::limits::{
     MAX_CLIENT_MESSAGE, MAX_COLS, MAX_PASTE, MAX_ROWS, MAX_SCROLLBACK_LINES, MAX_TEXT,
 };
 use crate::reader::Reader;
-use crate::{writer, DecodeError, Role};
+use crate::{writer, DecodeError, ReplayControl, Role};
 
 /// Defines [`NamedKey`] from one table: variant, wire code, doc.
 macro_rules! named_keys {
@@ -272,6 +272,9 @@ pub enum ClientMessage {
         /// Echoed back in the `Pong`.
         token: u64,
     },
+    /// 0x8A-0x8E: controls a replay; a view connection may send these to
+    /// a replay, no connection to a live session.
+    Replay(ReplayControl),
 }
 
 const KEY: u8 = 0x81;
@@ -342,6 +345,7 @@ impl ClientMessage {
                 out.push(PING);
                 writer::uint(out, *token);
             }
+            ClientMessage::Replay(control) => control.encode_into(out),
         }
     }
 
@@ -419,6 +423,9 @@ impl ClientMessage {
                 focused: r.bool("focused")?,
             },
             PING => ClientMessage::Ping { token: r.u64()? },
+            kind if ReplayControl::owns(kind) => {
+                ClientMessage::Replay(ReplayControl::decode_body(kind, &mut r)?)
+            }
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;
@@ -426,8 +433,9 @@ impl ClientMessage {
     }
 
     /// True for messages only a [`Role::Control`] connection may send (all
-    /// but `ScrollbackRequest` and `Ping`); the server closes a
-    /// [`Role::View`] connection that sends one with 1008.
+    /// but `ScrollbackRequest`, `Ping` and, to a replay, the replay
+    /// controls); the server closes a [`Role::View`] connection that sends
+    /// one with 1008.
     pub fn requires_control(&self) -> bool {
         !matches!(
             self,
@@ -435,9 +443,15 @@ impl ClientMessage {
         )
     }
 
-    /// True when a connection with `role` may send this message.
-    pub fn allowed_for(&self, role: Role) -> bool {
-        role == Role::Control || !self.requires_control()
+    /// True when a connection with `role` may send this message to a live
+    /// session (`replay` false) or to a replay (`replay` true). Replay
+    /// controls go to replays only; input goes to live sessions only.
+    pub fn allowed_for(&self, role: Role, replay: bool) -> bool {
+        match self {
+            ClientMessage::Replay(_) => replay,
+            ClientMessage::ScrollbackRequest { .. } | ClientMessage::Ping { .. } => true,
+            _ => !replay && role == Role::Control,
+        }
     }
 }
 

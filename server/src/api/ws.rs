@@ -480,7 +480,7 @@ impl Viewer {
         };
         let message = ClientMessage::decode(&bytes)
             .map_err(|e| Ending::error(e.close_code(), e.to_string()))?;
-        if !message.allowed_for(self.role.wire()) {
+        if !message.allowed_for(self.role.wire(), false) {
             return Err(Ending::error(
                 close::POLICY_VIOLATION,
                 "a view connection cannot send input",

@@ -29,6 +29,7 @@ pub enum CursorShape {
 }
 
 /// The whole emulator state. `vte` drives it through `handler.rs`.
+#[derive(Clone)]
 pub(crate) struct Emulator {
     pub cols: usize,
     pub rows: usize,

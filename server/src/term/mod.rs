@@ -116,6 +116,25 @@ impl Term {
         }
     }
 
+    /// A copy of the whole state with a fresh parser (`vte`'s cannot be
+    /// copied): exact when the bytes fed so far end outside any escape
+    /// sequence, which is where a replay takes its keyframes.
+    pub fn fork(&self) -> Term {
+        Term {
+            parser: vte::Parser::new(),
+            guard: self.guard.clone(),
+            emu: self.emu.clone(),
+            published: self.published.clone(),
+            held: self.held.clone(),
+            joined: Vec::new(),
+            styles: self.styles.clone(),
+            style_epoch: self.style_epoch,
+            links: Arc::clone(&self.links),
+            link_epoch: self.link_epoch,
+            title: Arc::clone(&self.title),
+        }
+    }
+
     /// Bounds the scrollback to `cells` lines x columns, now and after every
     /// resize (a wider terminal keeps fewer lines; the oldest go).
     pub fn limit_scrollback_cells(&mut self, cells: usize) {

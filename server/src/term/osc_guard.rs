@@ -14,7 +14,7 @@ enum State {
 }
 
 /// Tracks just enough of the byte stream to know when an OSC string runs long.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct OscGuard {
     state: State,
     osc_start: memchr::memmem::Finder<'static>,
