@@ -88,9 +88,17 @@ pub async fn upgrade(
         .on_upgrade(move |socket| async move {
             // A replay has this one viewer: the place is always free.
             if let Some(slot) = session.join_viewer(1, panecast_proto::Role::View) {
-                Viewer::new(socket, session, caller, AccessRole::View, slot, ping_every, sessions)
-                    .run()
-                    .await;
+                Viewer::new(
+                    socket,
+                    session,
+                    caller,
+                    AccessRole::View,
+                    slot,
+                    ping_every,
+                    sessions,
+                )
+                .run()
+                .await;
             }
         }))
 }
@@ -107,8 +115,13 @@ fn read_cast(
         .take(max_bytes)
         .read_to_end(&mut bytes)
         .map_err(RecordError::from)?;
-    Cast::parse(&bytes)
-        .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_recording", e.to_string()))
+    Cast::parse(&bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad_recording",
+            e.to_string(),
+        )
+    })
 }
 
 /// The body of `POST /api/sessions/{id}/markers`.

@@ -162,7 +162,10 @@ impl Playback {
         if !self.playing {
             return None;
         }
-        let due = self.timeline.time_of(self.next).unwrap_or(self.timeline.duration());
+        let due = self
+            .timeline
+            .time_of(self.next)
+            .unwrap_or(self.timeline.duration());
         let wait = ((due - self.position) * 100.0 / f64::from(self.speed)).max(0.0);
         let at = self.anchor + Duration::from_secs_f64(wait);
         Some(match self.last_publish {
@@ -174,7 +177,9 @@ impl Playback {
     /// Plays what is due by `now`; stops at the end.
     fn tick(&mut self, out: &Outlets<'_>, now: Instant) {
         let position = self.position(now);
-        let next = self.timeline.play_until(&mut self.term, self.next, position);
+        let next = self
+            .timeline
+            .play_until(&mut self.term, self.next, position);
         if next != self.next {
             self.next = next;
             self.publish(out, now);

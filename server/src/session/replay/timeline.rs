@@ -232,10 +232,18 @@ mod tests {
     fn a_seek_shows_what_playing_from_the_start_shows() {
         let cast = numbered(400);
         let timeline = Timeline::new(cast.clone(), None);
-        assert!(timeline.keyframe_count() > 5, "{}", timeline.keyframe_count());
+        assert!(
+            timeline.keyframe_count() > 5,
+            "{}",
+            timeline.keyframe_count()
+        );
         for at in [0.0, 0.35, 5.0, 5.05, 12.3, 20.0, 33.3, 39.9, 100.0] {
             let (mut sought, _) = timeline.seek(at);
-            assert_eq!(text_of(&mut sought), text_of(&mut cast.term_at(at)), "at {at}");
+            assert_eq!(
+                text_of(&mut sought),
+                text_of(&mut cast.term_at(at)),
+                "at {at}"
+            );
         }
     }
 
@@ -276,7 +284,11 @@ mod tests {
         assert!(tight.keyframe_bytes() <= roomy.keyframe_bytes() / 2);
         for at in [1.5, 3.999] {
             let (mut sought, _) = tight.seek(at);
-            assert_eq!(text_of(&mut sought), text_of(&mut cast.term_at(at)), "at {at}");
+            assert_eq!(
+                text_of(&mut sought),
+                text_of(&mut cast.term_at(at)),
+                "at {at}"
+            );
         }
     }
 }
