@@ -366,6 +366,15 @@ export function decode(data) {
     case 0x0a:
       m = { type: 'presence', view: r.range(0, 0xffffffff, 'view'), control: r.range(0, 0xffffffff, 'control') };
       break;
+    case 0x0b: {
+      const playing = r.flags(1, 'replay flags') === 1, speed = r.range(50, 800, 'speed');
+      const duration = Number(r.varint64()), position = Number(r.varint64()), markers = [];
+      if (position > duration) bad('position past the end');
+      const title = r.string(4096, 'replay title');
+      for (let n = r.count(1024, 'markers'); n--;) markers.push({ time: Number(r.varint64()), label: r.string(256, 'marker label') });
+      m = { type: 'replay_state', playing, speed, duration, position, title, markers };
+      break;
+    }
     default:
       if (type === 0 || type >= 0x80) bad('not a server message type');
       return { type: 'unknown', typeByte: type };
@@ -467,6 +476,12 @@ export function encodeScrollbackRequest(start, count) {
 export function encodeFocus(focused) { return Uint8Array.of(0x87, focused ? 1 : 0); }
 
 export function encodePing(token) { return new Writer(12).u8(0x88).varint(BigInt(token)).done(); }
+
+/** Replay controls: play, pause, speed (percent, 50-800), seek (ms), marker (true: next). */
+export function encodeReplay(op, v) {
+  const w = new Writer(12).u8(0x8a + ['play', 'pause', 'speed', 'seek', 'marker'].indexOf(op));
+  return (op === 'speed' ? w.varint(checkRange(v, 50, 800, 'speed')) : op === 'seek' ? w.varint(BigInt(v)) : op === 'marker' ? w.u8(v ? 1 : 0) : w).done();
+}
 
 /** Splits text into pieces of at most `max` UTF-8 bytes, never inside a codepoint. */
 export function splitUtf8(text, max = 65536) {

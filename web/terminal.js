@@ -239,6 +239,7 @@ export class Terminal extends EventTarget {
         this.clip = m.text;
         this.writeClip();
         break;
+      case 'replay_state': this.dispatchEvent(new CustomEvent('replay', { detail: m })); break;
       case 'presence':
         this.presence = { view: m.view, control: m.control };
         this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));

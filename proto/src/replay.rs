@@ -1,7 +1,9 @@
 //! The messages of a replay: a viewer's controls (play, pause, speed,
 //! seek, marker jumps) and the server's description of the playback.
 
-use crate::limits::{MAX_MARKER_LABEL, MAX_REPLAY_MARKERS, MAX_REPLAY_SPEED, MIN_REPLAY_SPEED};
+use crate::limits::{
+    MAX_MARKER_LABEL, MAX_REPLAY_MARKERS, MAX_REPLAY_SPEED, MAX_TITLE, MIN_REPLAY_SPEED,
+};
 use crate::reader::Reader;
 use crate::{writer, DecodeError};
 
@@ -81,6 +83,9 @@ pub struct ReplayMarker {
 /// a playing replay's position advances at `speed` percent of real time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplayState {
+    /// The recording's title: its header's `title`, else its name (at
+    /// most [`MAX_TITLE`] bytes).
+    pub title: String,
     /// The recording's length in milliseconds (long pauses shortened).
     pub duration_ms: u64,
     /// The position the screen shows, in milliseconds from the start.
@@ -104,6 +109,7 @@ impl ReplayState {
         writer::uint(out, self.speed);
         writer::uint(out, self.duration_ms);
         writer::uint(out, self.position_ms);
+        writer::str(out, &self.title);
         writer::len(out, self.markers.len());
         for marker in &self.markers {
             writer::uint(out, marker.time_ms);
@@ -119,6 +125,7 @@ impl ReplayState {
         if position_ms > duration_ms {
             return Err(DecodeError::OutOfRange { field: "position" });
         }
+        let title = r.str(MAX_TITLE, "replay title")?.to_owned();
         let n = r.count(MAX_REPLAY_MARKERS, "markers")?;
         let mut markers = Vec::with_capacity(n);
         for _ in 0..n {
@@ -127,6 +134,7 @@ impl ReplayState {
             markers.push(ReplayMarker { time_ms, label });
         }
         Ok(ReplayState {
+            title,
             duration_ms,
             position_ms,
             playing,

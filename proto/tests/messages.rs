@@ -487,6 +487,7 @@ fn replay_controls_round_trip_and_bad_values_are_refused() {
 #[test]
 fn replay_state_round_trips_and_a_position_past_the_end_is_refused() {
     let state = ReplayState {
+        title: "t".into(),
         duration_ms: 90_000,
         position_ms: 1_500,
         playing: true,

@@ -582,6 +582,7 @@ fn cases() -> Vec<Case> {
             "replay_state",
             "Paused at 1.5 s of 2 min 10 s at 1x, two markers, one with a non-ASCII label.",
             ServerMessage::ReplayState(ReplayState {
+                title: "deploy".into(),
                 duration_ms: 130_000,
                 position_ms: 1_500,
                 playing: false,
@@ -773,6 +774,7 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
         ServerMessage::ReplayState(r) => (
             "replay_state",
             json!({
+                "title": r.title,
                 "duration_ms": u64_json(r.duration_ms),
                 "position_ms": u64_json(r.position_ms),
                 "playing": r.playing,

@@ -278,8 +278,15 @@ impl Sessions {
                 state: state_rx,
             }),
         );
+        let title = cast
+            .header
+            .title
+            .clone()
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| name.to_owned());
         let player = Player {
             cast,
+            title,
             idle_limit,
             commands: commands_rx,
             controls: controls_rx,

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use panecast_proto::limits::{MAX_MARKER_LABEL, MAX_REPLAY_MARKERS};
+use panecast_proto::limits::{MAX_MARKER_LABEL, MAX_REPLAY_MARKERS, MAX_TITLE};
 use panecast_proto::{ReplayControl, ReplayMarker, ReplayState};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
@@ -28,6 +28,8 @@ const MARKER_SLACK: f64 = 0.001;
 /// What a player starts with.
 pub(in crate::session) struct Player {
     pub cast: Cast,
+    /// The title viewers are told: the header's, else the recording's name.
+    pub title: String,
     pub idle_limit: Option<f64>,
     pub commands: mpsc::Receiver<Command>,
     pub controls: mpsc::Receiver<ReplayControl>,
@@ -42,6 +44,7 @@ pub(in crate::session) struct Player {
 
 /// The playback's state.
 struct Playback {
+    title: String,
     timeline: Timeline,
     term: Term,
     /// The first event not yet played.
@@ -67,6 +70,7 @@ impl Player {
     pub async fn run(self) {
         let Player {
             cast,
+            title,
             idle_limit,
             mut commands,
             mut controls,
@@ -79,6 +83,7 @@ impl Player {
         let timeline = Timeline::new(cast, idle_limit);
         let (term, next) = timeline.seek(0.0);
         let mut playback = Playback {
+            title,
             timeline,
             term,
             next,
@@ -274,6 +279,7 @@ impl Playback {
             })
             .collect();
         out.state.send_replace(ReplayState {
+            title: clip(&self.title, MAX_TITLE).to_owned(),
             duration_ms,
             position_ms: ms(self.position).min(duration_ms),
             playing: self.playing,
