@@ -49,7 +49,14 @@ fn recording(bytes: usize) -> Vec<u8> {
         };
         push("o", &output[at..end]);
         if index % 5_000 == 4_999 {
-            push("r", if index % 10_000 == 4_999 { "100x30" } else { "120x40" });
+            push(
+                "r",
+                if index % 10_000 == 4_999 {
+                    "100x30"
+                } else {
+                    "120x40"
+                },
+            );
         }
         if index % 2_000 == 1_999 {
             push("m", &format!("marker {index}"));
