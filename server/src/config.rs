@@ -159,6 +159,9 @@ impl RecordingLimits {
 pub struct Limits {
     /// Sessions open at once, running or lingering after exit.
     pub max_sessions: usize,
+    /// Replays open at once (each holds its recording's events and up to
+    /// 32 MiB of keyframes).
+    pub max_replays: usize,
     /// Widest session, in columns (at most 1000).
     pub max_cols: u16,
     /// Tallest session, in rows (at most 1000).
@@ -213,6 +216,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_sessions: 64,
+            max_replays: 8,
             max_cols: MAX_DIMENSION,
             max_rows: MAX_DIMENSION,
             default_cols: 80,
@@ -415,6 +419,7 @@ impl Config {
         }
         for (name, value) in [
             ("max_sessions", l.max_sessions as u64),
+            ("max_replays", l.max_replays as u64),
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
             ("max_viewers", l.max_viewers as u64),

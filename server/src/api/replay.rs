@@ -141,8 +141,9 @@ pub struct MarkerRequest {
     request_body = MarkerRequest,
     responses(
         (status = 204, description = "The marker is in the recording"),
-        (status = 400, description = "bad_marker (label over 256 bytes), bad_json", body = ErrorBody),
+        (status = 400, description = "bad_marker (label over 256 bytes), bad_json, bad_body", body = ErrorBody),
         (status = 409, description = "not_recording, session_exited", body = ErrorBody),
+        (status = 413, description = "body_too_large", body = ErrorBody),
     )
 )]
 pub async fn add_marker(

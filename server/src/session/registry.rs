@@ -33,7 +33,7 @@ pub enum CreateError {
     /// The session limit is reached.
     #[error("the session limit ({0}) is reached; end a session first")]
     TooMany(usize),
-    /// As many replays play as the session limit allows.
+    /// As many replays play as `limits.max_replays` allows.
     #[error("{0} replays are open, the limit; close one first")]
     TooManyReplays(usize),
     /// The server is shutting down.
@@ -59,8 +59,8 @@ pub struct Sessions {
     limits: Limits,
     metrics: Arc<Metrics>,
     recordings: Arc<Recordings>,
-    /// Replays playing now (each has a thread and keyframes), at most
-    /// `limits.max_sessions`.
+    /// Replays playing now (each has a thread, its recording's events and
+    /// keyframes), at most `limits.max_replays`.
     replays: Arc<AtomicUsize>,
 }
 
@@ -229,7 +229,7 @@ impl Sessions {
         cast: Cast,
         idle_limit: Option<f64>,
     ) -> Result<SessionHandle, CreateError> {
-        let max = self.limits.max_sessions;
+        let max = self.limits.max_replays;
         self.replays
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)

@@ -24,7 +24,7 @@ const KEYFRAME_SECONDS: f64 = 5.0;
 /// Output between keyframes, at first, in bytes.
 const KEYFRAME_OUTPUT: usize = 1 << 20;
 /// Most bytes all keyframes may take together.
-pub const KEYFRAME_BUDGET: usize = 64 << 20;
+pub const KEYFRAME_BUDGET: usize = 32 << 20;
 
 /// A copy of the terminal after the first `next` events.
 struct Keyframe {
