@@ -113,6 +113,10 @@ e2e('seeking a replay shows what render --at shows, on the canvas too', async ()
     return rows === want && rows;
   }, { what: `the canvas painting the screen at 7 s:\n${want}` });
   assert.equal(canvas, want);
+  // Text can be selected and copied from the paused frame: a double click selects a word.
+  const box = await page.evaluate(() => { const r = window.panecast.canvas.getBoundingClientRect(); return { x: r.x, y: r.y, ...window.panecast.metrics().cell }; });
+  await page.mouse.dblclick(box.x + box.width * 6.5, box.y + box.height * 0.5);
+  assert.equal(await page.evaluate(() => window.panecast.selectionText()), want.split('\n')[0].split(' ')[1]);
   // Markers: the bar shows two; the buttons and keys jump between them.
   assert.equal(await page.evaluate(() => document.querySelectorAll('#bar i').length), 2);
   await page.click('#next');
