@@ -266,6 +266,12 @@ async fn a_replay_refuses_input_and_bad_controls_and_a_live_session_refuses_cont
     let closed = live.close_code(LIMIT).await;
     assert_eq!(closed.code, Some(close::POLICY_VIOLATION), "{closed:?}");
     assert_eq!(closed.reason, "replay controls need a replay");
+    let mut view = ws::open(server.addr, TOKEN, &id, "view").await;
+    view.until("the first frame", LIMIT, |m| m.frames > 0).await;
+    view.send(&ClientMessage::Replay(ReplayControl::Seek(0)))
+        .await;
+    let closed = view.close_code(LIMIT).await;
+    assert_eq!(closed.code, Some(close::POLICY_VIOLATION), "{closed:?}");
 }
 
 /// The status of an upgrade to the replay of `name` with `token`: 101
