@@ -126,8 +126,12 @@ pub struct RecordingLimits {
     /// Recordings older than this many days are deleted (0 keeps them).
     pub max_age_days: u64,
     /// Players shorten pauses longer than this (written into each
-    /// recording's header as `idle_time_limit`; 0 writes none).
+    /// recording's header as `idle_time_limit`; 0 writes none). Replays
+    /// of files with no `idle_time_limit` use it too.
     pub idle_time_limit_ms: u64,
+    /// Largest file a replay (`/r/{name}`) opens: a replay holds the
+    /// recording's events in memory.
+    pub max_replay_bytes: u64,
 }
 
 impl Default for RecordingLimits {
@@ -137,6 +141,7 @@ impl Default for RecordingLimits {
             max_total_bytes: 10 << 30,
             max_age_days: 90,
             idle_time_limit_ms: 2000,
+            max_replay_bytes: 256 << 20,
         }
     }
 }

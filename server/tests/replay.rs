@@ -351,6 +351,15 @@ async fn who_may_open_a_replay() {
     assert_eq!(upgrade_status(&server, &name, Some(token)).await.0, 101);
     assert_eq!(upgrade("imported", Some(token.to_owned())).await.0, 404);
 
+    // A file over the replay size cap is refused before it is read.
+    let mut small = config(&dir);
+    small.recordings.max_replay_bytes = 1000;
+    let capped = Server::start(small);
+    assert_eq!(
+        upgrade_status(&capped, "imported", Some(TOKEN)).await,
+        (413, "recording_too_large".into())
+    );
+
     // The page itself holds no secret.
     let page = server.call("GET", "/r/imported", None);
     assert_eq!(page.status, 200);

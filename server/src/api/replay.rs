@@ -39,7 +39,7 @@ use crate::session::SessionHandle;
         (status = 400, description = "bad_recording_name", body = ErrorBody),
         (status = 403, description = "origin_forbidden", body = ErrorBody),
         (status = 404, description = "recording_not_found (also one outside the credential's scope)", body = ErrorBody),
-        (status = 413, description = "recording_too_large: over `recordings.max_bytes`", body = ErrorBody),
+        (status = 413, description = "recording_too_large: over `recordings.max_replay_bytes`", body = ErrorBody),
         (status = 422, description = "bad_recording: not an asciicast v2 file", body = ErrorBody),
         (status = 426, description = "upgrade_required: not a WebSocket upgrade request", body = ErrorBody),
         (status = 429, description = "too_many_replays", body = ErrorBody),
@@ -61,7 +61,7 @@ pub async fn upgrade(
     check(&state, caller.grant(), &info, Action::Read)?;
     let ws = ws.map_err(not_an_upgrade)?;
     caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
-    let max_bytes = state.config.recordings.max_bytes;
+    let max_bytes = state.config.recordings.max_replay_bytes;
     if info.bytes > max_bytes {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
