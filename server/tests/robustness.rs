@@ -246,7 +246,7 @@ fn a_hundred_thousand_combining_marks_on_one_cell() {
 #[test]
 fn a_huge_rep_is_bounded_by_the_screen() {
     let (term, json) = feed(80, 24, b"x\x1b[99999999b");
-    // vte caps a parameter at 65,535 and REP at the screen's cells (1,920):
+    // The parser caps a parameter at 65,535 and REP at the screen's cells (1,920):
     // 1,921 x in all, so the screen scrolled once.
     assert!(json.lines[..23].iter().all(|l| l == &"x".repeat(80)));
     assert_eq!(json.lines[23], "x");

@@ -265,9 +265,9 @@ proptest! {
     }
 }
 
-/// The smallest stream showing the vte bug: `é` cut after its first byte,
-/// then `a` and a multibyte character. vte completes the `é` from the next
-/// chunk but skips the `a` too: the screen shows `é中` instead of `éa中`.
+/// `é` cut after its first byte, then `a` and a multibyte character: the
+/// `é` is completed from the next chunk and the `a` is not skipped (vte 0.15,
+/// the parser used before, showed `é中` here instead of `éa中`).
 #[test]
 fn a_split_character_does_not_swallow_the_next_byte() {
     let bytes = "\u{e9}a\u{4e2d}".as_bytes();

@@ -2,6 +2,7 @@
 //! out-of-line text of grapheme clusters.
 
 use compact_str::CompactString;
+use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
 use super::style::StyleId;
@@ -103,6 +104,45 @@ impl Row {
             self.used = end;
         }
         true
+    }
+
+    /// Writes characters of width 1 or 2 from `col` in one style, as far as
+    /// nothing needs the general path: it stops before a character of
+    /// another width, one that would reach the last column (where wrapping
+    /// begins), or cells that need repair (wide characters, clusters).
+    /// Returns how many characters it wrote and the column after them.
+    #[inline]
+    pub(crate) fn write_text(
+        &mut self,
+        mut col: usize,
+        text: &[char],
+        style: StyleId,
+    ) -> (usize, usize) {
+        let last = self.cells.len().saturating_sub(1);
+        let mut written = 0;
+        for &c in text {
+            let width = match c.width() {
+                Some(w @ 1..=2) => w,
+                _ => break,
+            };
+            if col + width > last {
+                break;
+            }
+            let target = &mut self.cells[col..col + width];
+            if target.iter().any(|c| c.width() != 1 || c.has_cluster()) {
+                break;
+            }
+            target[0] = Cell::new(c, style, width as u8);
+            if width == 2 {
+                target[1] = Cell::spacer(style);
+            }
+            col += width;
+            written += 1;
+        }
+        if col > self.used {
+            self.used = col;
+        }
+        (written, col)
     }
 
     /// Visits every cell to change its style id (never its blankness).

@@ -1,7 +1,7 @@
 //! SGR (Select Graphic Rendition): applies `CSI ... m` parameters to a style,
 //! with 16, 256 and 24-bit colours in both the `;` and `:` forms.
 
-use vte::Params;
+use super::parser::Params;
 
 use super::style::{Attrs, Color, Style, Underline};
 
@@ -112,16 +112,26 @@ fn rgb_color(r: u16, g: u16, b: u16) -> Color {
 
 #[cfg(test)]
 mod tests {
+    use super::super::parser::{Actions, Parser};
     use super::*;
 
     fn parse(seq: &[u8]) -> Style {
         struct Capture(Style);
-        impl vte::Perform for Capture {
+        impl Actions for Capture {
+            fn print_ascii(&mut self, _: &[u8]) {}
+            fn print_text(&mut self, _: &[char]) {}
+            fn print(&mut self, _: char) {}
+            fn execute(&mut self, _: u8) {}
             fn csi_dispatch(&mut self, params: &Params, _: &[u8], _: bool, _: char) {
                 apply(&mut self.0, params);
             }
+            fn esc_dispatch(&mut self, _: &[u8], _: bool, _: u8) {}
+            fn osc_dispatch(&mut self, _: &[&[u8]], _: bool) {}
+            fn hook(&mut self, _: &Params, _: &[u8], _: bool, _: char) {}
+            fn put(&mut self, _: u8) {}
+            fn unhook(&mut self) {}
         }
-        let mut parser = vte::Parser::new();
+        let mut parser = Parser::new();
         let mut capture = Capture(Style::default());
         parser.advance(&mut capture, seq);
         capture.0

@@ -10,7 +10,6 @@
 //! [`Term`]: crate::term::Term
 //! [`SessionHandle`]: super::SessionHandle
 
-mod ground;
 mod player;
 mod timeline;
 

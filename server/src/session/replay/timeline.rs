@@ -15,8 +15,6 @@ use std::mem::size_of;
 use crate::record::{apply, Cast, Event, EventKind};
 use crate::term::{Cell, Term};
 
-use super::ground::SequenceTracker;
-
 /// Scrollback lines a replay keeps (each keyframe copies them).
 pub const REPLAY_SCROLLBACK: usize = 1000;
 /// Recording time between keyframes, at first.
@@ -88,19 +86,17 @@ impl Timeline {
 
     fn take_keyframes(&mut self, budget: usize) {
         let mut term = self.blank();
-        let mut tracker = SequenceTracker::default();
         let mut spacing = 1.0;
         let (mut last_time, mut output) = (0.0, 0);
         let mut keyframes = vec![Keyframe::of(&term, 0.0, 0)];
         for (index, event) in self.events.iter().enumerate() {
             play(&mut term, &event.kind);
             if let EventKind::Output(text) = &event.kind {
-                tracker.feed(text.as_bytes());
                 output += text.len();
             }
             let due = event.time - last_time >= KEYFRAME_SECONDS * spacing
                 || output as f64 >= KEYFRAME_OUTPUT as f64 * spacing;
-            if due && tracker.at_ground() {
+            if due {
                 keyframes.push(Keyframe::of(&term, event.time, index + 1));
                 (last_time, output) = (event.time, 0);
                 if total_bytes(&keyframes) > budget {
@@ -126,7 +122,7 @@ impl Timeline {
             .partition_point(|k| k.time <= at)
             .saturating_sub(1);
         let (mut term, mut next) = match self.keyframes.get(nearest) {
-            Some(keyframe) => (keyframe.term.fork(), keyframe.next),
+            Some(keyframe) => (keyframe.term.clone(), keyframe.next),
             None => (self.blank(), 0),
         };
         next = self.play_until(&mut term, next, at);
@@ -190,7 +186,7 @@ impl Keyframe {
             next,
             // Both screens (main and alternate) and the scrollback.
             bytes: 2 * screen + term.scrollback_heap_bytes(),
-            term: term.fork(),
+            term: term.clone(),
         }
     }
 }
@@ -243,6 +239,25 @@ mod tests {
                 text_of(&mut sought),
                 text_of(&mut cast.term_at(at)),
                 "at {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_keyframe_taken_inside_a_sequence_or_a_character_is_exact() {
+        let stream: &[u8] = b"plain \x1b[31mred\x1b]0;a title\x07 \xe4\xb8\xad \x1bP$qm\x1b\\ done";
+        for cut in 0..stream.len() {
+            let mut whole = Term::new(20, 3, 10);
+            whole.advance(&stream[..cut]);
+            let mut keyframe = whole.clone();
+            whole.advance(&stream[cut..]);
+            keyframe.advance(&stream[cut..]);
+            assert_eq!(text_of(&mut keyframe), text_of(&mut whole), "cut at {cut}");
+            assert_eq!(keyframe.title(), whole.title(), "cut at {cut}");
+            assert_eq!(
+                keyframe.take_replies(),
+                whole.take_replies(),
+                "cut at {cut}"
             );
         }
     }

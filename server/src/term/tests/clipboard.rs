@@ -1,9 +1,9 @@
 //! OSC 52: the latest write is kept for the session; reads are never answered.
 
+use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 
 use super::{lines, replies, screen};
-use crate::term::clipboard::BASE64;
 
 fn osc52(text: &str) -> Vec<u8> {
     let mut bytes = b"\x1b]52;c;".to_vec();

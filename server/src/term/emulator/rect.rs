@@ -1,8 +1,8 @@
 //! Rectangular areas (VT420 rectangle operations): how `Pt;Pl;Pb;Pr`
 //! parameters become a rectangle of cells.
 
-use super::emulator::Emulator;
-use super::modes::Mode;
+use super::Emulator;
+use crate::term::modes::Mode;
 
 /// A rectangle of cells: zero-based, inclusive, inside the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 
 use crate::render::theme::{palette, Rgb, DEFAULT_BG, DEFAULT_FG};
 
-use super::emulator::Emulator;
+use super::Emulator;
 
 /// Number of special colours (OSC 5: bold, underline, blink, reverse, italic).
 const SPECIALS: usize = 5;

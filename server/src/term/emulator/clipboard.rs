@@ -7,11 +7,11 @@ use base64::engine::DecodePaddingMode;
 use base64::Engine;
 use panecast_proto::limits::MAX_CLIPBOARD;
 
-use super::emulator::Emulator;
-use super::osc_guard::MAX_OSC_BYTES;
+use super::Emulator;
+use crate::term::parser::MAX_OSC_BYTES;
 
 /// Standard base64, with or without padding (programs differ).
-pub(super) const BASE64: GeneralPurpose = GeneralPurpose::new(
+const BASE64: GeneralPurpose = GeneralPurpose::new(
     &STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );
@@ -19,7 +19,7 @@ pub(super) const BASE64: GeneralPurpose = GeneralPurpose::new(
 impl Emulator {
     /// `OSC 52 ; Pc ; data`: keeps the text when `data` is base64 of UTF-8
     /// that fits a `Clipboard` message. Ignores a read (`?`), a string the
-    /// OSC guard may have cut short, and anything malformed.
+    /// parser may have cut short, and anything malformed.
     pub(super) fn set_clipboard(&mut self, data: &[u8]) {
         if data == b"?" || data.len() + b"52;;".len() + 16 >= MAX_OSC_BYTES {
             return;

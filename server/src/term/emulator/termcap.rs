@@ -2,7 +2,7 @@
 //! by hex-encoded name. The few that describe the emulator rather than a
 //! terminfo entry are answered; the rest get xterm's "not found" reply.
 
-use super::emulator::Emulator;
+use super::Emulator;
 
 /// The value of a capability this terminal vouches for.
 fn capability(name: &[u8]) -> Option<&'static str> {

@@ -4,8 +4,8 @@
 //! columns. The rest of the editing functions consult the margins through
 //! the helpers here.
 
-use super::emulator::Emulator;
-use super::modes::Mode;
+use super::Emulator;
+use crate::term::modes::Mode;
 
 impl Emulator {
     /// True while left and right margins narrow the scrolling region.

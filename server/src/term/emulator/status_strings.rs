@@ -1,8 +1,8 @@
 //! DECRQSS (`DCS $ q Pt ST`): a program asks for the setting a control
 //! function would make, and gets it back as that control function.
 
-use super::emulator::{CursorShape, Emulator};
-use super::style::{Attrs, Color, Style, Underline};
+use super::{CursorShape, Emulator};
+use crate::term::style::{Attrs, Color, Style, Underline};
 
 impl Emulator {
     /// Answers DECRQSS for `request` with `DCS 1 $ r <setting> ST`, or

@@ -2,8 +2,8 @@
 //! any more are dropped and the rest renumbered, in the style table and in
 //! every pen that may still print with them.
 
-use super::emulator::Emulator;
-use super::links::Hyperlink;
+use super::Emulator;
+use crate::term::links::Hyperlink;
 
 impl Emulator {
     /// The id of `link` (0, no link, when it is refused: too long, or the

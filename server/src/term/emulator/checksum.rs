@@ -1,7 +1,7 @@
 //! DECRQCRA: the checksum of a rectangle of cells, the way xterm answers it
 //! (and how esctest reads the screen back).
 
-use super::emulator::Emulator;
+use super::Emulator;
 
 impl Emulator {
     /// DECRQCRA `Pid;Pp;Pt;Pl;Pb;Pr`: replies `DCS Pid ! ~ XXXX ST` with the

@@ -1,13 +1,13 @@
 //! Editing operations: erase in line and display, insert and delete of
 //! characters and lines, screen alignment, the alternate screen and resets.
 
-use super::cell::Cell;
 use super::colors::ColorOverrides;
-use super::emulator::{CursorShape, Emulator};
-use super::modes::{Mode, Modes};
-use super::screen::Screen;
-use super::style::Style;
-use super::tabstops::TabStops;
+use super::{CursorShape, Emulator};
+use crate::term::cell::Cell;
+use crate::term::modes::{Mode, Modes};
+use crate::term::screen::Screen;
+use crate::term::style::Style;
+use crate::term::tabstops::TabStops;
 
 impl Emulator {
     /// Blanks columns `start..end` of row `r` with the erase style, keeping

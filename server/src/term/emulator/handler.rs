@@ -1,17 +1,17 @@
-//! Maps what `vte` parses (controls, CSI, ESC, OSC) onto emulator operations.
+//! Maps what the [`parser`](crate::term::parser) finds (text, controls, CSI, ESC,
+//! OSC, DCS) onto emulator operations.
 
 use std::sync::Arc;
 
-use vte::{Params, Perform};
-
-use super::charset::Charset;
-use super::dcs_request::DcsRequest;
-use super::emulator::{CursorShape, Emulator};
-use super::links::Hyperlink;
-use super::modes::{Mode, ModeKind};
-use super::sgr;
-use super::style::StyleId;
-use super::titles::Which;
+use super::{CursorShape, Emulator};
+use crate::term::charset::Charset;
+use crate::term::dcs_request::DcsRequest;
+use crate::term::links::Hyperlink;
+use crate::term::modes::{Mode, ModeKind};
+use crate::term::parser::{Actions, Params};
+use crate::term::sgr;
+use crate::term::style::StyleId;
+use crate::term::titles::Which;
 
 /// The first eight parameters of a CSI sequence (each parameter's first
 /// value), read once: no sequence but SGR, DECCARA and the modes (which
@@ -51,24 +51,23 @@ fn osc_number(bytes: &[u8]) -> Option<u16> {
     std::str::from_utf8(bytes).ok()?.parse().ok()
 }
 
-impl Perform for Emulator {
+impl Actions for Emulator {
+    #[inline]
+    fn print_ascii(&mut self, run: &[u8]) {
+        self.write_ascii(run);
+    }
+
+    #[inline]
+    fn print_text(&mut self, text: &[char]) {
+        self.write_text(text);
+    }
+
     #[inline]
     fn print(&mut self, c: char) {
-        // Printable ASCII is gathered into a run and written a row at a time.
-        if (' '..='~').contains(&c) {
-            self.run[self.run_len] = c as u8;
-            self.run_len += 1;
-            if self.run_len == self.run.len() {
-                self.flush_run();
-            }
-        } else {
-            self.flush_run();
-            Emulator::print(self, c);
-        }
+        Emulator::print(self, c);
     }
 
     fn execute(&mut self, byte: u8) {
-        self.flush_run();
         self.last_printed = None;
         match byte {
             0x07 => self.bells += 1,
@@ -90,7 +89,6 @@ impl Perform for Emulator {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
-        self.flush_run();
         // REP repeats only a character printed right before it.
         let preceding = self.last_printed.take();
         if ignore {
@@ -198,7 +196,6 @@ impl Perform for Emulator {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
-        self.flush_run();
         self.last_printed = None;
         match (intermediates, byte) {
             ([], b'7') => self.save_cursor(),
@@ -231,7 +228,6 @@ impl Perform for Emulator {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
-        self.flush_run();
         self.last_printed = None;
         match params {
             [which @ (b"0" | b"1" | b"2"), title @ ..] => {
@@ -240,7 +236,7 @@ impl Perform for Emulator {
                     b"1" => Which::Icon,
                     _ => Which::Window,
                 };
-                // vte splits on ';', which a title may contain.
+                // The parser splits on ';', which a title may contain.
                 let title = title.join(&b";"[..]);
                 self.titles.set(which, &String::from_utf8_lossy(&title));
             }
@@ -282,9 +278,8 @@ impl Perform for Emulator {
 }
 
 impl Emulator {
-    /// DCS strings are not interpreted, but they end a run of printed text.
+    /// DCS strings are not interpreted, but REP after one repeats nothing.
     fn end_run_for_dcs(&mut self) {
-        self.flush_run();
         self.last_printed = None;
     }
 
@@ -433,7 +428,7 @@ impl Emulator {
 
     /// OSC 8: starts (non-empty URI) or ends (empty URI) a hyperlink.
     fn set_hyperlink(&mut self, link_params: &[u8], uri: &[&[u8]]) {
-        // A URI may itself contain ';', which vte splits on.
+        // A URI may itself contain ';', which the parser splits on.
         let uri = uri.join(&b";"[..]);
         let link = if uri.is_empty() {
             // As xterm.js: an empty URI ends the link only when no parameters are given.

@@ -3,10 +3,10 @@
 //! attributes), with DECSACE choosing whether the attribute changes cover
 //! the rectangle or the character stream between its corners.
 
-use super::cell::Cell;
-use super::emulator::Emulator;
 use super::rect::Rect;
-use super::style::{Attrs, Style, Underline};
+use super::Emulator;
+use crate::term::cell::Cell;
+use crate::term::style::{Attrs, Style, Underline};
 
 /// The SGR attributes DECCARA and DECRARA may change.
 #[derive(Clone, Copy, Default)]

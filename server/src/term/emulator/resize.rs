@@ -1,10 +1,10 @@
 //! Resizing: the main screen reflows soft-wrapped lines to the new width
 //! (scrollback included); the alternate screen is cut or padded.
 
-use super::emulator::Emulator;
-use super::reflow;
-use super::row::Row;
-use super::screen::Cursor;
+use super::Emulator;
+use crate::term::reflow;
+use crate::term::row::Row;
+use crate::term::screen::Cursor;
 
 impl Emulator {
     /// Changes the screen size to `cols` x `rows` (both at least 1).
@@ -74,7 +74,7 @@ impl Emulator {
     }
 
     /// Reflows the main screen and its scrollback to the new size, moving the
-    /// tracked cursors with the text they sit on (see [`super::reflow`]).
+    /// tracked cursors with the text they sit on (see [`crate::term::reflow`]).
     fn reflow(
         &mut self,
         grid: Vec<Row>,

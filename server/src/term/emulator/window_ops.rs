@@ -6,9 +6,9 @@
 //! belongs to its viewers and the server's resize policy, not to the program.
 //! Pixel sizes are those of the cell the SVG renderer draws.
 
-use super::emulator::Emulator;
-use super::titles::Which;
+use super::Emulator;
 use crate::render::{CELL_HEIGHT, CELL_WIDTH};
+use crate::term::titles::Which;
 
 impl Emulator {
     /// XTWINOPS `op;arg`.

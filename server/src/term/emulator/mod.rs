@@ -1,20 +1,39 @@
 //! The emulator's state and the operations escape sequences map to: printing,
-//! cursor motion, line feeds and the scroll region. Editing (erase, insert,
-//! delete) lives in `edit.rs`, sequence dispatch in `handler.rs`.
+//! cursor motion, line feeds and the scroll region here; the other families
+//! in the submodules (sequence dispatch in `handler.rs`, editing in
+//! `edit.rs`, ...). The fields are private to this module and its
+//! submodules: [`Term`](super::Term) reads the state through methods.
+
+mod checksum;
+mod clipboard;
+mod colors;
+mod device_reports;
+mod edit;
+mod handler;
+mod link_compaction;
+mod margins;
+mod rect;
+mod rectangles;
+mod resize;
+mod status_strings;
+mod termcap;
+mod window_ops;
 
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
-use super::colors::ColorOverrides;
 use super::dcs_request::DcsRequest;
+use super::grid::Grid;
 use super::links::LinkTable;
 use super::modes::{Mode, Modes};
 use super::row::Row;
 use super::screen::Screen;
 use super::scrollback::Scrollback;
+use super::snapshot::CursorState;
 use super::style::{Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
 use super::titles::Titles;
+use colors::ColorOverrides;
 
 /// Cursor shapes a program can ask for with DECSCUSR.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -28,76 +47,70 @@ pub enum CursorShape {
     Bar,
 }
 
-/// The whole emulator state. `vte` drives it through `handler.rs`.
+/// The whole emulator state. The parser drives it through `handler.rs`.
 #[derive(Clone)]
 pub(crate) struct Emulator {
-    pub cols: usize,
-    pub rows: usize,
+    cols: usize,
+    rows: usize,
     /// The screen being shown: the main screen, or the alternate one while
     /// `alt_active`.
-    pub screen: Screen,
+    screen: Screen,
     /// The screen not shown: the main screen while the alternate is shown,
     /// otherwise the alternate, holding no rows.
-    pub hidden: Screen,
-    pub alt_active: bool,
-    pub scrollback: Scrollback,
+    hidden: Screen,
+    alt_active: bool,
+    scrollback: Scrollback,
     /// Scroll region, inclusive.
-    pub top: usize,
-    pub bottom: usize,
+    top: usize,
+    bottom: usize,
     /// Left and right margins (DECSLRM), inclusive; the screen's edges
     /// unless DECLRMM is set.
-    pub left: usize,
-    pub right: usize,
-    pub tabs: TabStops,
-    pub modes: Modes,
-    pub styles: StyleTable,
-    pub links: LinkTable,
-    pub pen: Style,
-    pub pen_id: StyleId,
+    left: usize,
+    right: usize,
+    tabs: TabStops,
+    modes: Modes,
+    styles: StyleTable,
+    links: LinkTable,
+    pen: Style,
+    pen_id: StyleId,
     /// Set when `pen` changed and `pen_id` is stale.
-    pub pen_dirty: bool,
+    pen_dirty: bool,
     /// The pen `pen_id` was interned from.
-    pub interned_pen: Style,
+    interned_pen: Style,
     /// The erase style's id, interned on first use after a background change.
-    pub erase_id: Option<StyleId>,
-    pub titles: Titles,
+    erase_id: Option<StyleId>,
+    titles: Titles,
     /// The VT level DECSCL set (1 to 5), reported by DECRQSS.
-    pub conformance_level: u8,
+    conformance_level: u8,
     /// DECSACE 2: DECCARA and DECRARA cover the rectangle, not the stream.
-    pub rect_attr_extent: bool,
+    rect_attr_extent: bool,
     /// Colours the program set with OSC 4, 5 and 10-19.
-    pub colors: ColorOverrides,
+    colors: ColorOverrides,
     /// Mode values XTSAVE remembered.
-    pub saved_modes: Modes,
+    saved_modes: Modes,
     /// The DCS request being received.
-    pub dcs_request: Option<DcsRequest>,
-    pub cursor_shape: CursorShape,
-    pub cursor_blink: bool,
-    pub replies: Vec<u8>,
+    dcs_request: Option<DcsRequest>,
+    cursor_shape: CursorShape,
+    cursor_blink: bool,
+    replies: Vec<u8>,
     /// The latest OSC 52 write, until the session takes it.
-    pub clipboard: Option<String>,
-    pub bells: u64,
+    clipboard: Option<String>,
+    bells: u64,
     /// Last generation handed out to a row.
-    pub counter: u64,
+    counter: u64,
     /// Generation of the last snapshot: rows at or below it are unchanged since.
-    pub observed: u64,
+    observed: u64,
     /// Lines scrolled up on the whole screen (the scroll hint's basis).
-    pub scroll_count: u64,
-    pub last_printed: Option<char>,
+    scroll_count: u64,
+    last_printed: Option<char>,
     /// DECSCA: cells printed now are protected from selective erase.
-    pub protect: bool,
+    protect: bool,
     /// Set when the protection was last started by SPA (an ISO protected
     /// area), which plain erases respect, rather than by DECSCA.
-    pub iso_protection: bool,
+    iso_protection: bool,
     /// Rows marked changed but not yet given a new generation.
-    pub pending_touch: Option<(usize, usize)>,
-    /// Printable ASCII received but not yet written (see `flush_run`).
-    pub run: [u8; RUN_CAPACITY],
-    pub run_len: usize,
+    pending_touch: Option<(usize, usize)>,
 }
-
-/// How much printable ASCII is gathered before it is written.
-const RUN_CAPACITY: usize = 256;
 
 /// Replies a program can provoke are capped so it cannot grow them unread.
 pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
@@ -142,8 +155,6 @@ impl Emulator {
             protect: false,
             iso_protection: false,
             pending_touch: None,
-            run: [0; RUN_CAPACITY],
-            run_len: 0,
         };
         let rows = emu.blank_rows(rows);
         emu.screen.set_rows(rows);
@@ -197,6 +208,105 @@ impl Emulator {
         }
     }
 
+    // ----- what the terminal reads -----
+
+    /// Width in cells.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Height in cells.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The modes in force.
+    pub fn modes(&self) -> Modes {
+        self.modes
+    }
+
+    /// The window and icon titles.
+    pub fn titles(&self) -> &Titles {
+        &self.titles
+    }
+
+    /// Bells rung so far.
+    pub fn bells(&self) -> u64 {
+        self.bells
+    }
+
+    /// The scrollback of the main screen.
+    pub fn scrollback(&self) -> &Scrollback {
+        &self.scrollback
+    }
+
+    /// Bounds the scrollback to `cells` lines x columns at the current width.
+    pub fn limit_scrollback_cells(&mut self, cells: usize) {
+        self.scrollback.set_cell_budget(cells, self.cols);
+    }
+
+    /// The interned styles cells refer to.
+    pub fn styles(&self) -> &StyleTable {
+        &self.styles
+    }
+
+    /// The hyperlinks cells refer to.
+    pub fn links(&self) -> &LinkTable {
+        &self.links
+    }
+
+    /// True while the alternate screen is shown.
+    pub fn alt_active(&self) -> bool {
+        self.alt_active
+    }
+
+    /// The visible rows, with every pending change marked.
+    pub fn visible_rows(&mut self) -> &Grid {
+        self.flush_touches();
+        self.screen.grid()
+    }
+
+    /// The generation of the newest change.
+    pub fn generation(&mut self) -> u64 {
+        self.flush_touches();
+        self.counter
+    }
+
+    /// Marks everything so far as seen and returns its generation: rows
+    /// changed later get higher generations.
+    pub fn observe(&mut self) -> u64 {
+        self.flush_touches();
+        self.observed = self.counter;
+        self.counter
+    }
+
+    /// Lines the whole screen has scrolled up since it was created.
+    pub fn scroll_count(&self) -> u64 {
+        self.scroll_count
+    }
+
+    /// Where the cursor is and how it is shown.
+    pub fn cursor_state(&self) -> CursorState {
+        let cursor = self.screen.cursor();
+        CursorState {
+            row: cursor.row as u16,
+            col: cursor.col as u16,
+            visible: self.modes.get(Mode::CursorVisible),
+            shape: self.cursor_shape,
+            blink: self.cursor_blink,
+        }
+    }
+
+    /// Takes the bytes queued for the program.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.replies)
+    }
+
+    /// Takes the text a program last put on the clipboard, if any.
+    pub fn take_clipboard(&mut self) -> Option<String> {
+        self.clipboard.take()
+    }
+
     /// Queues bytes to write back to the program (bounded).
     pub fn reply(&mut self, bytes: &[u8]) {
         if self.replies.len() + bytes.len() <= MAX_REPLY_BYTES {
@@ -206,21 +316,15 @@ impl Emulator {
 
     // ----- printing -----
 
-    /// Writes the gathered run of printable ASCII, if any.
-    #[inline]
-    pub fn flush_run(&mut self) {
-        if self.run_len != 0 {
-            self.write_run();
-        }
-    }
-
-    /// Writes the gathered run. Where nothing special is going on (no
-    /// charset mapping, insert mode, protection, wide characters or clusters
-    /// under the run) whole row segments are written at once; otherwise each
-    /// character takes the general path.
-    fn write_run(&mut self) {
-        let len = self.run_len;
-        self.run_len = 0;
+    /// Writes a run of printable ASCII. Where nothing special is going on
+    /// (no charset mapping, insert mode, protection, side margins, wide
+    /// characters or clusters under the run) whole row segments are written
+    /// at once; otherwise each character takes the general path.
+    pub fn write_ascii(&mut self, run: &[u8]) {
+        let Some(&last) = run.last() else {
+            return;
+        };
+        let len = run.len();
         let pen = self.pen();
         let simple = !self.screen.charsets().is_mapping()
             && !self.protect
@@ -229,7 +333,7 @@ impl Emulator {
         let mut i = 0;
         while i < len {
             if !simple {
-                let b = self.run[i];
+                let b = run[i];
                 self.print(b as char);
                 i += 1;
                 continue;
@@ -243,8 +347,8 @@ impl Emulator {
             }
             let (row, col) = (self.screen.cursor().row, self.screen.cursor().col);
             let n = (len - i).min(self.cols - col);
-            if !self.screen.grid_mut()[row].write_ascii(col, &self.run[i..i + n], pen) {
-                let b = self.run[i];
+            if !self.screen.grid_mut()[row].write_ascii(col, &run[i..i + n], pen) {
+                let b = run[i];
                 self.print(b as char);
                 i += 1;
                 continue;
@@ -257,7 +361,6 @@ impl Emulator {
                 if !self.modes.get(Mode::AutoWrap) && i < len {
                     // Without autowrap the rest overwrites the last column:
                     // only the final character survives.
-                    let last = self.run[len - 1];
                     self.screen.grid_mut()[row].write_ascii(self.cols - 1, &[last], pen);
                     i = len;
                 }
@@ -265,7 +368,41 @@ impl Emulator {
                 self.screen.cursor_mut().col = col + n;
             }
         }
-        self.last_printed = Some(self.run[len - 1] as char);
+        self.last_printed = Some(char::from(last));
+    }
+
+    /// Writes printable characters (not ASCII, which takes
+    /// [`Emulator::write_ascii`]). Plain cases are written a row segment at a
+    /// time, as in `write_ascii`; the rest (wrapping, combining marks,
+    /// repairs, insert mode, ...) take [`Emulator::print`] one by one.
+    pub fn write_text(&mut self, text: &[char]) {
+        let plain = !self.screen.charsets().is_mapping()
+            && !self.protect
+            && !self.modes.get(Mode::Insert)
+            && !self.has_side_margins();
+        if !plain {
+            text.iter().for_each(|&c| self.print(c));
+            return;
+        }
+        let pen = self.pen();
+        let mut i = 0;
+        while i < text.len() {
+            let cursor = *self.screen.cursor();
+            if !cursor.pending_wrap {
+                let row = cursor.row;
+                let line = &mut self.screen.grid_mut()[row];
+                let (n, col) = line.write_text(cursor.col, &text[i..], pen);
+                if n > 0 {
+                    self.touch(row);
+                    self.screen.cursor_mut().col = col;
+                    i += n;
+                    self.last_printed = Some(text[i - 1]);
+                    continue;
+                }
+            }
+            self.print(text[i]);
+            i += 1;
+        }
     }
 
     /// Writes one printable character at the cursor (xterm's semantics for

@@ -1,8 +1,8 @@
 //! Reports about the terminal itself: device attributes (DA1, DA2, DA3),
 //! device status (DSR and its DEC forms) and mode state (DECRQM).
 
-use super::emulator::Emulator;
-use super::modes::{Mode, ModeKind};
+use super::Emulator;
+use crate::term::modes::{Mode, ModeKind};
 
 /// DA1: a VT525-class terminal with what xterm's default build lists: 132
 /// columns, printer port, selective erase, national charsets, technical set,

@@ -1,0 +1,118 @@
+//! The numeric parameters of a CSI or DCS sequence: up to [`MAX_PARAMS`]
+//! values, `;` separating parameters and `:` sub-parameters (as in
+//! `38:2::255:0:0`).
+
+/// Most values (parameters and sub-parameters together) kept; a sequence
+/// with more is dispatched as ignored.
+pub const MAX_PARAMS: usize = 32;
+
+/// The parameters of one sequence.
+#[derive(Clone, Default)]
+pub struct Params {
+    /// Every value, parameters and their sub-parameters in order.
+    values: [u16; MAX_PARAMS],
+    /// At the index of each parameter's first value: how many values it has
+    /// (1 + its sub-parameters). Unused at sub-parameter indexes.
+    group_len: [u8; MAX_PARAMS],
+    /// Values used.
+    len: usize,
+    /// Sub-parameters in the parameter being built.
+    open_subs: u8,
+}
+
+impl Params {
+    /// Number of values, sub-parameters included.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the sequence had no parameters at all.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The parameters, each as its values (the parameter, then its
+    /// sub-parameters).
+    #[inline]
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            params: self,
+            index: 0,
+        }
+    }
+
+    /// True when no further value fits.
+    #[inline]
+    pub(super) fn is_full(&self) -> bool {
+        self.len == MAX_PARAMS
+    }
+
+    /// Forgets every value.
+    #[inline]
+    pub(super) fn clear(&mut self) {
+        self.len = 0;
+        self.open_subs = 0;
+    }
+
+    /// Ends the current parameter with `value`. Callers check
+    /// [`Params::is_full`] first.
+    #[inline]
+    pub(super) fn push(&mut self, value: u16) {
+        self.group_len[self.len - self.open_subs as usize] = self.open_subs + 1;
+        self.values[self.len] = value;
+        self.open_subs = 0;
+        self.len += 1;
+    }
+
+    /// Adds `value` to the current parameter, which goes on with a
+    /// sub-parameter. Callers check [`Params::is_full`] first.
+    #[inline]
+    pub(super) fn push_sub(&mut self, value: u16) {
+        self.group_len[self.len - self.open_subs as usize] = self.open_subs + 1;
+        self.values[self.len] = value;
+        self.open_subs += 1;
+        self.len += 1;
+    }
+}
+
+impl<'a> IntoIterator for &'a Params {
+    type Item = &'a [u16];
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over [`Params`], a parameter (with its sub-parameters) at a time.
+pub struct Iter<'a> {
+    params: &'a Params,
+    index: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a [u16];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u16]> {
+        if self.index >= self.params.len {
+            return None;
+        }
+        let n = self.params.group_len[self.index] as usize;
+        let group = &self.params.values[self.index..self.index + n];
+        self.index += n;
+        Some(group)
+    }
+}
+
+impl std::fmt::Debug for Params {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let groups: Vec<String> = self
+            .iter()
+            .map(|g| g.iter().map(u16::to_string).collect::<Vec<_>>().join(":"))
+            .collect();
+        write!(f, "[{}]", groups.join(";"))
+    }
+}
