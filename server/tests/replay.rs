@@ -432,3 +432,15 @@ fn markers_go_into_the_recording() {
         1
     );
 }
+
+#[tokio::test]
+async fn a_replay_viewer_gets_going_away_when_the_server_stops() {
+    let dir = fresh_dir("shutdown");
+    std::fs::write(dir.join("demo.cast"), sample()).expect("write the recording");
+    let server = Server::start(config(&dir));
+    let mut client = open_replay(&server, "demo").await;
+    let stopping = tokio::task::spawn_blocking(move || server.stop());
+    let closed = client.close_code(LIMIT).await;
+    assert_eq!(closed.code, Some(close::GOING_AWAY), "{closed:?}");
+    stopping.await.expect("the server stopped");
+}

@@ -64,6 +64,19 @@ struct Shared {
     replay: Option<ReplayLink>,
 }
 
+/// A session's handle that does not keep it alive: a replay ends when its
+/// last [`SessionHandle`] goes, but the registry still reaches it to end it
+/// at shutdown.
+#[derive(Clone)]
+pub(super) struct WeakHandle(std::sync::Weak<Shared>);
+
+impl WeakHandle {
+    /// The session, if a handle to it is still held.
+    pub fn upgrade(&self) -> Option<SessionHandle> {
+        self.0.upgrade().map(|shared| SessionHandle { shared })
+    }
+}
+
 /// A place among a session's viewers, given back when dropped.
 pub struct ViewerSlot {
     viewers: Arc<AtomicUsize>,
@@ -106,6 +119,11 @@ impl SessionHandle {
                 replay,
             }),
         }
+    }
+
+    /// A handle that does not keep the session alive.
+    pub(super) fn downgrade(&self) -> WeakHandle {
+        WeakHandle(Arc::downgrade(&self.shared))
     }
 
     /// True when the session replays a recording (read-only, controlled

@@ -16,6 +16,7 @@ use crate::record::{Cast, RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
+use super::handle::WeakHandle;
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
@@ -66,6 +67,9 @@ pub struct Sessions {
 
 struct State {
     open: HashMap<String, SessionHandle>,
+    /// Replays, by id, ended at shutdown with the sessions (they end by
+    /// themselves when their viewer goes, and leave this list then).
+    replays: HashMap<String, WeakHandle>,
     /// Sessions being spawned: they hold a slot before they are open.
     starting: usize,
     closing: bool,
@@ -77,6 +81,7 @@ impl Sessions {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
+                replays: HashMap::new(),
                 starting: 0,
                 closing: false,
             }),
@@ -224,7 +229,7 @@ impl Sessions {
     /// last handle is dropped. Pauses longer than `idle_limit` seconds are
     /// shortened. It starts paused at the beginning.
     pub fn replay(
-        &self,
+        self: &Arc<Self>,
         name: &str,
         cast: Cast,
         idle_limit: Option<f64>,
@@ -297,16 +302,27 @@ impl Sessions {
             frame: self.limits.frame_interval(),
         };
         tracing::info!(id = %id, recording = %name, "replay started");
-        let ended = id.clone();
+        let (registry, ended) = (Arc::downgrade(self), id.clone());
         thread::spawn(
             format!("replay {}", id.get(..8).unwrap_or_default()),
             player.run(),
             move || {
                 release();
+                if let Some(registry) = Weak::upgrade(&registry) {
+                    registry.lock().replays.remove(&ended);
+                }
                 tracing::info!(id = %ended, "replay ended");
             },
         )
         .map_err(|e| CreateError::Internal(format!("cannot start the replay's thread: {e}")))?;
+        let closing = {
+            let mut state = self.lock();
+            state.replays.insert(id, handle.downgrade());
+            state.closing
+        };
+        if closing {
+            return Err(CreateError::ShuttingDown);
+        }
         Ok(handle)
     }
 
@@ -343,7 +359,13 @@ impl Sessions {
         let sessions: Vec<SessionHandle> = {
             let mut state = self.lock();
             state.closing = true;
-            state.open.drain().map(|(_, handle)| handle).collect()
+            let replays: Vec<WeakHandle> = state.replays.drain().map(|(_, r)| r).collect();
+            state
+                .open
+                .drain()
+                .map(|(_, handle)| handle)
+                .chain(replays.iter().filter_map(WeakHandle::upgrade))
+                .collect()
         };
         let mut ending = JoinSet::new();
         for session in sessions {
