@@ -1,6 +1,4 @@
-// <panecast-terminal src="https://host/s/ID" token="T" access="view"></panecast-terminal>:
-// a custom element around Terminal, in a shadow root (attributes: web/README.md).
-// The element's `terminal` property is the Terminal; events bubble from it.
+// <panecast-terminal>: Terminal in a shadow root (web/README.md).
 import { Terminal } from './terminal.js';
 
 /** WebSocket and API URLs of a session from `src`, resolved against `base`. */

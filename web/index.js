@@ -1,6 +1,4 @@
-// The / page: lists sessions, creates one from a profile. The token came once
-// as ?token= (the server set a cookie from it); it is removed from the address
-// bar and the API is called with the cookie.
+// The / page: sessions, and new ones from profiles (web/README.md).
 import { route } from './base.js';
 
 const params = new URLSearchParams(location.search);

@@ -19,11 +19,7 @@ export function modsOf(e) {
   return (e.shiftKey ? M_SHIFT : 0) | (e.altKey ? M_ALT : 0) | (e.ctrlKey ? M_CTRL : 0) | (e.metaKey ? M_META : 0);
 }
 
-/**
- * What a keydown should send: {key: 'Enter'|{char}, mods}, or null to let the
- * browser handle it (plain text arrives as an input event; shortcuts such as
- * Cmd-C stay the browser's; IME keys belong to the input method).
- */
+/** What a keydown sends: {key: 'Enter'|{char}, mods}, or null: the browser's (web/README.md). */
 export function mapKey(e, mac = false) {
   if (e.isComposing || e.keyCode === 229) return null;
   const mods = modsOf(e);
@@ -60,11 +56,7 @@ export function clipboardAction(e, mac = false, hasSelection = false) {
   return null;
 }
 
-/**
- * Wires a hidden textarea. `sink` receives: key(key, mods), text(str),
- * paste(str), focus(bool), copy() -> string|null, localKey(e) -> bool (the
- * terminal handled it, e.g. Shift-PageUp), composing(str), hasSelection().
- */
+/** Wires a hidden textarea to `sink` (key, text, paste, focus, copy, copyKey, localKey, composing, hasSelection). */
 export class Input {
   constructor(textarea, sink, mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '')) {
     this.ta = textarea;
@@ -110,8 +102,7 @@ export class Input {
   keydown(e) {
     const act = clipboardAction(e, this.mac, this.sink.hasSelection());
     if (act) {
-      // The browser fires copy or paste; copying also goes through the Clipboard API
-      // in case no copy event comes (nothing is selected in the textarea).
+      // Also by the Clipboard API: no copy event comes with nothing selected.
       if (act === 'copy') this.sink.copyKey();
       return;
     }

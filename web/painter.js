@@ -5,13 +5,30 @@ import { A_BOLD, A_DIM, A_ITALIC, A_INVERSE, A_INVISIBLE, A_STRIKE } from './pro
 /** Monospace, then CJK and emoji fallbacks. */
 export const DEFAULT_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Noto Sans Mono", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "PingFang SC", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", monospace';
 
-// U+2500-257F, two hex digits each: arms up, right, down, left, two bits
-// each (0 none, 1 light, 2 heavy, 3 double); '..': the font draws it (dashes).
+// U+2500-257F: arms (web/README.md); '..': the font draws it.
 const BOX = '11224488................142418280506090a506090a0414281825464945898a468a84546854989864a8a15162526' +
   '191a292a515261629192a1a25556656695599996a55a69a66a9aa9aa........33cc341c3c070d0f70d0f043c1c374dc' +
   'fc47cdcf371d3f73d1f377ddff14054150......014010040280200821481284';
 // U+2596-259F: bits 1 upper left, 2 upper right, 4 lower left, 8 lower right.
 const QUADS = [4, 8, 1, 13, 9, 7, 11, 2, 6, 14];
+
+const arms = (k) => [6, 4, 2, 0].map((b) => (parseInt(BOX.substr(2 * (k - 0x2500), 2), 16) >> b) & 3);
+
+// Rectangles [x, y, w, h] of line k in a w x h cell (web/README.md).
+function lines(k, w, h, l) {
+  const [u, r, d, f] = arms(k), out = [];
+  const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
+  const axis = (a, b, p, q, m, n, hi, F) => {
+    const K = Math.max(p, q), S = m - (l >> 1), L = K > 1 ? m - l : S;
+    [[a, b], [b, a]].forEach(([v, o], j) => seg(v, n).forEach(([cc, t], i) => {
+      const e = K < 3 ? (K ? L + !j * K * l : m) : v < 3 && o ? m : (v > 2 ? [p, q][i] : p && q) ? S + j * l : S + (2 - 3 * j) * l;
+      F(j ? e : 0, j ? hi - e : e, cc, t);
+    }));
+  };
+  axis(f, r, u, d, w >> 1, h >> 1, w, (a, n, cc, t) => out.push([a, cc, n, t]));
+  axis(u, d, f, r, h >> 1, w >> 1, h, (a, n, cc, t) => out.push([cc, a, t, n]));
+  return out;
+}
 
 const drawn = (k) => (k < 0x25a0 && BOX[2 * (k - 0x2500)] !== '.') || (k > 0xe0af && k < 0xe0b4);
 
@@ -21,7 +38,7 @@ export class Painter {
     this.overlay = overlay;
     this.ctx = canvas.getContext('2d', { alpha: false });
     this.octx = overlay ? overlay.getContext('2d') : null;
-    this.mctx = document.createElement('canvas').getContext('2d'); // for measuring only
+    this.mctx = document.createElement('canvas').getContext('2d'); // measures
     this.family = fontFamily;
     this.fontSize = fontSize;
     this.lineHeight = lineHeight;
@@ -53,8 +70,9 @@ export class Painter {
     this.baseline = Math.round((this.ch - (asc + desc)) / 2 + asc);
     this.line = Math.max(1, Math.round(this.dpr));
     this.glyphs = [new Map(), new Map(), new Map(), new Map()]; // font -> text -> advance
-    this.ascii = [0, 1, 2, 3].map(() => new Uint8Array(128)); // font -> code -> 1 fits a cell, 2 not
+    this.ascii = [0, 1, 2, 3].map(() => new Uint8Array(128)); // 1 fits a cell, 2 not
     this.styleCache = new Map();
+    this.boxes = new Map(); // box-drawing rectangles by character and cell width
     if (this.cols) this.resize(this.cols, this.rows, true);
   }
 
@@ -133,7 +151,7 @@ export class Painter {
     return w;
   }
 
-  /** Shifts the canvas up by n rows (the scroll hint); the rows that come in must be painted. */
+  /** Shifts the canvas up by n rows (the scroll hint). */
   scroll(n) {
     if (n <= 0 || n >= this.rows) return;
     this.font = this.fill = null;
@@ -141,14 +159,13 @@ export class Painter {
     this.ctx.drawImage(this.canvas, 0, n * this.ch, this.W, h, 0, 0, this.W, h);
   }
 
-  /** Paints row y with `line` (a Screen line or undefined for a not-yet-fetched one). */
+  /** Paints row y with `line` (undefined: not fetched yet). */
   paintRow(screen, y, line) {
     const ctx = this.ctx, ch = this.ch, y0 = y * ch, cols = this.cols;
     this.setFill(this.defBg);
     ctx.fillRect(0, y0, this.W, ch);
     if (!line) return;
     const st = line.style, n = Math.min(cols, line.text.length);
-    // Backgrounds, one rectangle per run of a non-default background.
     for (let c = 0; c < n;) {
       const id = st[c];
       let e = c + 1;
@@ -162,7 +179,6 @@ export class Painter {
       }
       c = e;
     }
-    // Text and decorations, per style run.
     let clipped = false;
     for (let c = 0; c < n;) {
       const id = st[c];
@@ -195,7 +211,6 @@ export class Painter {
   textRun(line, c, e, rs, y0, clipped) {
     const ctx = this.ctx, tx = line.text, wd = line.width, cw = this.cw, fi = rs.font;
     const yb = y0 + this.baseline;
-    // A line whose cells are one UTF-16 unit each: runs are slices of its text.
     const raw = line.simple ? line.raw.text : null;
     const spaceOk = this.fits(fi, ' ');
     let start = -1, last = -1;
@@ -231,8 +246,7 @@ export class Painter {
         continue;
       }
       flush();
-      // A glyph drawn alone in its w cells, centred, never wider than them.
-      // Such glyphs may come from a fallback font taller than ours: clip the row.
+      // Alone in its cells, centred; a fallback font may be taller: clip.
       if (!clipped) {
         ctx.save();
         ctx.beginPath();
@@ -250,7 +264,7 @@ export class Painter {
     return clipped;
   }
 
-  /** Draws box drawing, block or Powerline `k` edge to edge on whole device pixels in [x0, x1) of the row at y0. */
+  /** Draws box drawing, block or Powerline `k` on whole pixels in [x0, x1) of the row at y0. */
   glyph(k, x0, x1, y0, fg) {
     const c = this.ctx, w = x1 - x0, h = this.ch, y1 = y0 + h, l = this.line;
     const R = (a, b, e, d) => {
@@ -281,23 +295,16 @@ export class Painter {
       if (k & 1) c.moveTo(x0, y1), c.lineTo(x1, y0);
       if (k & 2) c.moveTo(x0, y0), c.lineTo(x1, y1);
       c.stroke();
+    } else if (k > 0x256c) { // arcs
+      const [u, r] = arms(k), cx = x0 + (w >> 1) - (l >> 1) + l / 2, cy = y0 + (h >> 1) - (l >> 1) + l / 2, ex = r ? x1 : x0;
+      c.moveTo(cx, u ? y0 : y1);
+      c.arcTo(cx, cy, ex, cy, Math.min(w, h) / 2);
+      c.lineTo(ex, cy);
+      c.stroke();
     } else {
-      // Lines from the edges to the centre: light (1) l thick, heavy (2) 2l, double (3) two l with an l gap.
-      const v = parseInt(BOX.substr(2 * (k - 0x2500), 2), 16), [u, r, d, f] = [6, 4, 2, 0].map((b) => (v >> b) & 3), mx = x0 + (w >> 1), my = y0 + (h >> 1);
-      const seg = (n, m, s = m - (l >> 1)) => [[], [[s, l]], [[m - l, 2 * l]], [[s - l, l], [s + l, l]]][n];
-      const span = (a, m) => [Math.min(m, ...a.map((p) => p[0])), Math.max(m, ...a.map((p) => p[0] + p[1]))];
-      if (k > 0x256c) { // arcs
-        const cx = mx - (l >> 1) + l / 2, cy = my - (l >> 1) + l / 2, ex = r ? x1 : x0;
-        c.moveTo(cx, u ? y0 : y1);
-        c.arcTo(cx, cy, ex, cy, Math.min(w, h) / 2);
-        c.lineTo(ex, cy);
-        return c.stroke();
-      }
-      const [hlo, hhi] = span([...seg(r, my), ...seg(f, my)], my), [vlo, vhi] = span([...seg(u, mx), ...seg(d, mx)], mx);
-      for (const [s, t] of seg(u, mx)) c.fillRect(s, y0, t, hhi - y0);
-      for (const [s, t] of seg(d, mx)) c.fillRect(s, hlo, t, y1 - hlo);
-      for (const [s, t] of seg(f, my)) c.fillRect(x0, s, vhi - x0, t);
-      for (const [s, t] of seg(r, my)) c.fillRect(vlo, s, x1 - vlo, t);
+      let q = this.boxes.get(k * 4096 + w);
+      if (!q) this.boxes.set(k * 4096 + w, q = lines(k, w, h, l));
+      for (const [a, b, e, g] of q) c.fillRect(x0 + a, y0 + b, e, g);
     }
   }
 
@@ -351,10 +358,7 @@ export class Painter {
     }
   }
 
-  /**
-   * Redraws the overlay: search matches ([{y, from, to, cur}]) and selection
-   * rectangles ([{y, from, to}]) in display rows and columns, the hovered link ({y, from, to}), the cursor ({row, col, shape} or null) and IME text.
-   */
+  /** Redraws the overlay: matches, selection, hovered link ({y, from, to}s), cursor ({row, col, shape}), IME text. */
   drawOverlay(screen, { selection = [], found = [], link = null, cursor = null, focused = false, composition = '' } = {}) {
     const o = this.octx;
     if (!o) return;
@@ -372,7 +376,6 @@ export class Painter {
       for (const s of selection) o.fillRect(this.x(s.from), s.y * this.ch, this.x(s.to) - this.x(s.from), this.ch);
     }
     if (composition && cursor) {
-      // The text being composed by an input method, drawn at the cursor.
       o.font = this.fonts[0];
       const w = Math.max(this.advance(0, composition), this.cw);
       const x = this.x(cursor.col), y0 = cursor.row * this.ch;

@@ -1,9 +1,7 @@
-// Themes and the 256-colour palette; turns protocol colours (-1 default,
-// 0..255 indexed, 0x1000000|rgb) into CSS colours. No DOM.
+// Themes and the 256-colour palette, protocol colours to CSS. No DOM.
 
 export const THEMES = {
-  // The server's theme (server/src/render/theme.rs: what OSC 4/10/11 report
-  // and the html/svg renderers paint); a Rust test checks they stay equal.
+  // dark, light, contrast: the server's (render/theme.rs; a Rust test checks).
   dark: {
     fg: '#e5e5e5', bg: '#1e1e1e', cursor: '#e5e5e5', selection: 'rgba(120,150,220,0.40)',
     ansi: ['#000000', '#cd0000', '#00cd00', '#cdcd00', '#0000ee', '#cd00cd', '#00cdcd', '#e5e5e5',

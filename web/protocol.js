@@ -1,6 +1,4 @@
-// panecast wire protocol v1 (proto/PROTOCOL.md): decodes server messages,
-// encodes client messages. No DOM, no dependencies: node's tests import it.
-// The decoded shapes are listed in web/README.md.
+// Wire protocol v1 (proto/PROTOCOL.md; decoded shapes: web/README.md). No DOM.
 
 export const VERSION = 1;
 
@@ -476,6 +474,10 @@ export function encodeScrollbackRequest(start, count) {
 export function encodeFocus(focused) { return Uint8Array.of(0x87, focused ? 1 : 0); }
 
 export function encodePing(token) { return new Writer(12).u8(0x88).varint(BigInt(token)).done(); }
+
+/** Theme: its id in THEME_IDS; any other theme is sent as dark. */
+export const THEME_IDS = ['dark', 'light', 'contrast'];
+export const encodeTheme = (name) => Uint8Array.of(0x89, Math.max(0, THEME_IDS.indexOf(name)));
 
 /** Replay controls: play, pause, speed (percent, 50-800), seek (ms), marker (true: next). */
 export function encodeReplay(op, v) {

@@ -1,6 +1,4 @@
-// Mouse selection in absolute line numbers (see screen.js), so it stays on
-// its text while output scrolls. Character, word (double click) and line
-// (triple click) modes; turns the selection into text for the clipboard.
+// Selection in absolute line numbers, by character, word or line (web/README.md).
 import { Screen } from './screen.js';
 
 const SEPARATORS = ' \t()[]{}<>\'"`,;|│';

@@ -1,5 +1,4 @@
-// The terminal: ties the connection, the screen model, the painter, input and
-// selection together. Its API and events: web/README.md.
+// The terminal: connection, screen, painter, input, selection (web/README.md).
 import * as P from './protocol.js';
 import { Screen } from './screen.js';
 import { Painter, DEFAULT_FONT } from './painter.js';
@@ -22,6 +21,7 @@ const CSS = `
 .pc-badge[hidden]{display:none}
 .pc-keys{position:absolute;left:0;right:0;bottom:0;height:40px;display:flex;background:#333;z-index:3}[data-role=view] .pc-keys,.pc-copy[hidden]{display:none}
 .pc-keys button,.pc-copy{flex:1;font:15px sans-serif;color:#eee;background:#444;border:1px solid #222;margin:2px}[aria-pressed=true]{background:#07c}.pc-copy{position:absolute;padding:8px;z-index:4}
+.pc-h{position:absolute;width:24px;height:24px;background:#4a8af4;z-index:4;border-radius:0 50% 50%}.pc-h0{margin-left:-24px;border-radius:50% 0 50% 50%}
 .pc-note{position:absolute;left:6px;bottom:6px;padding:2px 8px;border-radius:4px;background:#333;color:#eee;font:12px system-ui,sans-serif;z-index:2}.pc-note:empty{display:none}
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:pre;margin:0}
 .pc-bell{animation:pc-bell .15s}
@@ -46,7 +46,7 @@ const STATUS_TEXT = {
 let helpIds = 0;
 const media = (q) => typeof matchMedia === 'function' && matchMedia(q).matches;
 
-/** A theme name, with `auto` (the default) resolved from the user's contrast and colour-scheme preferences. */
+/** A theme name; `auto` follows prefers-contrast and prefers-color-scheme. */
 export function themeOf(t) {
   if (t && t !== 'auto') return t;
   return media('(prefers-contrast: more)') ? 'contrast' : media('(prefers-color-scheme: light)') ? 'light' : 'dark';
@@ -54,8 +54,7 @@ export function themeOf(t) {
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '');
 
-// The schemes a link may have to be opened: the server's policy
-// (LINK_SCHEMES in server/src/render/markup.rs; a Rust test keeps them equal).
+/** The link schemes opened: the server's (a Rust test checks). */
 export const LINK_SCHEMES = ['http', 'https', 'mailto'];
 
 function safeLink(url) {
@@ -92,8 +91,7 @@ export class Terminal extends EventTarget {
     this.overlayCanvas = el('canvas', 'pc-overlay', this.screenEl);
     this.ta = el('textarea', 'pc-input', this.el);
     for (const [k, v] of Object.entries({ autocomplete: 'off', autocorrect: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-label': 'Terminal', 'aria-roledescription': 'terminal', 'aria-describedby': 'pc-help' + ++helpIds, tabindex: '0' })) this.ta.setAttribute(k, v);
-    this.el.tabIndex = -1; // where focus goes on Ctrl-Shift-M, so Tab then leaves the terminal
-    // For screen readers (see announce).
+    this.el.tabIndex = -1; // Ctrl-Shift-M goes here
     this.mirror = el('pre', 'pc-sr', this.el);
     this.mirror.setAttribute('role', 'region');
     this.mirror.setAttribute('aria-label', 'Terminal screen');
@@ -113,8 +111,10 @@ export class Terminal extends EventTarget {
     for (const t of ['keydown', 'pointerdown']) this.el.addEventListener(t, () => this.writeClip(), true);
 
     this.screen = new Screen();
-    this.painter = new Painter(this.canvas, this.overlayCanvas, { ...this.opts, theme: themeOf(this.opts.theme) });
-    this.el.style.background = this.painter.palette.bg;
+    this.painter = new Painter(this.canvas, this.overlayCanvas, this.opts);
+    this.setTheme(this.opts.theme);
+    this.mq = ['(prefers-color-scheme: light)', '(prefers-contrast: more)'].map((q) => matchMedia(q));
+    for (const q of this.mq) q.onchange = () => this.setTheme(this.opts.theme);
     this.selection = new Selection();
     this.dirty = new Set();
     this.dirtyAll = true;
@@ -149,12 +149,9 @@ export class Terminal extends EventTarget {
     this.sticky = 0; // one-shot modifiers from the keys bar
     const keys = this.opts.keys ?? DEFAULT_KEYS;
     if (keys !== 'none' && matchMedia('(pointer: coarse)').matches) this.touch.bar(keys);
-    // Shrink with the visual viewport (a soft keyboard), so the cursor row stays in sight.
     const vv = window.visualViewport;
-    if (vv) vv.addEventListener('resize', this.onViewport = () => {
-      const top = this.el.parentNode.getBoundingClientRect().top;
-      this.el.style.height = vv.height + vv.offsetTop < innerHeight ? `${vv.height + vv.offsetTop - top}px` : '';
-    });
+    this.onViewport = () => this.touch.follow(vv);
+    for (const k of ['resize', 'scroll']) vv?.addEventListener(k, this.onViewport);
     this.ro = new ResizeObserver(() => this.layout());
     this.ro.observe(this.el);
     this.painter.resize(this.screen.cols, this.screen.rows);
@@ -184,13 +181,12 @@ export class Terminal extends EventTarget {
     clearInterval(this.blinkTimer);
     clearTimeout(this.speakTimer);
     cancelAnimationFrame(this.touch.fling);
-    window.visualViewport?.removeEventListener('resize', this.onViewport);
+    for (const k of ['resize', 'scroll']) window.visualViewport?.removeEventListener(k, this.onViewport);
+    for (const q of this.mq) q.onchange = null;
     this.el.remove();
   }
 
   focus() { this.ta.focus({ preventScroll: true }); }
-
-  // ---- messages ----
 
   onMessage(data) {
     let m;
@@ -219,6 +215,7 @@ export class Terminal extends EventTarget {
         this.el.dataset.role = m.role;
         this.lastResize = null;
         this.needLayout = true;
+        this.sendTheme();
         this.dispatchEvent(new CustomEvent('hello', { detail: m }));
         break;
       case 'styles':
@@ -327,7 +324,7 @@ export class Terminal extends EventTarget {
     this.setStatus('reconnecting', retryIn);
   }
 
-  /** Puts a program's OSC 52 text on the clipboard if the browser lets it (a gesture or the permission), else on the next click or key; the note says which. */
+  /** Puts OSC 52 text on the clipboard now if allowed, else on the next click or key; the note says which. */
   writeClip() {
     const t = this.clip, say = (s) => { this.note.textContent = s; };
     if (t == null) return;
@@ -365,7 +362,7 @@ export class Terminal extends EventTarget {
     this.dispatchEvent(new CustomEvent('status', { detail: { status, detail } }));
   }
 
-  /** Twice a second at most: the screen's text to the mirror, changed rows (not the cursor's: the reader echoes typing) to the live region. */
+  /** At most twice a second: the text to the mirror, changed rows but the cursor's to the live region. */
   announce() {
     this.speakTimer = 0;
     const sc = this.screen, rows = [...this.spoken].sort((a, b) => a - b).filter((r) => r !== sc.cursor.row && r < sc.rows);
@@ -374,8 +371,6 @@ export class Terminal extends EventTarget {
     const said = rows.slice(-12).map((r) => Screen.lineText(sc.lines[r]).trim()).filter(Boolean).join('\n');
     if (said) this.live.textContent = said;
   }
-
-  // ---- output ----
 
   send(bytes) { return this.conn ? this.conn.send(bytes) : false; }
 
@@ -427,7 +422,7 @@ export class Terminal extends EventTarget {
     this.schedule();
   }
 
-  /** Keys the terminal handles itself: Ctrl-Shift-M leaves it, Shift-PageUp/PageDown/Home/End scroll the scrollback. */
+  /** Keys the terminal handles itself (search, Ctrl-Shift-M, scrolling). */
   localKey(e) {
     if (e.code === 'KeyF' && (isMac ? e.metaKey && !e.ctrlKey : e.ctrlKey && e.shiftKey)) {
       this.search.open();
@@ -452,8 +447,6 @@ export class Terminal extends EventTarget {
     }
     return false;
   }
-
-  // ---- scrollback ----
 
   scrollView(lines) {
     const sc = this.screen;
@@ -495,8 +488,6 @@ export class Terminal extends EventTarget {
   /** The line shown on display row y (scrolled back or not). */
   displayLine(y) { return this.screen.line(this.screen.base - this.viewOffset + y); }
 
-  // ---- painting ----
-
   schedule() {
     if (!this.raf) this.raf = requestAnimationFrame(() => this.paint());
   }
@@ -527,6 +518,7 @@ export class Terminal extends EventTarget {
     const row = c.row + this.viewOffset;
     const showCursor = c.visible && row < sc.rows && (this.cursorOn || !c.blink || !this.focused);
     const cursor = showCursor ? { row, col: c.col, shape: c.shape } : null;
+    if (this.touch.shown) this.touch.place();
     this.painter.drawOverlay(sc, {
       selection: this.selection.rects(top, sc.rows, sc.cols),
       found: this.search.rects(top, sc.rows, sc.cols),
@@ -554,14 +546,7 @@ export class Terminal extends EventTarget {
     }
   }
 
-  // ---- size ----
-
-  /**
-   * Fits the terminal to its container. A control page resizes the session to
-   * the container (fit "resize"); a view page changes its font size so that the
-   * whole screen fits (fit "scale"), as does a control page showing a session
-   * that another controller made bigger. Fit "none" keeps the font size.
-   */
+  /** Fits the terminal to its container (`fit`: web/README.md). */
   layout() {
     const r = this.el.getBoundingClientRect(), bar = this.el.querySelector('.pc-keys');
     const box = { width: r.width, height: r.height - (bar ? bar.offsetHeight : 0) };
@@ -618,13 +603,16 @@ export class Terminal extends EventTarget {
   }
 
   setTheme(theme) {
-    this.painter.setTheme(themeOf(theme));
+    this.opts.theme = theme;
+    this.painter.setTheme(this.theme = themeOf(theme));
     this.el.style.background = this.painter.palette.bg;
     this.dirtyAll = true;
     this.schedule();
+    this.sendTheme();
   }
 
-  // ---- mouse ----
+  /** Tells the session the theme painted (control role), for colour queries. */
+  sendTheme() { if (this.screen.role === 'control') this.send(P.encodeTheme(this.theme)); }
 
   cellAt(e) {
     const r = this.canvas.getBoundingClientRect();
@@ -643,7 +631,7 @@ export class Terminal extends EventTarget {
     }
   }
 
-  /** The link at a display cell: an OSC 8 link, or an http(s) URL in the text; {url, from, to} or null. */
+  /** The OSC 8 link or http(s) URL at a display cell: {url, from, to} or null. */
   linkAt({ row, col }) {
     const line = this.displayLine(row);
     if (!line) return null;
@@ -672,7 +660,7 @@ export class Terminal extends EventTarget {
     s.addEventListener('pointerdown', (e) => {
       this.focus();
       e.preventDefault();
-      if (e.pointerType === 'touch') return this.touch.down(e); // fingers scroll, select, pinch; a tap only focuses
+      if (e.pointerType === 'touch') return this.touch.down(e);
       const cell = this.cellAt(e);
       if (this.reporting(e)) {
         if (e.button > 2) return;
@@ -691,7 +679,7 @@ export class Terminal extends EventTarget {
         return;
       }
       s.setPointerCapture(e.pointerId);
-      // Count clicks ourselves: a pointerdown's detail is 0 in some browsers.
+      // A pointerdown's detail is 0 in some browsers: count clicks.
       const now = Date.now(), last = this.lastClick;
       const clicks = last && now - last.t < 450 && Math.abs(last.x - e.clientX) < 5 && Math.abs(last.y - e.clientY) < 5 ? last.n % 3 + 1 : 1;
       this.lastClick = { t: now, x: e.clientX, y: e.clientY, n: clicks };
@@ -726,7 +714,6 @@ export class Terminal extends EventTarget {
         }
         return;
       }
-      // Show links: underlined, a pointer and the URL as a tooltip.
       const link = this.linkAt(cell);
       this.hover(link && { ...link, y: cell.row });
       s.style.cursor = link ? 'pointer' : 'text';
@@ -761,28 +748,26 @@ export class Terminal extends EventTarget {
     }, { passive: false });
   }
 
-  /** n lines of wheel (or touch drag; down is positive): scrollback, mouse wheel events or Up/Down keys. */
+  /** n lines of wheel or drag (down > 0): scrollback, mouse wheel events or Up/Down. */
   wheelLines(n, e) {
     if (this.reporting(e)) {
       const cell = this.cellAt(e);
       const kind = n < 0 ? 3 : 4;
       for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.send(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
     } else if (this.screen.modes.altScreen && this.canType) {
-      // No scrollback on the alternate screen: scroll the program (as xterm's alternateScroll).
+      // As xterm's alternateScroll.
       for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.send(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
     } else {
       this.scrollView(-n);
     }
   }
 
-  // ---- reading ----
-
   /** The screen as text (what the client holds, trailing blanks trimmed). */
   text() { return this.screen.text(); }
 
   selectionText() { return this.selection.text(this.screen); }
 
-  /** Geometry for tests and embedders: cell size in device and CSS pixels, font, canvas. */
+  /** Geometry for tests and embedders. */
   metrics() {
     const p = this.painter;
     return { cw: p.cw, ch: p.ch, dpr: p.dpr, baseline: p.baseline, fonts: p.fonts, fontSize: p.fontSize, cols: this.cols, rows: this.rows, cell: p.cellCss };

@@ -6,6 +6,12 @@ export const DEFAULT_KEYS = 'esc tab ctrl alt left up down right | ~ / -';
 const NAMED = { esc: 'Escape', tab: 'Tab', left: 'Left', up: 'Up', down: 'Down', right: 'Right' };
 const LABEL = { esc: 'Esc', tab: 'Tab', ctrl: 'Ctrl', alt: 'Alt', left: '←', up: '↑', down: '↓', right: '→' };
 
+/** What the visual viewport ({offsetTop, height}) shows of an element at `top` in a page `inner` px high: {shift, height}, or null for all. */
+export function visiblePart(vv, inner, top) {
+  const shift = Math.max(0, vv.offsetTop - top), bottom = vv.offsetTop + vv.height;
+  return shift || bottom < inner - 0.5 ? { shift, height: Math.max(1, bottom - top - shift) } : null;
+}
+
 export class Touch {
   constructor(term) {
     this.t = term;
@@ -14,6 +20,7 @@ export class Touch {
 
   down(e) {
     const t = this.t;
+    if (this.shown) this.hide();
     cancelAnimationFrame(this.fling);
     clearTimeout(this.press);
     this.pts.set(e.pointerId, e);
@@ -79,19 +86,69 @@ export class Touch {
     }
   }
 
-  /** A long press selects the word under the finger and shows Copy. */
+  /** A long press selects the word under the finger, with handles and Copy. */
   word(e) {
-    const t = this.t, c = t.cellAt(e), r = t.el.getBoundingClientRect();
+    const t = this.t, c = t.cellAt(e);
     t.selection.start(t.screen, { a: t.screen.base - t.viewOffset + c.row, col: c.col }, 'word');
+    if (!this.hs) {
+      this.copy = this.button('Copy', t.el, 'pc-copy');
+      this.copy.onclick = () => {
+        navigator.clipboard?.writeText(t.selectionText()).catch(() => {});
+        this.hide();
+      };
+      this.hs = [0, 1].map((i) => {
+        const h = t.el.appendChild(document.createElement('i'));
+        h.className = 'pc-h pc-h' + i;
+        h.onpointerdown = (ev) => {
+          const s = t.selection, b = s.bounds(), o = t.el.getBoundingClientRect(), p = this.ends()[i];
+          h.setPointerCapture(ev.pointerId);
+          [s.anchor, s.head, s.mode] = [b[1 - i], b[i], 'char'];
+          this.d = [ev.clientX - o.left - p.x, ev.clientY - o.top - p.y + p.h / 2]; // finger to the end's point
+        };
+        h.onpointermove = (ev) => {
+          if (!h.hasPointerCapture(ev.pointerId)) return;
+          const r = t.canvas.getBoundingClientRect(), x = ev.clientX - this.d[0];
+          t.selection.head = { a: t.screen.base - t.viewOffset + t.cellAt({ clientX: x, clientY: ev.clientY - this.d[1] }).row, col: Math.max(0, Math.min(t.cols, Math.round((x - r.left) / r.width * t.cols))) };
+          t.schedule();
+        };
+        return h;
+      });
+    }
+    this.shown = true;
     t.schedule();
-    const b = this.copy || (this.copy = this.button('Copy', t.el, 'pc-copy'));
-    b.onclick = () => {
-      b.hidden = true;
-      navigator.clipboard?.writeText(t.selectionText()).catch(() => {});
-    };
-    b.hidden = false;
-    b.style.left = `${e.clientX - r.left}px`;
-    b.style.top = `${Math.max(0, e.clientY - r.top - 48)}px`;
+  }
+
+  /** The selection's ends, in CSS px of the terminal: [{x, y (line bottom), row, h}]. */
+  ends() {
+    const t = this.t, r = t.canvas.getBoundingClientRect(), o = t.el.getBoundingClientRect(), h = r.height / t.rows;
+    return (t.selection.bounds() || []).map((p, row) => (row = p.a - t.screen.base + t.viewOffset, { x: r.left - o.left + p.col * r.width / t.cols, y: r.top - o.top + (row + 1) * h, row, h }));
+  }
+
+  /** Puts the handles at the selection's ends, Copy above it (below without room); on each paint. */
+  place() {
+    const e = this.ends(), c = this.copy, [s] = e;
+    if (!s) return this.hide();
+    e.forEach((p, i) => {
+      Object.assign(this.hs[i].style, { left: p.x + 'px', top: p.y + 'px' });
+      this.hs[i].hidden = p.row < 0 || p.row >= this.t.rows;
+    });
+    c.hidden = false;
+    const y = s.y - s.h - c.offsetHeight - 4;
+    Object.assign(c.style, { left: Math.max(0, Math.min(s.x, this.t.el.clientWidth - c.offsetWidth)) + 'px', top: (y < 0 ? e[1].y + 28 : y) + 'px' });
+  }
+
+  hide() {
+    this.shown = false;
+    for (const b of [this.copy, ...this.hs]) b.hidden = true;
+    this.t.selection.clear();
+    this.t.schedule();
+  }
+
+  /** Fits the terminal to what the visual viewport `vv` shows (a soft keyboard covers the rest). */
+  follow(vv) {
+    const el = this.t.el, v = visiblePart(vv, innerHeight, el.parentNode.getBoundingClientRect().top);
+    el.style.transform = v ? `translateY(${v.shift}px)` : '';
+    el.style.height = v ? v.height + 'px' : '';
   }
 
   button(text, parent, cls) {

@@ -224,6 +224,34 @@ pub struct MouseEvent {
     pub mods: Modifiers,
 }
 
+/// The colour theme a viewer paints with (the `Theme` message's id byte).
+/// The server answers a program's colour queries (OSC 4, 10, 11, 12) from
+/// the theme a control viewer last sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Theme {
+    /// Light text on a dark background (0), the default.
+    #[default]
+    Dark,
+    /// Dark text on a light background (1).
+    Light,
+    /// High contrast: white on black (2).
+    Contrast,
+}
+
+impl Theme {
+    /// Every theme, in id order.
+    pub const ALL: [Theme; 3] = [Theme::Dark, Theme::Light, Theme::Contrast];
+
+    /// The theme's name, as in PROTOCOL.md and the golden vectors.
+    pub fn name(self) -> &'static str {
+        match self {
+            Theme::Dark => "dark",
+            Theme::Light => "light",
+            Theme::Contrast => "contrast",
+        }
+    }
+}
+
 /// A message from the client to the server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientMessage {
@@ -272,6 +300,12 @@ pub enum ClientMessage {
         /// Echoed back in the `Pong`.
         token: u64,
     },
+    /// 0x89: the theme this viewer paints with; the server ignores it from
+    /// a view connection.
+    Theme {
+        /// The theme.
+        theme: Theme,
+    },
     /// 0x8A-0x8E: controls a replay; a view connection may send these to
     /// a replay, no connection to a live session.
     Replay(ReplayControl),
@@ -285,6 +319,7 @@ const RESIZE: u8 = 0x85;
 const SCROLLBACK_REQUEST: u8 = 0x86;
 const FOCUS: u8 = 0x87;
 const PING: u8 = 0x88;
+const THEME: u8 = 0x89;
 
 /// The key byte that means "a character follows".
 const KEY_CHAR: u8 = 0;
@@ -344,6 +379,10 @@ impl ClientMessage {
             ClientMessage::Ping { token } => {
                 out.push(PING);
                 writer::uint(out, *token);
+            }
+            ClientMessage::Theme { theme } => {
+                out.push(THEME);
+                out.push(*theme as u8);
             }
             ClientMessage::Replay(control) => control.encode_into(out),
         }
@@ -423,6 +462,12 @@ impl ClientMessage {
                 focused: r.bool("focused")?,
             },
             PING => ClientMessage::Ping { token: r.u64()? },
+            THEME => ClientMessage::Theme {
+                theme: Theme::ALL
+                    .get(usize::from(r.u8()?))
+                    .copied()
+                    .ok_or(DecodeError::OutOfRange { field: "theme" })?,
+            },
             kind if ReplayControl::owns(kind) => {
                 ClientMessage::Replay(ReplayControl::decode_body(kind, &mut r)?)
             }
@@ -433,13 +478,16 @@ impl ClientMessage {
     }
 
     /// True for messages only a [`Role::Control`] connection may send (all
-    /// but `ScrollbackRequest`, `Ping` and, to a replay, the replay
-    /// controls); the server closes a [`Role::View`] connection that sends
-    /// one with 1008.
+    /// but `ScrollbackRequest`, `Ping`, `Theme` and, to a replay, the
+    /// replay controls); the server closes a [`Role::View`] connection that
+    /// sends one with 1008. (A view connection's `Theme` is allowed, and
+    /// ignored.)
     pub fn requires_control(&self) -> bool {
         !matches!(
             self,
-            ClientMessage::ScrollbackRequest { .. } | ClientMessage::Ping { .. }
+            ClientMessage::ScrollbackRequest { .. }
+                | ClientMessage::Ping { .. }
+                | ClientMessage::Theme { .. }
         )
     }
 
@@ -449,7 +497,9 @@ impl ClientMessage {
     pub fn allowed_for(&self, role: Role, replay: bool) -> bool {
         match self {
             ClientMessage::Replay(_) => replay,
-            ClientMessage::ScrollbackRequest { .. } | ClientMessage::Ping { .. } => true,
+            ClientMessage::ScrollbackRequest { .. }
+            | ClientMessage::Ping { .. }
+            | ClientMessage::Theme { .. } => true,
             _ => !replay && role == Role::Control,
         }
     }

@@ -26,7 +26,9 @@ mod style;
 mod varint;
 mod writer;
 
-pub use client::{ClientMessage, Key, Modifiers, MouseButton, MouseEvent, MouseKind, NamedKey};
+pub use client::{
+    ClientMessage, Key, Modifiers, MouseButton, MouseEvent, MouseKind, NamedKey, Theme,
+};
 pub use error::{DecodeError, LineError};
 pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};
 pub use line::{Cell, Cells, Cluster, Line, LineBuilder, StyleRun, WideRun};

@@ -391,6 +391,12 @@ fn other_client_messages_round_trip() {
     );
     client_round_trip(ClientMessage::Focus { focused: false });
     client_round_trip(ClientMessage::Ping { token: u64::MAX });
+    for (id, theme) in Theme::ALL.into_iter().enumerate() {
+        assert_eq!(
+            client_round_trip(ClientMessage::Theme { theme }),
+            [0x89, id as u8]
+        );
+    }
 }
 
 #[test]
@@ -417,6 +423,10 @@ fn client_messages_are_range_checked() {
         Err(DecodeError::OutOfRange { field: "focused" })
     );
     assert_eq!(
+        ClientMessage::decode(&[0x89, 0x03]),
+        Err(DecodeError::OutOfRange { field: "theme" })
+    );
+    assert_eq!(
         ClientMessage::decode(&[0x84, 0x07, 0x00, 0x00, 0x00, 0x00]),
         Err(DecodeError::OutOfRange {
             field: "mouse kind"
@@ -439,6 +449,12 @@ fn view_connections_may_only_ping_and_read_scrollback() {
     assert!(!resize.allowed_for(Role::View, false));
     assert!(resize.allowed_for(Role::Control, false));
     assert!(ClientMessage::Focus { focused: true }.requires_control());
+    // A view connection's theme is allowed on the wire, and ignored; so is
+    // a replay's.
+    let theme = ClientMessage::Theme {
+        theme: Theme::Light,
+    };
+    assert!(theme.allowed_for(Role::View, false) && theme.allowed_for(Role::View, true));
 }
 
 #[test]

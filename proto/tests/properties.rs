@@ -207,13 +207,15 @@ fn client_message() -> impl Strategy<Value = ClientMessage> {
             .prop_map(|(start, count)| ClientMessage::ScrollbackRequest { start, count }),
         any::<bool>().prop_map(|focused| ClientMessage::Focus { focused }),
         any::<u64>().prop_map(|token| ClientMessage::Ping { token }),
+        select(Theme::ALL.to_vec()).prop_map(|theme| ClientMessage::Theme { theme }),
     ]
 }
 
 /// Every message type byte either side knows, to steer random bodies past the
 /// first check.
-const TYPES: [u8; 16] = [
+const TYPES: [u8; 17] = [
     0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88,
+    0x89,
 ];
 
 /// Feeds `bytes` to both decoders; whatever decodes must survive a second

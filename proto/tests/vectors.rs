@@ -549,6 +549,13 @@ fn cases() -> Vec<Case> {
             },
         ),
         client(
+            "theme_light",
+            "The control viewer paints the light theme.",
+            ClientMessage::Theme {
+                theme: Theme::Light,
+            },
+        ),
+        client(
             "replay_play",
             "Play the replay.",
             ClientMessage::Replay(ReplayControl::Play),
@@ -830,6 +837,7 @@ fn client_json(message: &ClientMessage) -> (&'static str, Value) {
         ),
         ClientMessage::Focus { focused } => ("focus", json!({ "focused": focused })),
         ClientMessage::Ping { token } => ("ping", json!({ "token": u64_json(*token) })),
+        ClientMessage::Theme { theme } => ("theme", json!({ "theme": theme.name() })),
         ClientMessage::Replay(control) => match control {
             ReplayControl::Play => ("replay_play", json!({})),
             ReplayControl::Pause => ("replay_pause", json!({})),
@@ -938,7 +946,7 @@ fn every_message_type_has_a_vector() {
         types,
         [
             0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x81, 0x82, 0x83,
-            0x84, 0x85, 0x86, 0x87, 0x88, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e
+            0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e
         ]
     );
 }

@@ -23,86 +23,11 @@
 
 mod common;
 
-use std::hint::black_box;
-
-use alacritty_terminal::event::VoidListener;
-use alacritty_terminal::term::TermDamage;
 use alacritty_terminal::vte::ansi::Processor;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
 
-use common::{Payload, CHUNK, PAYLOAD_BYTES, SCROLLBACK};
-
-/// A payload ready to feed: its bytes already split into pty-sized chunks.
-struct Prepared {
-    name: String,
-    cols: u16,
-    rows: u16,
-    len: u64,
-    chunks: Vec<Vec<u8>>,
-}
-
-impl From<Payload> for Prepared {
-    fn from(p: Payload) -> Prepared {
-        Prepared {
-            len: p.bytes.len() as u64,
-            chunks: p.bytes.chunks(CHUNK).map(<[u8]>::to_vec).collect(),
-            name: p.name,
-            cols: p.cols,
-            rows: p.rows,
-        }
-    }
-}
-
-fn payloads() -> Vec<Prepared> {
-    let mut all = common::vtebench();
-    all.push(Payload {
-        name: "ascii_log".into(),
-        cols: 120,
-        rows: 40,
-        bytes: common::ascii_log(PAYLOAD_BYTES),
-    });
-    all.push(Payload {
-        name: "cjk_emoji".into(),
-        cols: 120,
-        rows: 40,
-        bytes: common::cjk_emoji(PAYLOAD_BYTES),
-    });
-    all.push(common::corpus_repeated("vim-edit"));
-    all.push(common::corpus_repeated("htop"));
-    all.into_iter().map(Prepared::from).collect()
-}
-
-/// Feeds every chunk to panecast, collecting the changed rows and the scroll
-/// hint after each. Returns the terminal so it is dropped outside the timing.
-fn run_panecast(mut term: panecast::term::Term, chunks: &[Vec<u8>]) -> panecast::term::Term {
-    let mut seen = term.observe();
-    let mut scrolls = 0;
-    for chunk in chunks {
-        term.advance(chunk);
-        black_box(term.changed_rows(seen).count());
-        let scrolled = term.scrolled_since(scrolls);
-        scrolls += black_box(scrolled);
-        seen = term.observe();
-    }
-    term
-}
-
-type Alacritty = (alacritty_terminal::Term<VoidListener>, Processor);
-
-/// Feeds every chunk to alacritty_terminal, collecting and resetting its
-/// damage after each. Returns the terminal so it is dropped outside the timing.
-fn run_alacritty((mut term, mut parser): Alacritty, chunks: &[Vec<u8>], rows: u16) -> Alacritty {
-    for chunk in chunks {
-        parser.advance(&mut term, chunk);
-        let damaged = match term.damage() {
-            TermDamage::Full => usize::from(rows),
-            TermDamage::Partial(lines) => lines.count(),
-        };
-        black_box(damaged);
-        term.reset_damage();
-    }
-    (term, parser)
-}
+use common::feed::{payloads, run_alacritty, run_panecast};
+use common::SCROLLBACK;
 
 fn throughput(c: &mut Criterion) {
     for p in payloads() {

@@ -3,8 +3,9 @@
 //! this test reads the JavaScript and checks it against the Rust source of
 //! truth. A failure names the file and the constant to update.
 //!
-//! - the default theme (`dark` in web/palette.js) is `render::theme`: what a
-//!   program reads back with OSC 4/10/11 is what a viewer sees;
+//! - the themes `dark`, `light` and `contrast` in web/palette.js are
+//!   `render::theme`'s: what a program reads back with OSC 4/10/11/12 is
+//!   what a viewer sees;
 //! - the link schemes (`LINK_SCHEMES` in web/terminal.js) are
 //!   `render::LINK_SCHEMES`;
 //! - the close codes the client handles (web/connection.js, web/terminal.js)
@@ -14,7 +15,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use panecast::render::{theme, LINK_SCHEMES};
+use panecast::render::theme::{self, ThemeColors};
+use panecast::render::LINK_SCHEMES;
 use panecast_proto::{close, NamedKey};
 
 fn web(name: &str) -> String {
@@ -56,16 +58,25 @@ fn numbers(text: &str) -> Vec<u32> {
 }
 
 #[test]
-fn the_clients_default_theme_is_the_servers() {
+fn the_clients_themes_are_the_servers() {
     let js = web("palette.js");
-    let dark = between(&js, "dark: {", "}", "web/palette.js");
-    let colours = hex_colours(dark);
-    // fg, bg, cursor, then the 16 ANSI colours.
-    assert_eq!(colours.len(), 19, "web/palette.js dark theme: {colours:?}");
-    assert_eq!(colours[0], theme::hex(theme::DEFAULT_FG), "dark.fg");
-    assert_eq!(colours[1], theme::hex(theme::DEFAULT_BG), "dark.bg");
-    for (i, c) in colours[3..].iter().enumerate() {
-        assert_eq!(*c, theme::hex(theme::palette(i as u8)), "dark.ansi[{i}]");
+    for theme in panecast_proto::Theme::ALL {
+        let name = theme.name();
+        let colors = ThemeColors::of(theme);
+        let body = between(&js, &format!("{name}: {{"), "}", "web/palette.js");
+        let colours = hex_colours(body);
+        // fg, bg, cursor, then the 16 ANSI colours.
+        assert_eq!(
+            colours.len(),
+            19,
+            "web/palette.js {name} theme: {colours:?}"
+        );
+        assert_eq!(colours[0], theme::hex(colors.fg()), "{name}.fg");
+        assert_eq!(colours[1], theme::hex(colors.bg()), "{name}.bg");
+        assert_eq!(colours[2], theme::hex(colors.cursor()), "{name}.cursor");
+        for (i, c) in colours[3..].iter().enumerate() {
+            assert_eq!(*c, theme::hex(colors.palette(i as u8)), "{name}.ansi[{i}]");
+        }
     }
     // Colours 16-255: the client computes them from the cube steps and the grey ramp.
     let steps = numbers(between(&js, "const steps = [", "]", "web/palette.js"));

@@ -369,41 +369,48 @@ async fn a_viewer_that_stops_reading_does_not_slow_the_flood() {
         "read x; seq -f %0180.0f 1 200000; echo flood done",
     ];
     let size = json!({"cols": 200, "rows": 50});
-
     let alone = session_id(&server.create(&flood, size.clone()));
-    let without = run_flood(&server, &alone);
-
-    // A viewer that reads its first frame, then nothing for 5 s.
     let id = session_id(&server.create(&flood, size));
+
+    // A viewer that reads its first frame, then nothing until both floods are over.
     let auth = format!("Bearer {TOKEN}");
     let path = ws::ws_path(&id, Some("view"));
     let mut slow = ws::connect(server.addr, &path, &[("Authorization", &auth)], Some(4096))
         .await
         .unwrap_or_else(|r| panic!("refused: {} {}", r.status, r.body));
     slow.until("the first frame", LIMIT, |m| m.frames > 0).await;
-    let stopped = Instant::now();
     let published = frames_published(&server);
-    let with = run_flood(&server, &id);
+    // Both floods at once, so that they share whatever else loads the
+    // machine (two runs one after the other compare two different loads:
+    // the cause of this test's failures on a busy machine). A session that
+    // waited for its stalled viewer would never end: its flood must end
+    // while the viewer still reads nothing.
+    let (without, with) = std::thread::scope(|s| {
+        let without = s.spawn(|| run_flood(&server, &alone));
+        let with = s.spawn(|| run_flood(&server, &id));
+        (without.join(), with.join())
+    });
+    let (without, with) = (
+        without.expect("the flood alone"),
+        with.expect("the flood with a stalled viewer"),
+    );
     let published = frames_published(&server) - published;
-    eprintln!("the flood took {without:?} alone, {with:?} with a stalled viewer");
-    // The bound is loose on purpose: this checks that the session does not
-    // wait for the viewer (it would then take at least the viewer's 5 s, or
-    // never end), not how fast it is. Two runs on a shared 2-core machine
-    // differ by a fair margin, hence 2x plus a second.
+    eprintln!("the flood took {without:?} alone, {with:?} beside it with a stalled viewer");
+    // Loose on purpose: the two share two cores, and this checks that the
+    // session does not wait for the viewer, not how fast it is.
     assert!(
         with <= without * 2 + Duration::from_secs(1),
         "the flood took {with:?} with a stalled viewer, {without:?} alone"
     );
 
-    tokio::time::sleep_until(stopped + Duration::from_secs(5)).await;
     converge(&server, &id, &mut slow, "the viewer once it reads again").await;
     assert_eq!(slow.model.row_text(48), "flood done");
     eprintln!(
-        "the session published {published} screens; the stalled viewer got {} frames",
+        "the two sessions published {published} screens; the stalled viewer got {} frames",
         slow.model.frames
     );
     assert!(
-        slow.model.frames * 2 < published,
+        slow.model.frames * 4 < published,
         "the stalled viewer skipped screens: {} frames of {published}",
         slow.model.frames
     );
@@ -880,4 +887,58 @@ async fn osc52_is_dropped_by_default() {
     let mut view = attach(&server, &id, "view").await;
     cat_osc52(&mut control, &mut view).await;
     assert!(control.model.clipboard.is_empty(), "clipboard = \"off\"");
+}
+
+/// A program that, for each line typed, asks its terminal for the default
+/// background (OSC 11) and prints the answer, ESC shown as `E`.
+const ASK_BACKGROUND: &str = r#"while read l; do
+  stty raw -echo
+  printf '\033]11;?\007'
+  r=$(head -c 25)
+  stty sane
+  echo "$r" | tr '\033' E
+done"#;
+
+#[tokio::test]
+async fn colour_queries_are_answered_from_the_control_viewers_theme() {
+    let server = Server::start(test_config());
+    let id = session_id(&server.create(&["sh", "-c", ASK_BACKGROUND], json!({})));
+    let mut controller = attach(&server, &id, "control").await;
+    let mut viewer = attach(&server, &id, "view").await;
+    // Each line typed echoes an empty row; the answer follows.
+    let ask = async |client: &mut Client, n: usize, answer: &str| {
+        let row = 2 * n + 1;
+        client.send(&text("\r")).await;
+        let expected = format!("E]11;{answer}E\\");
+        client
+            .until(&format!("the answer {expected}"), LIMIT, |m| {
+                m.row_text(row) == expected
+            })
+            .await;
+    };
+    ask(&mut controller, 0, "rgb:1e1e/1e1e/1e1e").await;
+    controller
+        .send(&ClientMessage::Theme {
+            theme: proto::Theme::Light,
+        })
+        .await;
+    ask(&mut controller, 1, "rgb:ffff/ffff/ffff").await;
+    // A view connection may send its theme, and is ignored.
+    viewer
+        .send(&ClientMessage::Theme {
+            theme: proto::Theme::Contrast,
+        })
+        .await;
+    viewer.send(&ClientMessage::Ping { token: 5 }).await;
+    viewer
+        .until("the pong after the theme", LIMIT, |m| m.pongs == [5])
+        .await;
+    ask(&mut controller, 2, "rgb:ffff/ffff/ffff").await;
+    controller
+        .send(&ClientMessage::Theme {
+            theme: proto::Theme::Contrast,
+        })
+        .await;
+    ask(&mut controller, 3, "rgb:0000/0000/0000").await;
+    assert!(viewer.model.errors.is_empty(), "{:?}", viewer.model.errors);
 }

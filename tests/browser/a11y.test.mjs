@@ -1,5 +1,6 @@
 // End-to-end: the client for screen readers and keyboard-only users. axe-core
-// finds no serious or critical violation on the pages; the screen's text is
+// finds no serious or critical violation on the pages, the Share panel and
+// the search bar; the screen's text is
 // mirrored in the DOM and new output announced, throttled; role, label and
 // read-only state are exposed; Ctrl-Shift-M leaves the terminal; themes
 // follow the URL and the user's contrast, colour-scheme and motion settings.
@@ -33,7 +34,7 @@ e2e('axe finds no serious or critical violation on /r/{name}, the replay page', 
   await env.server.api('DELETE', `/api/recordings/${s.recording}`);
 });
 
-e2e('axe finds no serious or critical violation on /, /s/{id} and /embed/{id}', async () => {
+e2e('axe finds no serious or critical violation on /, /s/{id}, /embed/{id}, the Share panel and the search bar', async () => {
   const id = await session();
   await input(id, 'printf "\\033[31mred\\033[0m plain\\n"\r');
   const ctx = await env.browser.newContext();
@@ -47,6 +48,19 @@ e2e('axe finds no serious or critical violation on /, /s/{id} and /embed/{id}', 
     await noSeriousViolations(page, `/${path}/{id} as ${role}`);
     await finish(page, `a11y-axe-${path}-${role}`);
   }
+  // The Share panel, open with a link made and listed, and the search bar, open with matches counted.
+  const page = await open(id);
+  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('button', { name: 'Create link' }).click();
+  await waitFor(() => page.locator('.pc-share tr').count(), { what: 'the new link listed' });
+  await page.locator('panecast-terminal').click();
+  await page.keyboard.press('Control+Shift+F');
+  await page.keyboard.type('plain');
+  const bar = page.locator('panecast-terminal').locator('.pc-find');
+  await waitFor(async () => /^\d+\/\d+$/.test(await bar.locator('output').textContent()), { what: 'the matches counted' });
+  assert.ok(await bar.isVisible() && await page.locator('.pc-share').isVisible(), 'the search bar and the Share panel are open');
+  await noSeriousViolations(page, 'the Share panel and the search bar');
+  await finish(page, 'a11y-axe-share-search');
 });
 
 e2e('the screen is mirrored as text and new output is announced politely', async () => {
@@ -126,10 +140,44 @@ e2e('themes: URL parameter, attribute, prefers-color-scheme, prefers-contrast, p
   }
   for (const reducedMotion of ['no-preference', 'reduce']) {
     const page = await open(id, { contextOptions: { reducedMotion } });
-    await page.locator('panecast-terminal').click();
     await waitFor(() => page.evaluate(() => window.panecast.screen.cursor.blink), { what: 'a blinking cursor' });
-    const blinks = await page.evaluate(() => new Promise((r) => setTimeout(() => r(!!window.panecast.blinkTimer), 200)));
+    const paints = await page.evaluate(() => window.panecast.paints);
+    await page.locator('panecast-terminal').click();
+    // The overlay decides on blinking when it is painted: wait for a paint with the focus rather than
+    // for a fixed time (on a busy machine the animation frame can come later than any such time).
+    await waitFor(() => page.evaluate((n) => window.panecast.focused && window.panecast.paints > n, paints), { what: 'a paint with the focus' });
+    const blinks = await page.evaluate(() => !!window.panecast.blinkTimer);
     assert.equal(blinks, reducedMotion !== 'reduce', `cursor blinks with ${reducedMotion}`);
     await finish(page, `a11y-motion-${reducedMotion}`);
   }
+});
+
+e2e('themes change what programs are told: OSC 11 answers the control page\'s theme', async () => {
+  // For each line typed, the program asks for the background and prints the answer (ESC as E).
+  const ask = "while read l; do stty raw -echo; printf '\\033]11;?\\007'; r=$(head -c 25); stty sane; echo \"$r\" | tr '\\033' E; done";
+  const id = await session({ command: ['sh', '-c', `echo ready; ${ask}`], ready: 'ready' });
+  const answers = [];
+  // Enter typed on `page`: it reaches the session after the page's Theme messages.
+  const asked = async (page, want) => {
+    answers.push(`E]11;rgb:${want}E\\`);
+    await page.locator('panecast-terminal').click();
+    await page.keyboard.press('Enter');
+    await waitFor(async () => JSON.stringify((await screenText(id)).filter((l) => l.startsWith('E]'))) === JSON.stringify(answers), { what: `the answers ${answers}` });
+  };
+  const light = await open(id, { query: '&theme=light' });
+  await asked(light, 'ffff/ffff/ffff');
+  // A view page's theme changes nothing.
+  const view = await open(id, { role: 'view', query: '&theme=contrast' });
+  await asked(light, 'ffff/ffff/ffff');
+  await finish(view, 'a11y-theme-osc-view');
+  // An auto theme follows the system's colour scheme and contrast, and tells the session when they change.
+  const auto = await open(id, { contextOptions: { viewport: { width: 900, height: 520 }, colorScheme: 'dark' } });
+  await asked(auto, '1e1e/1e1e/1e1e');
+  for (const [media, want] of [[{ colorScheme: 'light' }, 'ffff/ffff/ffff'], [{ contrast: 'more' }, '0000/0000/0000']]) {
+    await auto.emulateMedia(media);
+    await waitFor(() => auto.evaluate((bg) => window.panecast.painter.palette.bg === bg, '#' + want.slice(0, 2).repeat(3)), { what: `the page painting ${want}` });
+    await asked(auto, want);
+  }
+  await finish(auto, 'a11y-theme-osc-auto');
+  await finish(light, 'a11y-theme-osc-light');
 });

@@ -2,7 +2,8 @@
 // real touch events through CDP Input.dispatchTouchEvent): a tap focuses the
 // terminal so typing reaches the session; a one-finger drag scrolls the
 // scrollback (with momentum when fast), or sends wheel events to a program
-// that turned mouse mode on; a long press selects a word to copy; a pinch
+// that turned mouse mode on; a long press selects a word, with handles to
+// extend it and Copy; a pinch
 // resizes the font (zooms on a view page); the extra-keys bar types.
 import assert from 'node:assert/strict';
 import { waitFor } from './lib/harness.mjs';
@@ -102,20 +103,53 @@ e2e('phone: a fast drag goes on scrolling after the finger lifts (momentum)', as
   await finish(page, 'touch-momentum');
 });
 
-e2e('phone: a long press selects a word and Copy puts it on the clipboard', async () => {
+/** One finger from (x0, y0) to (x1, y1) in `steps`, resting before it lifts. */
+async function slide(page, [x0, y0], [x1, y1], steps = 8) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (k) => [{ x: x0 + ((x1 - x0) * k) / steps, y: y0 + ((y1 - y0) * k) / steps }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
+  for (let k = 1; k <= steps; k++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(k) });
+  await sleep(100);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+const centre = (b) => [b.x + b.width / 2, b.y + b.height / 2];
+
+e2e('phone: a long press selects a word, its handles extend the selection, Copy puts it on the clipboard', async () => {
   const id = await session();
   const page = await open(id, { contextOptions: { ...DEVICES.phone, permissions: ['clipboard-read', 'clipboard-write'] } });
-  await input(id, 'clear; echo alpha bravo charlie\r');
-  const row = await waitFor(async () => { const t = await screenText(id); const r = t.indexOf('alpha bravo charlie'); return r >= 0 && r + 1; }, { what: 'the words' });
+  await input(id, 'clear; printf "\\n\\n\\n"; echo alpha bravo charlie delta echo\r');
+  const row = await waitFor(async () => { const t = await screenText(id); const r = t.indexOf('alpha bravo charlie delta echo'); return r >= 0 && r + 1; }, { what: 'the words' });
   const { cell } = await page.evaluate(() => window.panecast.metrics());
-  const box = await page.locator('panecast-terminal').boundingBox();
+  const box = await page.evaluate(() => { const b = window.panecast.canvas.getBoundingClientRect(); return { x: b.x, y: b.y }; });
+  const term = page.locator('panecast-terminal');
   await longPress(page, box.x + 8.5 * cell.width, box.y + (row - 0.5) * cell.height);
   assert.equal(await page.evaluate(() => window.panecast.selectionText()), 'bravo');
-  const copy = page.locator('panecast-terminal').locator('.pc-copy');
-  assert.ok(await copy.isVisible(), 'a Copy button shows');
+  const [start, end] = [term.locator('.pc-h0'), term.locator('.pc-h1')];
+  const copy = term.locator('.pc-copy');
+  await waitFor(async () => await start.isVisible() && await end.isVisible() && await copy.isVisible(), { what: 'two handles and Copy' });
+  // The handles hang below the word's first and last columns.
+  const [s0, e0] = [await start.boundingBox(), await end.boundingBox()];
+  const lineBottom = box.y + row * cell.height;
+  assert.ok(Math.abs(s0.x + s0.width - (box.x + 6 * cell.width)) < 1.5 && Math.abs(s0.y - lineBottom) < 1.5, `the start handle at the start of bravo: ${JSON.stringify(s0)}`);
+  assert.ok(Math.abs(e0.x - (box.x + 11 * cell.width)) < 1.5 && Math.abs(e0.y - lineBottom) < 1.5, `the end handle at its end: ${JSON.stringify(e0)}`);
+  // The end handle, dragged two words on (to the end of delta, column 25), takes the selection with it.
+  await slide(page, centre(e0), [box.x + 25.2 * cell.width + e0.width / 2, e0.y + e0.height / 2]);
+  assert.equal(await page.evaluate(() => window.panecast.selectionText()), 'bravo charlie delta');
+  const e1 = await end.boundingBox();
+  assert.ok(Math.abs(e1.x - (box.x + 25 * cell.width)) < 1.5, 'the end handle followed to the end of delta');
+  // The start handle, dragged back a word, to the start of alpha.
+  await slide(page, centre(s0), [box.x + 0.2 * cell.width - s0.width / 2, s0.y + s0.height / 2]);
+  assert.equal(await page.evaluate(() => window.panecast.selectionText()), 'alpha bravo charlie delta');
+  // Copy stays near the selection: just above its line, over its first word.
+  const c = await copy.boundingBox();
+  assert.ok(c.y + c.height <= lineBottom - cell.height && c.y + c.height > lineBottom - cell.height - 20, `Copy just above the line: ${JSON.stringify(c)}`);
+  assert.ok(c.x < box.x + 25 * cell.width && c.x + c.width > box.x, `Copy over the selection: ${JSON.stringify(c)}`);
   await copy.tap();
-  await waitFor(async () => (await page.evaluate(() => navigator.clipboard.readText())) === 'bravo', { what: 'bravo on the clipboard' });
-  assert.ok(!(await copy.isVisible()), 'Copy goes away');
+  await waitFor(async () => (await page.evaluate(() => navigator.clipboard.readText())) === 'alpha bravo charlie delta', { what: 'the selection on the clipboard' });
+  assert.ok(!(await copy.isVisible()) && !(await start.isVisible()) && !(await end.isVisible()), 'Copy and the handles go away');
+  assert.equal(await page.evaluate(() => window.panecast.selectionText()), '', 'and so does the selection');
   await finish(page, 'touch-long-press');
 });
 
@@ -179,4 +213,34 @@ e2e('phone: the keys URL parameter picks the bar\'s keys, and none hides it', as
   page = await open(id, { contextOptions: { viewport: { width: 900, height: 520 } } });
   assert.deepEqual(await bar(), [], 'no bar without a touch screen');
   await finish(page, 'touch-keys-desktop');
+});
+
+// A soft keyboard cannot be emulated in Chromium; what does shrink the visual viewport there (and fire
+// its resize event) while the layout viewport keeps its height is the page scale (CDP
+// Emulation.setPageScaleFactor). The arithmetic for a keyboard's numbers: unit/client.test.mjs.
+e2e('phone: the terminal follows visualViewport, so the cursor row stays in the visible part', async () => {
+  const id = await session();
+  const page = await open(id, { contextOptions: DEVICES.phone });
+  await input(id, 'seq 1 200\r');
+  await waitFor(async () => (await screenText(id)).some((l) => l === '200'), { what: 'the output' });
+  const rows = (await env.server.api('GET', `/api/sessions/${id}`)).rows;
+  // The cursor row's top and bottom, and the visible part of the page, in CSS px of the layout viewport.
+  const where = () => page.evaluate(() => {
+    const t = window.panecast, r = t.canvas.getBoundingClientRect(), h = r.height / t.rows, v = visualViewport;
+    return { top: r.top + t.screen.cursor.row * h, bottom: r.top + (t.screen.cursor.row + 1) * h, from: v.offsetTop, to: v.offsetTop + v.height, inner: innerHeight };
+  });
+  const before = await where();
+  assert.ok(before.bottom > before.inner / 2, `the cursor row is in the lower half: ${JSON.stringify(before)}`);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 2 });
+  const now = await waitFor(async () => {
+    const w = await where();
+    const api = (await env.server.api('GET', `/api/sessions/${id}`)).rows;
+    return w.to < w.inner && w.top >= w.from && w.bottom <= w.to + 0.5 && api < rows && api === await page.evaluate(() => window.panecast.rows) && { w, api };
+  }, { what: 'the cursor row inside the visible part' });
+  assert.ok(now.api <= rows / 2 + 1, `the session shrank to the visible half: ${rows} -> ${now.api} rows`);
+  await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 1 });
+  await waitFor(async () => (await env.server.api('GET', `/api/sessions/${id}`)).rows === rows, { what: 'the full height back' });
+  await cdp.detach();
+  await finish(page, 'touch-visual-viewport');
 });

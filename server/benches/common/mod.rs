@@ -1,4 +1,5 @@
-//! Shared by the emulator benchmarks (`throughput.rs`, `memory.rs`): where the
+//! Shared by the emulator benchmarks (`throughput.rs`, `memory.rs`,
+//! `instructions.rs`): where the
 //! shared data lives, the deterministic payload generators, and how to build
 //! the alacritty_terminal instance panecast is compared with.
 //!
@@ -7,6 +8,8 @@
 
 // Each bench uses its own subset of these helpers.
 #![allow(dead_code)]
+
+pub mod feed;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

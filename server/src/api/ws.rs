@@ -520,6 +520,10 @@ impl Viewer {
                 let answer = rebase_scrollback(lines.answer, lines.scroll_count, shown);
                 return self.send_message(ServerMessage::Scrollback(answer)).await;
             }
+            ClientMessage::Theme { theme } => {
+                self.session.set_theme(self.role.wire(), theme).await;
+                return Ok(());
+            }
             ClientMessage::Resize { cols, rows } => {
                 return match self.session.resize(cols, rows).await {
                     Ok(()) | Err(SessionError::Exited) => Ok(()),

@@ -20,6 +20,7 @@ use panecast_proto::Scrollback;
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ExitStatus, Pty, PtyEvents};
 use crate::record::Recorder;
+use crate::render::theme::ThemeColors;
 use crate::stream::encode_row;
 use crate::term::Mode;
 use crate::term::{Snapshot, Term};
@@ -101,6 +102,7 @@ impl Actor {
                     | Some(Command::Marker(_, reply)) => {
                         let _ = reply.send(Err(SessionError::Exited));
                     }
+                    Some(Command::Theme(_)) => {}
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.term, start, count));
                     }
@@ -155,6 +157,9 @@ impl Live {
                         let recorder = self.actor.recorder.as_mut();
                         let marked = recorder.is_some_and(|r| r.marker(&label));
                         let _ = reply.send(if marked { Ok(()) } else { Err(SessionError::NotRecording) });
+                    }
+                    Some(Command::Theme(theme)) => {
+                        self.actor.term.set_theme(ThemeColors::of(theme));
                     }
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&self.actor.term, start, count));

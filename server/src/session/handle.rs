@@ -312,6 +312,17 @@ impl SessionHandle {
             .await
     }
 
+    /// A viewer with `role` paints `theme`: the program's colour queries
+    /// (OSC 4, 10, 11, 12) are answered from the theme a control viewer sent
+    /// last. A view connection's theme is ignored: watching does not change
+    /// what the program is told.
+    pub async fn set_theme(&self, role: Role, theme: panecast_proto::Theme) {
+        if role == Role::Control {
+            // An error means the session is over: nothing left to answer.
+            let _ = self.shared.commands.send(Command::Theme(theme)).await;
+        }
+    }
+
     /// Why the session ended, once its status is [`Status::Exited`]:
     /// [`EndReason::Exited`] unless it was deleted or the server shut down.
     pub fn end_reason(&self) -> EndReason {

@@ -200,6 +200,8 @@ enum Command {
         reply: tokio::sync::oneshot::Sender<search::Found>,
     },
     Marker(String, Reply),
+    /// The theme a control viewer paints with (answers to colour queries).
+    Theme(panecast_proto::Theme),
     Kill(tokio::sync::oneshot::Sender<()>),
 }
 

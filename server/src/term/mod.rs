@@ -109,6 +109,12 @@ impl Term {
         self.emu.take_replies()
     }
 
+    /// Sets the theme colour queries (OSC 4, 10, 11, 12) are answered from
+    /// where the program has not set the colour itself.
+    pub fn set_theme(&mut self, theme: &'static crate::render::theme::ThemeColors) {
+        self.emu.set_theme(theme);
+    }
+
     /// Takes the text a program last put on the clipboard (OSC 52), if any.
     pub fn take_clipboard(&mut self) -> Option<String> {
         self.emu.take_clipboard()

@@ -1,6 +1,7 @@
 // The painter draws box drawing, block elements and Powerline symbols itself,
 // on whole device pixels: adjacent cells of ─ │ ┼ █ join without a gap row or
-// column at several font sizes and pixel ratios. Wide characters stay in
+// column, and double lines (╔═╦═╗ ...) meet at corners, tees and crosses
+// exactly as drawn with a pen, at several font sizes and pixel ratios. Wide characters stay in
 // their two cells. Pixels are read back from the canvas.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,8 +19,34 @@ after(async () => {
 });
 
 // Rows 1-4: lines crossing in ┼, a 2x4 block of █; row 5: a wide glyph alone
-// in columns 1-2; row 6: Powerline triangles.
-const ART = '\n─┼─┼─██\n │ │ ██\n─┼─┼─██\n │ │ ██\n 你 \n\ue0b0\ue0b2\n';
+// in columns 1-2; row 6: Powerline triangles; rows 8-12: a grid of double lines.
+const ART = '\n─┼─┼─██\n │ │ ██\n─┼─┼─██\n │ │ ██\n 你 \n\ue0b0\ue0b2\n\n╔═╦═╗\n║ ║ ║\n╠═╬═╣\n║ ║ ║\n╚═╩═╝\n';
+
+/**
+ * The ideal ink of the double-line grid at rows 8-12, columns 0-4 (lines through columns and rows 0, 2 and
+ * 4 of it), in device pixels relative to its top left: each line is a band 3 strokes wide (stroke, gap,
+ * stroke) from the centre of its first cell to that of its last, less its gap, so the strokes meet at
+ * corners, tees and crosses with no gap and nothing inside the junction.
+ */
+function idealGrid({ cw, ch, line: l }) {
+  const x = (col) => Math.round(col * cw);
+  const cx = (col) => x(col) + ((x(col + 1) - x(col)) >> 1) - (l >> 1); // a centre stroke's first pixel
+  const cy = (row) => row * ch + (ch >> 1) - (l >> 1);
+  const W = x(5), H = 5 * ch, ink = [];
+  // A line from centre a to centre b (along), at centre c (across), is inked at d when d is in its band but not in its gap.
+  const band = (along, across, a, b, c, gap) => gap
+    ? along >= a && along < b + l && across >= c && across < c + l
+    : along >= a - l && along < b + 2 * l && across >= c - l && across < c + 2 * l;
+  for (let y = 0; y < H; y++) {
+    const row = [];
+    for (let px = 0; px < W; px++) {
+      const lines = [0, 2, 4].flatMap((i) => [[px, y, cx(0), cx(4), cy(i)], [y, px, cy(0), cy(4), cx(i)]]);
+      row.push(lines.some((g) => band(...g, false)) && !lines.some((g) => band(...g, true)));
+    }
+    ink.push(row);
+  }
+  return ink;
+}
 
 /** Which pixels of a rectangle (device pixels) have the foreground colour, as rows of booleans. */
 function inkMap(page, x0, y0, x1, y1) {
@@ -45,7 +72,7 @@ function inkMap(page, x0, y0, x1, y1) {
 
 for (const fontSize of [13, 17]) {
   for (const dpr of [1, 2]) {
-    test(`─ │ ┼ █ join without gaps at ${fontSize}px, devicePixelRatio ${dpr}`, async () => {
+    test(`─ │ ┼ █ and double lines join without gaps at ${fontSize}px, devicePixelRatio ${dpr}`, async () => {
       const s = mock.create();
       const ctx = await browser.newContext({ viewport: { width: 640, height: 400 }, deviceScaleFactor: dpr, colorScheme: 'dark' });
       const page = await ctx.newPage();
@@ -57,7 +84,7 @@ for (const fontSize of [13, 17]) {
       s.publish();
       await waitFor(() => page.evaluate(() => window.panecast.text().includes('─┼─┼─██')), { what: 'the art in the model' });
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      const m = await page.evaluate(() => ({ cw: window.panecast.painter.cw, ch: window.panecast.painter.ch, dpr: devicePixelRatio }));
+      const m = await page.evaluate(() => ({ cw: window.panecast.painter.cw, ch: window.panecast.painter.ch, line: window.panecast.painter.line, dpr: devicePixelRatio }));
       assert.equal(m.dpr, dpr);
       const x = (col) => Math.round(col * m.cw), y = (row) => row * m.ch;
 
@@ -81,6 +108,11 @@ for (const fontSize of [13, 17]) {
       assert.ok(pl.slice(1, -1).every((r) => r[0]), 'U+E0B0 fills its left edge');
       assert.ok(pl.slice(1, -1).every((r) => r[r.length - 1]), 'U+E0B2 fills its right edge');
       assert.ok(!pl[0][x(1) - x(0) - 1], 'U+E0B0 leaves its top right corner');
+      // Double lines: the strokes of ╔╦╗╠╬╣╚╩╝ and ═ ║ join without gaps and without stubs, pixel for pixel.
+      const grid = await inkMap(page, x(0), y(8), x(5), y(13));
+      const ideal = idealGrid(m);
+      const wrong = grid.flatMap((r, py) => r.map((v, px) => (v !== ideal[py][px] ? `${px},${py}${v ? '+' : '-'}` : '')).filter(Boolean));
+      assert.deepEqual(wrong.slice(0, 12), [], `the double-line grid differs from the ideal in ${wrong.length} pixels (x,y: + inked, - missing)`);
       // A wide glyph: ink in both of its cells, none in the cells around it.
       const wide = await inkMap(page, x(0), y(5), x(4), y(6));
       const cols = (a, b) => wide.flat().length && wide.some((r) => r.slice(a - x(0), b - x(0)).some(Boolean));

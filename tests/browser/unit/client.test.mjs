@@ -6,6 +6,7 @@ import { Screen, CACHE_LINES } from '../../../web/screen.js';
 import { Selection, wordAt } from '../../../web/selection.js';
 import { Palette, xterm256, mix } from '../../../web/palette.js';
 import { backoff, FINAL } from '../../../web/connection.js';
+import { visiblePart } from '../../../web/touch.js';
 import { decode } from '../../../web/protocol.js';
 import * as wire from '../lib/wire.mjs';
 
@@ -162,4 +163,18 @@ test('reconnect back-off grows, is capped, jitters; final codes', () => {
   assert.equal(backoff(3, () => 1), 5200);
   for (const c of [4001, 4002, 4004, 1008]) assert.ok(FINAL.has(c));
   for (const c of [1001, 1006, 1011, 4008]) assert.ok(!FINAL.has(c));
+});
+
+// What a soft keyboard does to the visual viewport (Chromium cannot emulate one: touch.test.mjs drives
+// the real event with a page zoom instead): the layout viewport keeps its height, the visual one shrinks,
+// and on iOS it may also be scrolled down (offsetTop).
+test('visualViewport: the terminal takes the part of the page a soft keyboard leaves', () => {
+  const vv = (height, offsetTop = 0) => ({ height, offsetTop });
+  assert.equal(visiblePart(vv(700), 700, 0), null, 'no keyboard: all of it');
+  assert.equal(visiblePart(vv(699.6), 700, 0), null, 'rounding is no keyboard');
+  assert.deepEqual(visiblePart(vv(400), 700, 0), { shift: 0, height: 400 }, 'Android: the top 400 px');
+  assert.deepEqual(visiblePart(vv(400), 700, 50), { shift: 0, height: 350 }, 'below a 50 px header');
+  assert.deepEqual(visiblePart(vv(400, 120), 700, 0), { shift: 120, height: 400 }, 'iOS, scrolled: moved down into sight');
+  assert.deepEqual(visiblePart(vv(400, 120), 700, 50), { shift: 70, height: 400 }, 'scrolled past part of a header');
+  assert.deepEqual(visiblePart(vv(10, 0), 700, 50), { shift: 0, height: 1 }, 'never less than a pixel');
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   decode, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
-  encodeScrollbackRequest, encodeFocus, encodePing, encodeReplay, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
+  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeReplay, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
 } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
@@ -49,6 +49,7 @@ function encodeJson(type, m) {
     case 'scrollback_request': return encodeScrollbackRequest(BigInt(m.start), m.count);
     case 'focus': return encodeFocus(m.focused);
     case 'ping': return encodePing(BigInt(m.token));
+    case 'theme': return encodeTheme(m.theme);
     case 'replay_play': return encodeReplay('play');
     case 'replay_pause': return encodeReplay('pause');
     case 'replay_speed': return encodeReplay('speed', m.speed);
@@ -66,7 +67,7 @@ for (const v of c2s) {
 
 test('every client message type has a vector', () => {
   const types = new Set(c2s.map((v) => v.type));
-  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping',
+  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping', 'theme',
     'replay_play', 'replay_pause', 'replay_speed', 'replay_seek', 'replay_marker']) {
     assert.ok(types.has(t), t);
   }
@@ -89,6 +90,7 @@ test('PROTOCOL.md examples', () => {
   assert.equal(Buffer.from(encodeKey('F1')).toString('hex'), '812000');
   assert.equal(Buffer.from(encodeKey('F24')).toString('hex'), '813700');
   assert.equal(Buffer.from(encodeKey('Kp9')).toString('hex'), '814900');
+  assert.deepEqual([...['dark', 'light', 'contrast', 'solarized'].map(encodeTheme)].map((b) => Buffer.from(b).toString('hex')), ['8900', '8901', '8902', '8900']);
   const hello = decode(Uint8Array.from([0x01, 0x01, 0x00, 0x01, 0x50, 0x18, 0x02, 0x61, 0x62]));
   assert.deepStrictEqual(hello, { type: 'hello', version: 1, role: 'control', cols: 80, rows: 24, sessionId: 'ab' });
   assert.deepStrictEqual(decode(Uint8Array.from([0x05, 0x01, 0x02])), { type: 'exit', code: 1 });

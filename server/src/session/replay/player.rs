@@ -120,6 +120,8 @@ impl Player {
                     | Some(Command::Marker(_, reply)) => {
                         let _ = reply.send(Err(SessionError::Replay));
                     }
+                    // A replay's program is not asked about colours: nothing to answer.
+                    Some(Command::Theme(_)) => {}
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback(&playback.term, start, count));
                     }

@@ -3,12 +3,12 @@
 //! colours (foreground, background, cursor, ...).
 //!
 //! Queries are answered from what the program set, and otherwise from the
-//! theme the renderers and the web client paint with (`render::theme`).
+//! theme a control viewer paints with (`render::theme`; dark until one says).
 //! Colours a program sets are kept and reported back, as xterm does; the
 //! screen itself keeps referring to palette indices, so painting follows the
 //! theme.
 
-use crate::render::theme::{palette, Rgb, DEFAULT_BG, DEFAULT_FG};
+use crate::render::theme::{Rgb, ThemeColors, DARK};
 
 use super::Emulator;
 
@@ -23,6 +23,8 @@ pub(crate) struct ColorOverrides {
     palette: Box<[Option<Rgb>; 256]>,
     special: [Option<Rgb>; SPECIALS],
     dynamic: [Option<Rgb>; DYNAMICS],
+    /// The theme queries fall back to.
+    theme: &'static ThemeColors,
 }
 
 impl Default for ColorOverrides {
@@ -31,6 +33,7 @@ impl Default for ColorOverrides {
             palette: Box::new([None; 256]),
             special: [None; SPECIALS],
             dynamic: [None; DYNAMICS],
+            theme: &DARK,
         }
     }
 }
@@ -72,6 +75,12 @@ fn format_color((r, g, b): Rgb) -> String {
 }
 
 impl Emulator {
+    /// Sets the theme colour queries are answered from where the program
+    /// has not set the colour itself.
+    pub fn set_theme(&mut self, theme: &'static ThemeColors) {
+        self.colors.theme = theme;
+    }
+
     /// OSC 4 (`index;spec` pairs) and OSC 5 (`special;spec` pairs): sets or,
     /// for a `?` spec, reports each colour.
     pub fn palette_colors(&mut self, osc: u16, pairs: &[&[u8]]) {
@@ -91,9 +100,10 @@ impl Emulator {
                 },
             };
             if pair[1] == b"?" {
+                let theme = self.colors.theme;
                 let current = slot.unwrap_or(match (osc, index) {
-                    (4, 0..=255) => palette(index as u8),
-                    _ => DEFAULT_FG,
+                    (4, 0..=255) => theme.palette(index as u8),
+                    _ => theme.fg(),
                 });
                 let reply = format!("\x1b]{osc};{index};{}\x1b\\", format_color(current));
                 self.reply(reply.as_bytes());
@@ -108,11 +118,16 @@ impl Emulator {
     pub fn dynamic_colors(&mut self, first: u16, specs: &[&[u8]]) {
         for (i, spec) in specs.iter().enumerate() {
             let number = first as usize + i;
+            let theme = self.colors.theme;
             let Some(slot) = self.colors.dynamic.get_mut(number - 10) else {
                 return;
             };
             if *spec == b"?" {
-                let current = slot.unwrap_or(if number == 11 { DEFAULT_BG } else { DEFAULT_FG });
+                let current = slot.unwrap_or(match number {
+                    11 => theme.bg(),
+                    12 => theme.cursor(),
+                    _ => theme.fg(),
+                });
                 let reply = format!("\x1b]{number};{}\x1b\\", format_color(current));
                 self.reply(reply.as_bytes());
             } else if let Some(rgb) = parse_color(spec) {
@@ -162,6 +177,53 @@ fn number(bytes: &[u8]) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::theme::{CONTRAST, LIGHT};
+    use crate::term::Term;
+
+    /// What the terminal answers to `query`.
+    fn answer(term: &mut Term, query: &str) -> String {
+        term.advance(query.as_bytes());
+        String::from_utf8(term.take_replies()).expect("replies are ASCII")
+    }
+
+    #[test]
+    fn queries_follow_the_theme_unless_the_program_set_the_colour() {
+        let mut term = Term::new(10, 2, 0);
+        assert_eq!(
+            answer(&mut term, "\x1b]11;?\x07"),
+            "\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\"
+        );
+        term.set_theme(&LIGHT);
+        assert_eq!(
+            answer(&mut term, "\x1b]11;?\x07"),
+            "\x1b]11;rgb:ffff/ffff/ffff\x1b\\"
+        );
+        assert_eq!(
+            answer(&mut term, "\x1b]10;?\x07"),
+            "\x1b]10;rgb:3333/3333/3333\x1b\\"
+        );
+        assert_eq!(
+            answer(&mut term, "\x1b]4;1;?\x07"),
+            "\x1b]4;1;rgb:cdcd/3131/3131\x1b\\"
+        );
+        term.set_theme(&CONTRAST);
+        assert_eq!(
+            answer(&mut term, "\x1b]12;?\x07"),
+            "\x1b]12;rgb:ffff/ffff/0000\x1b\\"
+        );
+        // The program's own colour wins over any theme, until it resets it.
+        answer(&mut term, "\x1b]11;#102030\x07");
+        term.set_theme(&LIGHT);
+        assert_eq!(
+            answer(&mut term, "\x1b]11;?\x07"),
+            "\x1b]11;rgb:1010/2020/3030\x1b\\"
+        );
+        answer(&mut term, "\x1b]111\x07");
+        assert_eq!(
+            answer(&mut term, "\x1b]11;?\x07"),
+            "\x1b]11;rgb:ffff/ffff/ffff\x1b\\"
+        );
+    }
 
     #[test]
     fn specs_parse_as_xparsecolor_reads_them() {
