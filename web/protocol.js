@@ -364,6 +364,15 @@ export function decode(data) {
     case 0x0a:
       m = { type: 'presence', view: r.range(0, 0xffffffff, 'view'), control: r.range(0, 0xffffffff, 'control') };
       break;
+    case 0x0b: {
+      const playing = r.flags(1, 'replay flags') === 1, speed = r.range(50, 800, 'speed');
+      const duration = Number(r.varint64()), position = Number(r.varint64()), markers = [];
+      if (position > duration) bad('position past the end');
+      const title = r.string(4096, 'replay title');
+      for (let n = r.count(1024, 'markers'); n--;) markers.push({ time: Number(r.varint64()), label: r.string(256, 'marker label') });
+      m = { type: 'replay_state', playing, speed, duration, position, title, markers };
+      break;
+    }
     default:
       if (type === 0 || type >= 0x80) bad('not a server message type');
       return { type: 'unknown', typeByte: type };
@@ -469,6 +478,12 @@ export function encodePing(token) { return new Writer(12).u8(0x88).varint(BigInt
 /** Theme: its id in THEME_IDS; any other theme is sent as dark. */
 export const THEME_IDS = ['dark', 'light', 'contrast'];
 export const encodeTheme = (name) => Uint8Array.of(0x89, Math.max(0, THEME_IDS.indexOf(name)));
+
+/** Replay controls: play, pause, speed (percent, 50-800), seek (ms), marker (true: next). */
+export function encodeReplay(op, v) {
+  const w = new Writer(12).u8(0x8a + ['play', 'pause', 'speed', 'seek', 'marker'].indexOf(op));
+  return (op === 'speed' ? w.varint(checkRange(v, 50, 800, 'speed')) : op === 'seek' ? w.varint(BigInt(v)) : op === 'marker' ? w.u8(v ? 1 : 0) : w).done();
+}
 
 /** Splits text into pieces of at most `max` UTF-8 bytes, never inside a codepoint. */
 export function splitUtf8(text, max = 65536) {

@@ -17,7 +17,7 @@ const CSS = `
 .pc-status[hidden]{display:none}
 .pc-status div{background:#222;color:#eee;padding:12px 18px;border-radius:6px;box-shadow:0 2px 12px rgba(0,0,0,.5);text-align:center;max-width:80%}
 .pc-status button{margin-left:10px;font:inherit;cursor:pointer}
-.pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:rgba(200,60,60,.85);color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
+.pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:#b83030;color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
 .pc-badge[hidden]{display:none}
 .pc-keys{position:absolute;left:0;right:0;bottom:0;height:40px;display:flex;background:#333;z-index:3}[data-role=view] .pc-keys,.pc-copy[hidden]{display:none}
 .pc-keys button,.pc-copy{flex:1;font:15px sans-serif;color:#eee;background:#444;border:1px solid #222;margin:2px}[aria-pressed=true]{background:#07c}.pc-copy{position:absolute;padding:8px;z-index:4}
@@ -236,6 +236,7 @@ export class Terminal extends EventTarget {
         this.clip = m.text;
         this.writeClip();
         break;
+      case 'replay_state': this.dispatchEvent(new CustomEvent('replay', { detail: m })); break;
       case 'presence':
         this.presence = { view: m.view, control: m.control };
         this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));

@@ -4,7 +4,7 @@ use crate::limits::{
     MAX_CLIENT_MESSAGE, MAX_COLS, MAX_PASTE, MAX_ROWS, MAX_SCROLLBACK_LINES, MAX_TEXT,
 };
 use crate::reader::Reader;
-use crate::{writer, DecodeError, Role};
+use crate::{writer, DecodeError, ReplayControl, Role};
 
 /// Defines [`NamedKey`] from one table: variant, wire code, doc.
 macro_rules! named_keys {
@@ -306,6 +306,9 @@ pub enum ClientMessage {
         /// The theme.
         theme: Theme,
     },
+    /// 0x8A-0x8E: controls a replay; a view connection may send these to
+    /// a replay, no connection to a live session.
+    Replay(ReplayControl),
 }
 
 const KEY: u8 = 0x81;
@@ -381,6 +384,7 @@ impl ClientMessage {
                 out.push(THEME);
                 out.push(*theme as u8);
             }
+            ClientMessage::Replay(control) => control.encode_into(out),
         }
     }
 
@@ -464,6 +468,9 @@ impl ClientMessage {
                     .copied()
                     .ok_or(DecodeError::OutOfRange { field: "theme" })?,
             },
+            kind if ReplayControl::owns(kind) => {
+                ClientMessage::Replay(ReplayControl::decode_body(kind, &mut r)?)
+            }
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;
@@ -471,9 +478,10 @@ impl ClientMessage {
     }
 
     /// True for messages only a [`Role::Control`] connection may send (all
-    /// but `ScrollbackRequest`, `Ping` and `Theme`); the server closes a
-    /// [`Role::View`] connection that sends one with 1008. (A view
-    /// connection's `Theme` is allowed, and ignored.)
+    /// but `ScrollbackRequest`, `Ping`, `Theme` and, to a replay, the
+    /// replay controls); the server closes a [`Role::View`] connection that
+    /// sends one with 1008. (A view connection's `Theme` is allowed, and
+    /// ignored.)
     pub fn requires_control(&self) -> bool {
         !matches!(
             self,
@@ -483,9 +491,17 @@ impl ClientMessage {
         )
     }
 
-    /// True when a connection with `role` may send this message.
-    pub fn allowed_for(&self, role: Role) -> bool {
-        role == Role::Control || !self.requires_control()
+    /// True when a connection with `role` may send this message to a live
+    /// session (`replay` false) or to a replay (`replay` true). Replay
+    /// controls go to replays only; input goes to live sessions only.
+    pub fn allowed_for(&self, role: Role, replay: bool) -> bool {
+        match self {
+            ClientMessage::Replay(_) => replay,
+            ClientMessage::ScrollbackRequest { .. }
+            | ClientMessage::Ping { .. }
+            | ClientMessage::Theme { .. } => true,
+            _ => !replay && role == Role::Control,
+        }
     }
 }
 

@@ -20,6 +20,7 @@ mod frame;
 pub mod limits;
 mod line;
 mod reader;
+mod replay;
 mod server;
 mod style;
 mod varint;
@@ -31,5 +32,6 @@ pub use client::{
 pub use error::{DecodeError, LineError};
 pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};
 pub use line::{Cell, Cells, Cluster, Line, LineBuilder, StyleRun, WideRun};
+pub use replay::{ReplayControl, ReplayMarker, ReplayState};
 pub use server::{Hello, Role, Scrollback, ServerMessage, Styles, PROTOCOL_VERSION};
 pub use style::{Attrs, Color, Style, StyleDef, UnderlineKind};

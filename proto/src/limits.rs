@@ -45,3 +45,15 @@ pub const MAX_STYLE_DEFS: usize = 1 << 16;
 
 /// Most lines in one scrollback request or answer.
 pub const MAX_SCROLLBACK_LINES: u16 = 1000;
+
+/// Most markers one `ReplayState` lists (the first ones of the recording).
+pub const MAX_REPLAY_MARKERS: usize = 1024;
+
+/// Longest marker label in a `ReplayState`, in UTF-8 bytes.
+pub const MAX_MARKER_LABEL: usize = 256;
+
+/// Slowest replay speed, in percent of real time (0.5x).
+pub const MIN_REPLAY_SPEED: u16 = 50;
+
+/// Fastest replay speed, in percent of real time (8x).
+pub const MAX_REPLAY_SPEED: u16 = 800;

@@ -6,7 +6,8 @@ use crate::limits::{
     MAX_STYLE_DEFS,
 };
 use crate::reader::Reader;
-use crate::{varint, writer, DecodeError, Frame, Line, Style, StyleDef};
+use crate::replay::REPLAY_STATE;
+use crate::{varint, writer, DecodeError, Frame, Line, ReplayState, Style, StyleDef};
 
 /// The protocol version this crate speaks, sent in every `Hello`.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -111,6 +112,8 @@ pub enum ServerMessage {
         /// Connections that may type (control role).
         control: u32,
     },
+    /// 0x0B: where a replay stands (replays only).
+    ReplayState(ReplayState),
 }
 
 const HELLO: u8 = 0x01;
@@ -272,6 +275,7 @@ impl ServerMessage {
                 writer::uint(out, *view);
                 writer::uint(out, *control);
             }
+            ServerMessage::ReplayState(state) => state.encode_into(out),
         }
     }
 
@@ -305,6 +309,7 @@ impl ServerMessage {
                 view: r.u32()?,
                 control: r.u32()?,
             },
+            REPLAY_STATE => ServerMessage::ReplayState(ReplayState::decode_body(&mut r)?),
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;

@@ -445,15 +445,84 @@ fn view_connections_may_only_ping_and_read_scrollback() {
     let ping = ClientMessage::Ping { token: 1 };
     let request = ClientMessage::ScrollbackRequest { start: 1, count: 1 };
     let resize = ClientMessage::Resize { cols: 1, rows: 1 };
-    assert!(ping.allowed_for(Role::View) && request.allowed_for(Role::View));
-    assert!(!resize.allowed_for(Role::View));
-    assert!(resize.allowed_for(Role::Control));
+    assert!(ping.allowed_for(Role::View, false) && request.allowed_for(Role::View, false));
+    assert!(!resize.allowed_for(Role::View, false));
+    assert!(resize.allowed_for(Role::Control, false));
     assert!(ClientMessage::Focus { focused: true }.requires_control());
-    // A view connection's theme is allowed on the wire, and ignored.
-    assert!(ClientMessage::Theme {
-        theme: Theme::Light
+    // A view connection's theme is allowed on the wire, and ignored; so is
+    // a replay's.
+    let theme = ClientMessage::Theme {
+        theme: Theme::Light,
+    };
+    assert!(theme.allowed_for(Role::View, false) && theme.allowed_for(Role::View, true));
+}
+
+#[test]
+fn replay_controls_go_to_replays_and_input_to_live_sessions() {
+    let play = ClientMessage::Replay(ReplayControl::Play);
+    let resize = ClientMessage::Resize { cols: 1, rows: 1 };
+    let ping = ClientMessage::Ping { token: 1 };
+    assert!(play.allowed_for(Role::View, true) && play.allowed_for(Role::Control, true));
+    assert!(!play.allowed_for(Role::View, false) && !play.allowed_for(Role::Control, false));
+    assert!(!resize.allowed_for(Role::Control, true));
+    assert!(ping.allowed_for(Role::View, true));
+}
+
+#[test]
+fn replay_controls_round_trip_and_bad_values_are_refused() {
+    for control in [
+        ReplayControl::Play,
+        ReplayControl::Pause,
+        ReplayControl::Speed(50),
+        ReplayControl::Speed(800),
+        ReplayControl::Seek(u64::MAX),
+        ReplayControl::Marker(false),
+        ReplayControl::Marker(true),
+    ] {
+        let message = ClientMessage::Replay(control);
+        assert_eq!(ClientMessage::decode(&message.encode()), Ok(message));
     }
-    .allowed_for(Role::View));
+    let slow = [0x8c, 49];
+    assert_eq!(
+        ClientMessage::decode(&slow),
+        Err(DecodeError::OutOfRange { field: "speed" })
+    );
+    let fast = [0x8c, 0xa1, 0x06]; // 801
+    assert_eq!(
+        ClientMessage::decode(&fast),
+        Err(DecodeError::OutOfRange { field: "speed" })
+    );
+    assert!(ClientMessage::decode(&[0x8e, 2]).is_err());
+    assert!(ClientMessage::decode(&[0x8a, 0]).is_err(), "trailing byte");
+    assert_eq!(
+        ClientMessage::decode(&[0x8f]),
+        Err(DecodeError::UnknownType(0x8f))
+    );
+}
+
+#[test]
+fn replay_state_round_trips_and_a_position_past_the_end_is_refused() {
+    let state = ReplayState {
+        title: "t".into(),
+        duration_ms: 90_000,
+        position_ms: 1_500,
+        playing: true,
+        speed: 200,
+        markers: vec![ReplayMarker {
+            time_ms: 1_000,
+            label: "build".into(),
+        }],
+    };
+    let message = ServerMessage::ReplayState(state.clone());
+    assert_eq!(ServerMessage::decode(&message.encode()), Ok(message));
+    let past = ServerMessage::ReplayState(ReplayState {
+        position_ms: 90_001,
+        ..state
+    });
+    assert_eq!(
+        ServerMessage::decode(&past.encode()),
+        Err(DecodeError::OutOfRange { field: "position" })
+    );
 }
 
 #[test]

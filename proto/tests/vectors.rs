@@ -555,6 +555,57 @@ fn cases() -> Vec<Case> {
                 theme: Theme::Light,
             },
         ),
+        client(
+            "replay_play",
+            "Play the replay.",
+            ClientMessage::Replay(ReplayControl::Play),
+        ),
+        client(
+            "replay_pause",
+            "Pause the replay.",
+            ClientMessage::Replay(ReplayControl::Pause),
+        ),
+        client(
+            "replay_speed",
+            "Play at 2x (200 percent).",
+            ClientMessage::Replay(ReplayControl::Speed(200)),
+        ),
+        client(
+            "replay_seek",
+            "Go to 90.5 s from the start.",
+            ClientMessage::Replay(ReplayControl::Seek(90_500)),
+        ),
+        client(
+            "replay_marker_next",
+            "Go to the next marker.",
+            ClientMessage::Replay(ReplayControl::Marker(true)),
+        ),
+        client(
+            "replay_marker_previous",
+            "Go to the previous marker.",
+            ClientMessage::Replay(ReplayControl::Marker(false)),
+        ),
+        server(
+            "replay_state",
+            "Paused at 1.5 s of 2 min 10 s at 1x, two markers, one with a non-ASCII label.",
+            ServerMessage::ReplayState(ReplayState {
+                title: "deploy".into(),
+                duration_ms: 130_000,
+                position_ms: 1_500,
+                playing: false,
+                speed: 100,
+                markers: vec![
+                    ReplayMarker {
+                        time_ms: 1_000,
+                        label: "build".into(),
+                    },
+                    ReplayMarker {
+                        time_ms: 125_250,
+                        label: "tests passed ✓".into(),
+                    },
+                ],
+            }),
+        ),
     ]
 }
 
@@ -727,6 +778,17 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
         ServerMessage::Presence { view, control } => {
             ("presence", json!({ "view": view, "control": control }))
         }
+        ServerMessage::ReplayState(r) => (
+            "replay_state",
+            json!({
+                "title": r.title,
+                "duration_ms": u64_json(r.duration_ms),
+                "position_ms": u64_json(r.position_ms),
+                "playing": r.playing,
+                "speed": r.speed,
+                "markers": r.markers.iter().map(|m| json!({ "time_ms": u64_json(m.time_ms), "label": m.label })).collect::<Vec<_>>(),
+            }),
+        ),
     }
 }
 
@@ -776,6 +838,13 @@ fn client_json(message: &ClientMessage) -> (&'static str, Value) {
         ClientMessage::Focus { focused } => ("focus", json!({ "focused": focused })),
         ClientMessage::Ping { token } => ("ping", json!({ "token": u64_json(*token) })),
         ClientMessage::Theme { theme } => ("theme", json!({ "theme": theme.name() })),
+        ClientMessage::Replay(control) => match control {
+            ReplayControl::Play => ("replay_play", json!({})),
+            ReplayControl::Pause => ("replay_pause", json!({})),
+            ReplayControl::Speed(speed) => ("replay_speed", json!({ "speed": speed })),
+            ReplayControl::Seek(ms) => ("replay_seek", json!({ "ms": u64_json(*ms) })),
+            ReplayControl::Marker(forward) => ("replay_marker", json!({ "forward": forward })),
+        },
     }
 }
 
@@ -876,8 +945,8 @@ fn every_message_type_has_a_vector() {
     assert_eq!(
         types,
         [
-            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x81, 0x82, 0x83, 0x84,
-            0x85, 0x86, 0x87, 0x88, 0x89
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x81, 0x82, 0x83,
+            0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e
         ]
     );
 }

@@ -126,8 +126,12 @@ pub struct RecordingLimits {
     /// Recordings older than this many days are deleted (0 keeps them).
     pub max_age_days: u64,
     /// Players shorten pauses longer than this (written into each
-    /// recording's header as `idle_time_limit`; 0 writes none).
+    /// recording's header as `idle_time_limit`; 0 writes none). Replays
+    /// of files with no `idle_time_limit` use it too.
     pub idle_time_limit_ms: u64,
+    /// Largest file a replay (`/r/{name}`) opens: a replay holds the
+    /// recording's events in memory.
+    pub max_replay_bytes: u64,
 }
 
 impl Default for RecordingLimits {
@@ -137,6 +141,7 @@ impl Default for RecordingLimits {
             max_total_bytes: 10 << 30,
             max_age_days: 90,
             idle_time_limit_ms: 2000,
+            max_replay_bytes: 256 << 20,
         }
     }
 }
@@ -159,6 +164,9 @@ impl RecordingLimits {
 pub struct Limits {
     /// Sessions open at once, running or lingering after exit.
     pub max_sessions: usize,
+    /// Replays open at once (each holds its recording's events and up to
+    /// 32 MiB of keyframes).
+    pub max_replays: usize,
     /// Widest session, in columns (at most 1000).
     pub max_cols: u16,
     /// Tallest session, in rows (at most 1000).
@@ -213,6 +221,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_sessions: 64,
+            max_replays: 8,
             max_cols: MAX_DIMENSION,
             max_rows: MAX_DIMENSION,
             default_cols: 80,
@@ -415,6 +424,7 @@ impl Config {
         }
         for (name, value) in [
             ("max_sessions", l.max_sessions as u64),
+            ("max_replays", l.max_replays as u64),
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
             ("max_viewers", l.max_viewers as u64),

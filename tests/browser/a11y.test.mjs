@@ -21,6 +21,19 @@ async function noSeriousViolations(page, what) {
 
 const shadow = (page, fn, arg) => page.evaluate(([f, a]) => (0, eval)(f)(document.querySelector('panecast-terminal').shadowRoot, window.panecast, a), [fn.toString(), arg]);
 
+e2e('axe finds no serious or critical violation on /r/{name}, the replay page', async () => {
+  const s = await env.server.api('POST', '/api/sessions', { command: ['printf', '\\033[31mred\\033[0m replayed\\n'], record: true });
+  await env.server.api('DELETE', `/api/sessions/${s.id}`);
+  const ctx = await env.browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${env.server.base}/r/${s.recording}?token=${TOKEN}`);
+  await waitFor(() => page.evaluate(() => window.panecast?.status === 'connected' && document.getElementById('play').getAttribute('aria-label')), { what: 'the replay connected' });
+  await noSeriousViolations(page, '/r/{name}');
+  await ctx.close();
+  // The recording went to the server's default directory: leave nothing behind.
+  await env.server.api('DELETE', `/api/recordings/${s.recording}`);
+});
+
 e2e('axe finds no serious or critical violation on /, /s/{id}, /embed/{id}, the Share panel and the search bar', async () => {
   const id = await session();
   await input(id, 'printf "\\033[31mred\\033[0m plain\\n"\r');

@@ -93,6 +93,9 @@ impl From<SessionError> for ApiError {
             SessionError::Resize(_) => (StatusCode::INTERNAL_SERVER_ERROR, "resize_failed"),
             SessionError::BadSize(_) => (StatusCode::BAD_REQUEST, "bad_size"),
             SessionError::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "input_rate_limited"),
+            SessionError::Replay => (StatusCode::CONFLICT, "replay_read_only"),
+            SessionError::NotRecording => (StatusCode::CONFLICT, "not_recording"),
+            SessionError::BadMarker(_) => (StatusCode::BAD_REQUEST, "bad_marker"),
         };
         ApiError::new(status, code, err.to_string())
     }
@@ -102,6 +105,7 @@ impl From<CreateError> for ApiError {
     fn from(err: CreateError) -> ApiError {
         let (status, code) = match err {
             CreateError::TooMany(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions"),
+            CreateError::TooManyReplays(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_replays"),
             CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
             CreateError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),

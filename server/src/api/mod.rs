@@ -23,6 +23,7 @@ mod ops;
 mod pages;
 mod policy;
 mod recordings;
+mod replay;
 mod search;
 mod sessions;
 mod trace;
@@ -164,6 +165,8 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/recording", get(recordings::of_session))
         .route("/sessions/{id}/alis", get(alis::upgrade))
+        .route("/sessions/{id}/markers", post(replay::add_marker))
+        .route("/recordings/{name}/ws", get(replay::upgrade))
         .route("/recordings", get(recordings::list))
         .route(
             "/recordings/{name}",
@@ -181,6 +184,7 @@ fn routes(state: AppState) -> Router {
         .nest("/api", api)
         .route("/", get(pages::index))
         .route("/s/{id}", get(pages::terminal))
+        .route("/r/{name}", get(pages::replay))
         .route("/embed/{id}", get(pages::embed))
         .route("/healthz", get(ops::healthz))
         .route("/web/{name}", get(pages::web_file))

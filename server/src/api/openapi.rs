@@ -12,7 +12,7 @@ use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, Respon
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{alis, links, ops, pages, recordings, search, sessions, ws};
+use super::{alis, links, ops, pages, recordings, replay, search, sessions, ws};
 
 /// The name of the bearer security scheme.
 const BEARER: &str = "bearer";
@@ -39,6 +39,8 @@ const BEARER: &str = "bearer";
         recordings::list,
         recordings::download,
         recordings::delete,
+        replay::upgrade,
+        replay::add_marker,
         links::login,
         links::mint,
         links::list,
@@ -47,6 +49,7 @@ const BEARER: &str = "bearer";
         openapi,
         pages::index,
         pages::terminal,
+        pages::replay,
         pages::embed,
         pages::web_file,
         ops::healthz,
@@ -170,6 +173,7 @@ mod tests {
     const OTHER_ROUTES: &[&str] = &[
         "/",
         "/s/{id}",
+        "/r/{name}",
         "/embed/{id}",
         "/healthz",
         "/web/{name}",

@@ -1,4 +1,5 @@
-//! The web client: `/` (sessions), `/s/{id}` (a terminal), `/embed/{id}`
+//! The web client: `/` (sessions), `/s/{id}` (a terminal), `/r/{name}`
+//! (a recording played back), `/embed/{id}`
 //! (a bare terminal for iframes) and its modules under `/web/NAME`, all
 //! compiled into the binary. The pages hold no secret and need no
 //! credential: they fetch everything through the API. `?token=` on a page
@@ -129,6 +130,28 @@ pub async fn terminal(
     request: Request,
 ) -> Result<Response, ApiError> {
     page(&state, &request, "terminal.html")
+}
+
+/// `GET /r/{name}`: a recording played in the terminal, with controls.
+#[utoipa::path(
+    get,
+    path = "/r/{name}",
+    params(("name" = String, Path, description = "The recording's name"), ("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
+    responses(
+        (status = 200, description = "The page", content_type = "text/html", body = String),
+        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
+            headers(("Set-Cookie" = String), ("Location" = String))),
+        (status = 400, description = "bad_token", body = ErrorBody),
+        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
+    ),
+    security(())
+)]
+pub async fn replay(
+    State(state): State<AppState>,
+    Path(_name): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    page(&state, &request, "replay.html")
 }
 
 /// `GET /embed/{id}`: a bare terminal for iframes.

@@ -26,9 +26,11 @@ pub(super) const ROUTES: &[(Method, &str, Action)] = &[
     // then the role: Delete needs admin).
     (Method::GET, "/api/recordings", Action::List),
     (Method::GET, "/api/recordings/{name}", Action::Read),
+    (Method::GET, "/api/recordings/{name}/ws", Action::Read),
     (Method::DELETE, "/api/recordings/{name}", Action::Read),
     (Method::POST, "/api/sessions/{id}/input", Action::Control),
     (Method::POST, "/api/sessions/{id}/resize", Action::Control),
+    (Method::POST, "/api/sessions/{id}/markers", Action::Control),
     (Method::GET, "/api/sessions/{id}/links", Action::Share),
     (Method::POST, "/api/sessions/{id}/links", Action::Share),
     (

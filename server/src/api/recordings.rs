@@ -133,7 +133,7 @@ pub async fn delete(
 
 /// The access check for a recording: 404 outside the caller's scope, 403
 /// beyond its role.
-fn check(
+pub(super) fn check(
     state: &AppState,
     grant: &Grant,
     info: &RecordingInfo,
@@ -189,12 +189,12 @@ pub async fn of_session(
 }
 
 /// A name with its `.cast` extension, if given, removed.
-fn stem(name: &str) -> &str {
+pub(super) fn stem(name: &str) -> &str {
     name.strip_suffix(".cast").unwrap_or(name)
 }
 
 /// Runs file-system work off the async workers.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)

@@ -221,7 +221,7 @@ fn clip(text: &str, max: usize) -> &str {
 }
 
 /// One connection.
-struct Viewer {
+pub(super) struct Viewer {
     socket: WebSocket,
     session: SessionHandle,
     caller: Caller,
@@ -241,7 +241,8 @@ struct Viewer {
 }
 
 impl Viewer {
-    fn new(
+    /// A connection of `caller` with `role` to `session`, holding `slot`.
+    pub(super) fn new(
         socket: WebSocket,
         session: SessionHandle,
         caller: Caller,
@@ -275,7 +276,7 @@ impl Viewer {
 
     /// The connection's life in a span naming its session, role and
     /// credential (never its secret).
-    async fn run(self) {
+    pub(super) async fn run(self) {
         let span = tracing::info_span!(
             "stream",
             session = %self.session.id(),
@@ -385,6 +386,10 @@ impl Viewer {
         let mut presence = self.session.watch_presence();
         let mut clipboard = self.session.watch_clipboard();
         presence.mark_changed();
+        let mut replay = self.session.watch_replay();
+        if let Some(replay) = replay.as_mut() {
+            replay.mark_changed();
+        }
         // Presence follows the first frame.
         let mut framed = false;
         loop {
@@ -421,6 +426,12 @@ impl Viewer {
                             control: count(now.control),
                         })
                         .await?;
+                    }
+                },
+                changed = replay_changed(replay.as_mut()), if framed => {
+                    if let (Ok(()), Some(replay)) = (changed, replay.as_mut()) {
+                        let state = replay.borrow_and_update().clone();
+                        self.send_message(ServerMessage::ReplayState(state)).await?;
                     }
                 },
                 changed = clipboard.changed(), if self.clipboard => {
@@ -480,15 +491,23 @@ impl Viewer {
         };
         let message = ClientMessage::decode(&bytes)
             .map_err(|e| Ending::error(e.close_code(), e.to_string()))?;
-        if !message.allowed_for(self.role.wire()) {
-            return Err(Ending::error(
-                close::POLICY_VIOLATION,
-                "a view connection cannot send input",
-            ));
+        let replay = self.session.is_replay();
+        if !message.allowed_for(self.role.wire(), replay) {
+            let reason = match (&message, replay) {
+                (ClientMessage::Replay(_), false) => "replay controls need a replay",
+                (_, true) => "a replay takes no input",
+                (_, false) => "a view connection cannot send input",
+            };
+            return Err(Ending::error(close::POLICY_VIOLATION, reason));
         }
         let input = match message {
             ClientMessage::Ping { token } => {
                 return self.send_message(ServerMessage::Pong { token }).await;
+            }
+            ClientMessage::Replay(control) => {
+                // An error means the replay is over; the status says so next.
+                let _ = self.session.control_replay(control).await;
+                return Ok(());
             }
             ClientMessage::ScrollbackRequest { start, count } => {
                 // An error means the session is over; the status says so next.
@@ -533,6 +552,16 @@ impl Viewer {
             message: message.to_string(),
         })
         .await
+    }
+}
+
+/// Waits for the replay's next state; never, for a live session.
+async fn replay_changed(
+    replay: Option<&mut tokio::sync::watch::Receiver<proto::ReplayState>>,
+) -> Result<(), tokio::sync::watch::error::RecvError> {
+    match replay {
+        Some(replay) => replay.changed().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -105,6 +105,7 @@ enum Job {
     Output(f64, Vec<u8>),
     Input(f64, Vec<u8>),
     Resize(f64, u16, u16),
+    Marker(f64, String),
 }
 
 /// Records one session into one file. The actor only stamps and queues
@@ -173,6 +174,13 @@ impl Recorder {
     /// Records a new terminal size.
     pub fn resize(&mut self, cols: u16, rows: u16) {
         self.queue(Job::Resize(self.now(), cols, rows));
+    }
+
+    /// Records a marker; false when the recording has stopped (its byte
+    /// cap was reached, or a write failed).
+    pub fn marker(&mut self, label: &str) -> bool {
+        self.queue(Job::Marker(self.now(), label.to_owned()));
+        self.jobs.is_some()
     }
 
     /// Seconds since the recording started.
@@ -266,6 +274,7 @@ impl CastWriter {
                 }
             }
             Job::Resize(time, cols, rows) => self.event(time, "r", &format!("{cols}x{rows}")),
+            Job::Marker(time, label) => self.event(time, "m", &label),
         }
     }
 

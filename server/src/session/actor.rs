@@ -97,7 +97,9 @@ impl Actor {
                         let _ = reply.send(());
                         return;
                     }
-                    Some(Command::Input(_, reply)) | Some(Command::Resize { reply, .. }) => {
+                    Some(Command::Input(_, reply))
+                    | Some(Command::Resize { reply, .. })
+                    | Some(Command::Marker(_, reply)) => {
                         let _ = reply.send(Err(SessionError::Exited));
                     }
                     Some(Command::Theme(_)) => {}
@@ -150,6 +152,11 @@ impl Live {
                     }
                     Some(Command::Resize { cols, rows, reply }) => {
                         let _ = reply.send(self.resize(cols, rows));
+                    }
+                    Some(Command::Marker(label, reply)) => {
+                        let recorder = self.actor.recorder.as_mut();
+                        let marked = recorder.is_some_and(|r| r.marker(&label));
+                        let _ = reply.send(if marked { Ok(()) } else { Err(SessionError::NotRecording) });
                     }
                     Some(Command::Theme(theme)) => {
                         self.actor.term.set_theme(ThemeColors::of(theme));
@@ -379,7 +386,7 @@ fn unknown_exit() -> ExitStatus {
 }
 
 /// Sleeps until `deadline`, or forever when there is none.
-async fn sleep_until_some(deadline: Option<Instant>) {
+pub(super) async fn sleep_until_some(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => sleep_until(deadline).await,
         None => std::future::pending().await,
@@ -387,7 +394,7 @@ async fn sleep_until_some(deadline: Option<Instant>) {
 }
 
 /// The matches of `pattern` in the scrollback and screen, within the search deadline.
-fn search(term: &mut Term, pattern: &search::Pattern, limit: usize) -> search::Found {
+pub(super) fn search(term: &mut Term, pattern: &search::Pattern, limit: usize) -> search::Found {
     search::search_term(
         term,
         pattern,
@@ -398,7 +405,7 @@ fn search(term: &mut Term, pattern: &search::Pattern, limit: usize) -> search::F
 
 /// Scrollback lines `start .. start + count` counted up from the screen
 /// (1 is the line just above it), laid out at the current width.
-fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines {
+pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines {
     let total = term.scrollback_len() as u64;
     let cols = term.cols();
     let start = start.max(1);

@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use panecast_proto::Role;
+use panecast_proto::limits::MAX_MARKER_LABEL;
+use panecast_proto::{ReplayControl, ReplayState, Role};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::config::Limits;
@@ -13,6 +14,7 @@ use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
 use super::budget::InputBudget;
+use super::replay::ReplayLink;
 use super::search;
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
 
@@ -58,6 +60,21 @@ struct Shared {
     max_rows: u16,
     /// Screens published, counted by the actor.
     published: Arc<AtomicU64>,
+    /// The player, when this session is a replay.
+    replay: Option<ReplayLink>,
+}
+
+/// A session's handle that does not keep it alive: a replay ends when its
+/// last [`SessionHandle`] goes, but the registry still reaches it to end it
+/// at shutdown.
+#[derive(Clone)]
+pub(super) struct WeakHandle(std::sync::Weak<Shared>);
+
+impl WeakHandle {
+    /// The session, if a handle to it is still held.
+    pub fn upgrade(&self) -> Option<SessionHandle> {
+        self.0.upgrade().map(|shared| SessionHandle { shared })
+    }
 }
 
 /// A place among a session's viewers, given back when dropped.
@@ -82,6 +99,7 @@ impl SessionHandle {
         status: watch::Receiver<Status>,
         published: Arc<AtomicU64>,
         limits: &Limits,
+        replay: Option<ReplayLink>,
     ) -> SessionHandle {
         SessionHandle {
             shared: Arc::new(Shared {
@@ -98,8 +116,47 @@ impl SessionHandle {
                 max_cols: limits.max_cols,
                 max_rows: limits.max_rows,
                 published,
+                replay,
             }),
         }
+    }
+
+    /// A handle that does not keep the session alive.
+    pub(super) fn downgrade(&self) -> WeakHandle {
+        WeakHandle(Arc::downgrade(&self.shared))
+    }
+
+    /// True when the session replays a recording (read-only, controlled
+    /// with [`Self::control_replay`]).
+    pub fn is_replay(&self) -> bool {
+        self.shared.replay.is_some()
+    }
+
+    /// A receiver of the replay's state, when the session is a replay.
+    pub fn watch_replay(&self) -> Option<watch::Receiver<ReplayState>> {
+        self.shared.replay.as_ref().map(|r| r.state.clone())
+    }
+
+    /// Plays, pauses, seeks or changes the speed of a replay.
+    pub async fn control_replay(&self, control: ReplayControl) -> Result<(), SessionError> {
+        let replay = self.shared.replay.as_ref().ok_or(SessionError::Exited)?;
+        replay
+            .controls
+            .send(control)
+            .await
+            .map_err(|_| SessionError::Exited)
+    }
+
+    /// Adds a marker with `label` (at most 256 bytes) to the session's
+    /// recording, at this moment.
+    pub async fn add_marker(&self, label: String) -> Result<(), SessionError> {
+        if label.len() > MAX_MARKER_LABEL {
+            return Err(SessionError::BadMarker(format!(
+                "the label is {} bytes; the limit is {MAX_MARKER_LABEL}",
+                label.len()
+            )));
+        }
+        self.request(|reply| Command::Marker(label, reply)).await
     }
 
     /// How many screens the session has published so far.

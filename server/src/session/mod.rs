@@ -12,6 +12,7 @@ mod handle;
 mod metrics;
 mod pacer;
 mod registry;
+pub mod replay;
 pub mod search;
 mod thread;
 
@@ -156,6 +157,15 @@ pub enum SessionError {
     /// More input than the session's input rate allows.
     #[error("input dropped: over the session's input rate limit")]
     RateLimited,
+    /// A replay takes no input and keeps its recorded sizes.
+    #[error("a replay takes no input")]
+    Replay,
+    /// A marker was asked of a session that is not being recorded.
+    #[error("the session is not being recorded (or its recording stopped at its byte cap)")]
+    NotRecording,
+    /// A marker label over the limit.
+    #[error("{0}")]
+    BadMarker(String),
 }
 
 /// The timings of a session's life, from the configuration.
@@ -189,6 +199,7 @@ enum Command {
         limit: usize,
         reply: tokio::sync::oneshot::Sender<search::Found>,
     },
+    Marker(String, Reply),
     /// The theme a control viewer paints with (answers to colour queries).
     Theme(panecast_proto::Theme),
     Kill(tokio::sync::oneshot::Sender<()>),

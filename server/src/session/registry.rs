@@ -2,7 +2,7 @@
 //! them by id, and ends them all at shutdown.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
 
@@ -12,10 +12,12 @@ use tokio::task::JoinSet;
 use crate::config::Limits;
 use crate::pty::{self, SpawnError};
 use crate::random;
-use crate::record::{RecordError, Recordings, SessionToRecord};
+use crate::record::{Cast, RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
+use super::handle::WeakHandle;
+use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
@@ -32,6 +34,9 @@ pub enum CreateError {
     /// The session limit is reached.
     #[error("the session limit ({0}) is reached; end a session first")]
     TooMany(usize),
+    /// As many replays play as `limits.max_replays` allows.
+    #[error("{0} replays are open, the limit; close one first")]
+    TooManyReplays(usize),
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -55,10 +60,16 @@ pub struct Sessions {
     limits: Limits,
     metrics: Arc<Metrics>,
     recordings: Arc<Recordings>,
+    /// Replays playing now (each has a thread, its recording's events and
+    /// keyframes), at most `limits.max_replays`.
+    replays: Arc<AtomicUsize>,
 }
 
 struct State {
     open: HashMap<String, SessionHandle>,
+    /// Replays, by id, ended at shutdown with the sessions (they end by
+    /// themselves when their viewer goes, and leave this list then).
+    replays: HashMap<String, WeakHandle>,
     /// Sessions being spawned: they hold a slot before they are open.
     starting: usize,
     closing: bool,
@@ -70,12 +81,14 @@ impl Sessions {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
+                replays: HashMap::new(),
                 starting: 0,
                 closing: false,
             }),
             limits,
             metrics: Arc::new(Metrics::default()),
             recordings,
+            replays: Arc::default(),
         })
     }
 
@@ -156,6 +169,7 @@ impl Sessions {
             status_rx,
             Arc::clone(&published),
             &self.limits,
+            None,
         );
         tracing::info!(
             id = %info.id,
@@ -210,6 +224,108 @@ impl Sessions {
         Ok(handle)
     }
 
+    /// Starts a replay of the recording `name` (parsed into `cast`) for
+    /// one viewer: a read-only session, listed nowhere, that ends when its
+    /// last handle is dropped. Pauses longer than `idle_limit` seconds are
+    /// shortened. It starts paused at the beginning.
+    pub fn replay(
+        self: &Arc<Self>,
+        name: &str,
+        cast: Cast,
+        idle_limit: Option<f64>,
+    ) -> Result<SessionHandle, CreateError> {
+        let max = self.limits.max_replays;
+        self.replays
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .map_err(|_| CreateError::TooManyReplays(max))?;
+        let replays = Arc::clone(&self.replays);
+        let release = move || {
+            replays.fetch_sub(1, Ordering::AcqRel);
+        };
+        let id = match random::hex128() {
+            Ok(id) => id,
+            Err(e) => {
+                release();
+                return Err(CreateError::Internal(e.to_string()));
+            }
+        };
+        let info = SessionInfo {
+            id: id.clone(),
+            name: None,
+            owner: None,
+            profile: None,
+            command: Vec::new(),
+            pid: 0,
+            created_at: SystemTime::now(),
+            recording: Some(name.to_owned()),
+        };
+        let mut term = Term::new(cast.header.width, cast.header.height, REPLAY_SCROLLBACK);
+        let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
+        let (status_tx, status_rx) = watch::channel(Status::Running);
+        let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
+        let (controls_tx, controls_rx) = mpsc::channel(COMMAND_QUEUE);
+        let (state_tx, state_rx) = watch::channel(panecast_proto::ReplayState {
+            speed: INITIAL_SPEED,
+            ..Default::default()
+        });
+        let published = Arc::new(AtomicU64::new(0));
+        let handle = SessionHandle::new(
+            info,
+            commands_tx,
+            screen_rx,
+            status_rx,
+            Arc::clone(&published),
+            &self.limits,
+            Some(ReplayLink {
+                controls: controls_tx,
+                state: state_rx,
+            }),
+        );
+        let title = cast
+            .header
+            .title
+            .clone()
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| name.to_owned());
+        let player = Player {
+            cast,
+            title,
+            idle_limit,
+            commands: commands_rx,
+            controls: controls_rx,
+            screen: screen_tx,
+            state: state_tx,
+            status: status_tx,
+            published,
+            frame: self.limits.frame_interval(),
+        };
+        tracing::info!(id = %id, recording = %name, "replay started");
+        let (registry, ended) = (Arc::downgrade(self), id.clone());
+        thread::spawn(
+            format!("replay {}", id.get(..8).unwrap_or_default()),
+            player.run(),
+            move || {
+                release();
+                if let Some(registry) = Weak::upgrade(&registry) {
+                    registry.lock().replays.remove(&ended);
+                }
+                tracing::info!(id = %ended, "replay ended");
+            },
+        )
+        .map_err(|e| CreateError::Internal(format!("cannot start the replay's thread: {e}")))?;
+        let closing = {
+            let mut state = self.lock();
+            state.replays.insert(id, handle.downgrade());
+            state.closing
+        };
+        if closing {
+            return Err(CreateError::ShuttingDown);
+        }
+        Ok(handle)
+    }
+
     /// The session with this id, or else with this name.
     pub fn get(&self, id_or_name: &str) -> Option<SessionHandle> {
         let state = self.lock();
@@ -243,7 +359,13 @@ impl Sessions {
         let sessions: Vec<SessionHandle> = {
             let mut state = self.lock();
             state.closing = true;
-            state.open.drain().map(|(_, handle)| handle).collect()
+            let replays: Vec<WeakHandle> = state.replays.drain().map(|(_, r)| r).collect();
+            state
+                .open
+                .drain()
+                .map(|(_, handle)| handle)
+                .chain(replays.iter().filter_map(WeakHandle::upgrade))
+                .collect()
         };
         let mut ending = JoinSet::new();
         for session in sessions {

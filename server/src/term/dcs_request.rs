@@ -6,7 +6,7 @@
 const MAX_REQUEST: usize = 64;
 
 /// What a DCS string being received asks for.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum DcsRequest {
     /// DECRQSS: the setting named by the bytes.
     StatusString(Vec<u8>),

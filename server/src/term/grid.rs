@@ -7,7 +7,7 @@ use std::ops::{Index, IndexMut};
 use super::row::Row;
 
 /// The rows of one screen (main or alternate), top to bottom.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Grid {
     rows: Vec<Row>,
     /// `order[r]` is the storage index of screen row `r`.

@@ -59,7 +59,9 @@ pub const MAX_DIMENSION: u16 = 1000;
 /// Scrollback lines kept by default.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
 
-/// A terminal emulator instance.
+/// A terminal emulator instance. A clone is a whole copy, the parser's
+/// state included (a replay's keyframes are clones).
+#[derive(Clone)]
 pub struct Term {
     parser: parser::Parser,
     emu: Emulator,

@@ -27,7 +27,7 @@ pub(crate) struct SavedCursor {
 }
 
 /// One screen buffer.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Screen {
     grid: Grid,
     cursor: Cursor,

@@ -18,7 +18,7 @@ struct LineMeta {
     wrapped: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Block {
     cells: Vec<Cell>,
     lines: Vec<LineMeta>,
@@ -61,7 +61,7 @@ impl<'a> StoredLine<'a> {
 }
 
 /// The scrollback: at most `limit` lines, oldest dropped first.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Scrollback {
     blocks: VecDeque<Block>,
     /// Lines at the front of the first block that are logically gone.

@@ -39,7 +39,7 @@ impl Which {
 }
 
 /// The window title, the icon label and the pushed pairs.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Titles {
     window: String,
     icon: String,

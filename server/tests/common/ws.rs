@@ -68,6 +68,8 @@ pub struct Model {
     pub clipboard: Vec<String>,
     /// The latest `Presence`: (view, control).
     pub presence: Option<(u32, u32)>,
+    /// The latest `ReplayState`.
+    pub replay: Option<proto::ReplayState>,
 }
 
 /// What `Model::apply` saw.
@@ -83,6 +85,7 @@ pub enum Kind {
     Scrollback,
     Pong,
     Clipboard,
+    Replay,
 }
 
 impl Model {
@@ -154,6 +157,13 @@ impl Model {
                 }
                 self.presence = Some((view, control));
                 Kind::Presence
+            }
+            ServerMessage::ReplayState(state) => {
+                if self.frames == 0 {
+                    return Err("ReplayState before the first frame".into());
+                }
+                self.replay = Some(state);
+                Kind::Replay
             }
         })
     }

@@ -126,8 +126,13 @@ export function scrollback({ total, start, cols, lines }) {
 export const pong = ({ token }) => new W().u8(8).varint(token).done();
 export const presence = ({ view, control }) => new W().u8(0x0a).varint(view).varint(control).done();
 export const clipboard = ({ text }) => new W().u8(9).str(text).done();
+export function replay_state({ title, duration_ms, position_ms, playing, speed, markers }) {
+  const w = new W().u8(0x0b).u8(playing ? 1 : 0).varint(speed).varint(duration_ms).varint(position_ms).str(title).varint(markers.length);
+  for (const m of markers) w.varint(m.time_ms).str(m.label);
+  return w.done();
+}
 
-export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence };
+export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state };
 
 // ---- client -> server decoding ----
 
@@ -175,6 +180,11 @@ export function decodeClient(bytes) {
     case 0x87: m = { type: 'focus', focused: b[p++] === 1 }; break;
     case 0x88: m = { type: 'ping', token: String(varint()) }; break;
     case 0x89: m = { type: 'theme', theme: ['dark', 'light', 'contrast'][b[p++]] }; break;
+    case 0x8a: m = { type: 'replay_play' }; break;
+    case 0x8b: m = { type: 'replay_pause' }; break;
+    case 0x8c: m = { type: 'replay_speed', speed: num() }; break;
+    case 0x8d: m = { type: 'replay_seek', ms: String(varint()) }; break;
+    case 0x8e: m = { type: 'replay_marker', forward: b[p++] === 1 }; break;
     default: throw new Error('not a client message: 0x' + b[0].toString(16));
   }
   if (p !== b.length) throw new Error('trailing bytes');

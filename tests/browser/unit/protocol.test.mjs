@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   decode, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
-  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
+  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeReplay, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
 } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
@@ -50,6 +50,11 @@ function encodeJson(type, m) {
     case 'focus': return encodeFocus(m.focused);
     case 'ping': return encodePing(BigInt(m.token));
     case 'theme': return encodeTheme(m.theme);
+    case 'replay_play': return encodeReplay('play');
+    case 'replay_pause': return encodeReplay('pause');
+    case 'replay_speed': return encodeReplay('speed', m.speed);
+    case 'replay_seek': return encodeReplay('seek', BigInt(m.ms));
+    case 'replay_marker': return encodeReplay('marker', m.forward);
     default: throw new Error('no encoder for ' + type);
   }
 }
@@ -62,9 +67,20 @@ for (const v of c2s) {
 
 test('every client message type has a vector', () => {
   const types = new Set(c2s.map((v) => v.type));
-  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping', 'theme']) {
+  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping', 'theme',
+    'replay_play', 'replay_pause', 'replay_speed', 'replay_seek', 'replay_marker']) {
     assert.ok(types.has(t), t);
   }
+});
+
+test('replay controls check their range; a replay state past its end is refused', () => {
+  assert.throws(() => encodeReplay('speed', 49), RangeError);
+  assert.throws(() => encodeReplay('speed', 801), RangeError);
+  assert.deepStrictEqual([...encodeReplay('seek', 300)], [0x8d, 0xac, 0x02]);
+  assert.throws(() => decode(Uint8Array.from([0x0b, 0, 100, 5, 6, 0, 0])), /position past the end/);
+  assert.throws(() => decode(Uint8Array.from([0x0b, 2, 100, 5, 1, 0, 0])), /reserved bits/);
+  assert.throws(() => decode(Uint8Array.from([0x0b, 0, 10, 5, 1, 0, 0])), ProtocolError);
+  assert.equal(decode(Uint8Array.from([0x0b, 1, 100, 5, 1, 1, 0x41, 0])).title, 'A');
 });
 
 test('PROTOCOL.md examples', () => {

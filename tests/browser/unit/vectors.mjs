@@ -72,6 +72,11 @@ export function messageJson(m) {
     case 'pong': return { token: String(m.token) };
     case 'clipboard': return { text: m.text };
     case 'presence': return { view: m.view, control: m.control };
+    case 'replay_state':
+      return {
+        title: m.title, duration_ms: String(m.duration), position_ms: String(m.position), playing: m.playing, speed: m.speed,
+        markers: m.markers.map((k) => ({ time_ms: String(k.time), label: k.label })),
+      };
     default: throw new Error('unexpected type ' + m.type);
   }
 }

@@ -18,7 +18,7 @@ const SPECIALS: usize = 5;
 const DYNAMICS: usize = 10;
 
 /// Colours a program set, by kind; `None` means the theme's.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct ColorOverrides {
     palette: Box<[Option<Rgb>; 256]>,
     special: [Option<Rgb>; SPECIALS],

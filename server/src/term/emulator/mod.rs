@@ -48,6 +48,7 @@ pub enum CursorShape {
 }
 
 /// The whole emulator state. The parser drives it through `handler.rs`.
+#[derive(Clone)]
 pub(crate) struct Emulator {
     cols: usize,
     rows: usize,

@@ -84,7 +84,7 @@ enum State {
 }
 
 /// The parser's state between calls: chunks may split anywhere.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Parser {
     state: State,
     params: Params,

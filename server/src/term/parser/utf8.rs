@@ -7,7 +7,7 @@
 const REPLACEMENT: char = '\u{fffd}';
 
 /// The start of a character cut off by the end of the last chunk.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Partial {
     bytes: [u8; 4],
     len: usize,

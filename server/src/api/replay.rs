@@ -1,0 +1,155 @@
+//! Replays: `GET /api/recordings/{name}/ws` plays a recording over the
+//! WebSocket stream of live sessions (proto/PROTOCOL.md), to one view
+//! connection that controls it (play, pause, speed, seek, markers); and
+//! `POST /api/sessions/{id}/markers` adds a marker to a session's
+//! recording.
+//!
+//! A credential reaches a replay when it reaches the recording (see
+//! [`super::recordings`]); the replay is always view-only.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Extension;
+use serde::Deserialize;
+
+use super::body::JsonBody;
+use super::error::{ApiError, ErrorBody};
+use super::guard::{Caller, PROTOCOL};
+use super::recordings::{blocking, check, stem};
+use super::ws::{not_an_upgrade, Viewer};
+use super::AppState;
+use crate::access::{Action, Role as AccessRole};
+use crate::record::{Cast, RecordError};
+use crate::session::SessionHandle;
+
+/// `GET /api/recordings/{name}/ws`: a replay of the recording, for this
+/// connection alone; it ends when the connection does.
+#[utoipa::path(
+    get,
+    path = "/api/recordings/{name}/ws",
+    params(("name" = String, Path, description = "The recording's name, with or without `.cast`")),
+    responses(
+        (status = 101, description = "Switching to the WebSocket stream of the replay (proto/PROTOCOL.md)"),
+        (status = 400, description = "bad_recording_name", body = ErrorBody),
+        (status = 403, description = "origin_forbidden", body = ErrorBody),
+        (status = 404, description = "recording_not_found (also one outside the credential's scope)", body = ErrorBody),
+        (status = 413, description = "recording_too_large: over `recordings.max_replay_bytes`", body = ErrorBody),
+        (status = 422, description = "bad_recording: not an asciicast v2 file", body = ErrorBody),
+        (status = 426, description = "upgrade_required: not a WebSocket upgrade request", body = ErrorBody),
+        (status = 429, description = "too_many_replays", body = ErrorBody),
+    )
+)]
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let name = stem(&name).to_owned();
+    let recordings = Arc::clone(state.sessions.recordings());
+    let info = {
+        let (recordings, name) = (Arc::clone(&recordings), name.clone());
+        blocking(move || recordings.info(&name)).await??
+    };
+    check(&state, caller.grant(), &info, Action::Read)?;
+    let ws = ws.map_err(not_an_upgrade)?;
+    caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
+    let max_bytes = state.config.recordings.max_replay_bytes;
+    if info.bytes > max_bytes {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "recording_too_large",
+            format!(
+                "the recording has {} bytes; replays are limited to {max_bytes}",
+                info.bytes
+            ),
+        ));
+    }
+    let cast = {
+        let name = name.clone();
+        blocking(move || read_cast(&recordings, &name, max_bytes)).await??
+    };
+    let idle_limit = cast.header.idle_time_limit.or_else(|| {
+        let limit = state.config.recordings.idle_time_limit_ms;
+        (limit > 0).then(|| limit as f64 / 1000.0)
+    });
+    let session = state.sessions.replay(&name, cast, idle_limit)?;
+    let ping_every = state.config.limits.ping_interval();
+    let sessions = Arc::clone(&state.sessions);
+    Ok(ws
+        .protocols([PROTOCOL])
+        .on_upgrade(move |socket| async move {
+            // A replay has this one viewer: the place is always free.
+            if let Some(slot) = session.join_viewer(1, panecast_proto::Role::View) {
+                Viewer::new(
+                    socket,
+                    session,
+                    caller,
+                    AccessRole::View,
+                    slot,
+                    ping_every,
+                    sessions,
+                )
+                .run()
+                .await;
+            }
+        }))
+}
+
+/// Reads and parses a recording, at most `max_bytes` of it.
+fn read_cast(
+    recordings: &crate::record::Recordings,
+    name: &str,
+    max_bytes: u64,
+) -> Result<Cast, ApiError> {
+    let mut bytes = Vec::new();
+    recordings
+        .open(name)?
+        .take(max_bytes)
+        .read_to_end(&mut bytes)
+        .map_err(RecordError::from)?;
+    Cast::parse(&bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad_recording",
+            e.to_string(),
+        )
+    })
+}
+
+/// The body of `POST /api/sessions/{id}/markers`.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarkerRequest {
+    /// The marker's label, at most 256 bytes (may be empty).
+    label: String,
+}
+
+/// `POST /api/sessions/{id}/markers`: adds a marker (an `m` event) to the
+/// session's recording, now.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/markers",
+    params(("id" = String, Path, description = "The session's id or name")),
+    request_body = MarkerRequest,
+    responses(
+        (status = 204, description = "The marker is in the recording"),
+        (status = 400, description = "bad_marker (label over 256 bytes), bad_json, bad_body", body = ErrorBody),
+        (status = 409, description = "not_recording, session_exited", body = ErrorBody),
+        (status = 413, description = "body_too_large", body = ErrorBody),
+    )
+)]
+pub async fn add_marker(
+    Extension(session): Extension<SessionHandle>,
+    JsonBody(request): JsonBody<MarkerRequest>,
+) -> Result<StatusCode, ApiError> {
+    session.add_marker(request.label).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
