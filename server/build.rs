@@ -2,6 +2,11 @@
 //! every file of the client with its content type, so a new file needs no
 //! code change. Documentation (`*.md`) stays out: it is for developers,
 //! not something a page loads.
+//!
+//! JavaScript is served without its comments and indentation (see
+//! [`served_js`]): the sources stay documented, and browsers download
+//! only the code. The web size budget is measured on what is served
+//! (`tests/browser/size-check.mjs`).
 
 use std::path::Path;
 use std::{env, fs};
@@ -19,6 +24,40 @@ fn content_type(name: &str) -> &'static str {
     }
 }
 
+/// A module as served: whole-line comments (`// ...` and `/* ... */`
+/// blocks that start a line) and blank lines removed, and each line's
+/// leading whitespace dropped. Line breaks stay, so automatic semicolon
+/// insertion and every token are as in the source; the rules never look
+/// inside a line, so strings, regular expressions and trailing comments are
+/// left alone. The only multi-line literals in the client are CSS
+/// template strings, where indentation has no meaning.
+fn served_js(name: &str, source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut in_block = false;
+    for (number, line) in source.lines().enumerate() {
+        let text = line.trim();
+        let opens = !in_block && text.starts_with("/*");
+        if in_block || opens {
+            match text.find("*/") {
+                Some(end) if end + 2 == text.len() => in_block = false,
+                Some(_) => panic!(
+                    "web/{name}:{}: code after a block comment on the same line; \
+                     put it on a line of its own",
+                    number + 1
+                ),
+                None => in_block = true,
+            }
+            continue;
+        }
+        if text.is_empty() || text.starts_with("//") {
+            continue;
+        }
+        out.push_str(text);
+        out.push('\n');
+    }
+    out
+}
+
 fn main() {
     let web = Path::new(&env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("../web");
@@ -33,13 +72,23 @@ fn main() {
         })
         .unwrap_or_default();
     names.sort();
+    let out_dir = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("web");
+    fs::create_dir_all(&out_dir).expect("OUT_DIR is writable");
     let mut table = String::from("&[\n");
     for name in &names {
-        let path = web
+        let source = web
             .join(name)
             .canonicalize()
             .expect("web file path resolves");
-        println!("cargo:rerun-if-changed={}", path.display());
+        println!("cargo:rerun-if-changed={}", source.display());
+        let path = if name.ends_with(".js") {
+            let text = fs::read_to_string(&source).expect("web modules are UTF-8");
+            let served = out_dir.join(name);
+            fs::write(&served, served_js(name, &text)).expect("OUT_DIR is writable");
+            served
+        } else {
+            source
+        };
         table.push_str(&format!(
             "    ({name:?}, {:?}, include_bytes!({:?})),\n",
             content_type(name),

@@ -6,7 +6,9 @@
 # then runs, in order:
 #   1. node unit tests: the decoder/encoder against proto/vectors, the key
 #      mapping, the screen model, selection (tests/browser/unit)
-#   2. the size check: everything in web/ at most 40 KB gzipped
+#   2. the size check: the web client as the server sends it (JavaScript
+#      without comments and indentation) at most 40 KB gzipped; needs the
+#      server binary, like step 5
 #   3. the client tests: web/ in headless Chromium against a mock server
 #      (tests/browser/client; no Rust server needed)
 #   4. the paint benchmark: a full 200x60 frame, median and p95 in ms
@@ -58,7 +60,7 @@ if ((!only_e2e)); then
   step "node unit tests (tests/browser/unit)"
   node --test tests/browser/unit/
 
-  step "size check (web/ at most 40 KB gzipped)"
+  step "size check (the web client as served at most 40 KB gzipped)"
   node tests/browser/size-check.mjs
 
   step "client tests in Chromium against the mock server (tests/browser/client)"

@@ -954,7 +954,7 @@ fn every_message_type_has_a_vector() {
 /// Rewrites `vectors/` from the cases. Ignored: run it on purpose (see the
 /// module docs), then review and commit the diff.
 #[test]
-#[ignore]
+#[ignore = "a tool, not a test: rewrites vectors/ on purpose (cargo test -- --ignored regenerate_vectors)"]
 fn regenerate_vectors() {
     for entry in std::fs::read_dir(dir()).expect("vectors directory") {
         let path = entry.expect("entry").path();
