@@ -5,6 +5,7 @@
 
 mod alis;
 mod cast;
+mod json;
 mod retention;
 mod store;
 mod utf8;

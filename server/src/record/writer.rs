@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::json;
 use super::store::LiveEntry;
 use super::utf8::Utf8Stream;
 
@@ -160,8 +161,8 @@ impl Recorder {
     }
 
     /// Records bytes the program wrote.
-    pub fn output(&mut self, bytes: &[u8]) {
-        self.queue(Job::Output(self.now(), bytes.to_vec()));
+    pub fn output(&mut self, bytes: Vec<u8>) {
+        self.queue(Job::Output(self.now(), bytes));
     }
 
     /// Records bytes written to the program, when the profile asks for input.
@@ -324,9 +325,9 @@ impl CastWriter {
 
 /// Appends one event line: `[time, code, data]` and a newline.
 fn push_event(buffer: &mut Vec<u8>, time: f64, code: &str, data: &str) {
-    // Writing into a Vec cannot fail, and a &str always serializes.
+    // Writing into a Vec cannot fail.
     let _ = write!(buffer, "[{time:.6}, \"{code}\", ");
-    let _ = serde_json::to_writer(&mut *buffer, data);
+    json::push_string(buffer, data);
     buffer.extend_from_slice(b"]\n");
 }
 

@@ -177,7 +177,7 @@ impl Live {
                     drain_deadline = Some(Instant::now() + DRAIN_AFTER_EXIT);
                 }
                 chunk = a.events.output.recv(), if self.output_open => match chunk {
-                    Some(bytes) => self.output(&bytes),
+                    Some(bytes) => self.output(bytes),
                     None => self.output_open = false,
                 },
                 () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
@@ -247,19 +247,21 @@ impl Live {
         Ok(())
     }
 
-    /// Applies a chunk to the terminal (unless the session is being killed).
-    fn apply(&mut self, bytes: &[u8]) {
+    /// Applies a chunk to the terminal (unless the session is being
+    /// killed), then hands it to the recording, if any, without a copy.
+    fn apply(&mut self, bytes: Vec<u8>) {
         self.actor.metrics.chunk_read(bytes.len());
         if !self.killed {
+            self.actor.term.advance(&bytes);
             if let Some(recorder) = self.actor.recorder.as_mut() {
                 recorder.output(bytes);
             }
-            self.actor.term.advance(bytes);
         }
     }
 
     /// Applies a chunk, sends the terminal's answers, publishes if it is time.
-    fn output(&mut self, bytes: &[u8]) {
+    fn output(&mut self, bytes: Vec<u8>) {
+        let len = bytes.len();
         self.apply(bytes);
         let replies = self.actor.term.take_replies();
         if !replies.is_empty() {
@@ -274,7 +276,7 @@ impl Live {
         // program was still writing. Publishing after each chunk that merely
         // outran the reader would send a frame every millisecond of a flood.
         let more_expected =
-            !self.actor.events.output.is_empty() || bytes.len() >= crate::pty::READ_BUFFER / 2;
+            !self.actor.events.output.is_empty() || len >= crate::pty::READ_BUFFER / 2;
         self.changed(more_expected);
     }
 
@@ -327,7 +329,7 @@ impl Live {
                     return true;
                 }
                 chunk = a.events.output.recv(), if self.output_open => match chunk {
-                    Some(bytes) => self.output(&bytes),
+                    Some(bytes) => self.output(bytes),
                     None => self.output_open = false,
                 },
                 () = sleep_until(deadline) => return false,
@@ -342,7 +344,7 @@ impl Live {
         self.actor.pty = None;
         self.actor.events.output.close();
         while let Ok(bytes) = self.actor.events.output.try_recv() {
-            self.apply(&bytes);
+            self.apply(bytes);
         }
         self.publish(Instant::now());
         // Dropping the recorder waits for its writer to write out the rest.
