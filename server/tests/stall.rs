@@ -53,12 +53,7 @@ impl Server {
         BufReader::new(stdout)
             .read_line(&mut line)
             .expect("the listening line");
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|addr| addr.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let addr = common::address_in_startup_line(&line);
         Server { child, addr }
     }
 

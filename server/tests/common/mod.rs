@@ -24,6 +24,16 @@ pub const DEADLINE: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(20);
 pub const TOKEN: &str = "test-token";
 
+/// The address in the line `panecast serve` prints first
+/// (`... http://127.0.0.1:PORT/?token=...`), for tests that run the binary.
+pub fn address_in_startup_line(line: &str) -> SocketAddr {
+    line.split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|addr| addr.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+}
+
 /// A running server; dropping it shuts it down and waits for it to end.
 pub struct Server {
     pub addr: SocketAddr,

@@ -34,12 +34,7 @@ impl Binary {
         BufReader::new(child.stdout.take().expect("stdout"))
             .read_line(&mut line)
             .expect("the startup line");
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|a| a.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let addr = crate::common::address_in_startup_line(&line);
         (Binary { child, addr }, line)
     }
 
