@@ -1,4 +1,4 @@
-// The / page: sessions, and new ones from profiles (web/README.md).
+// The / page: sessions, new ones from profiles, and recordings (web/README.md).
 import { route } from './base.js';
 
 const params = new URLSearchParams(location.search);
@@ -71,6 +71,22 @@ async function refresh() {
   }
 }
 
+/** The recordings this credential reaches, each a link to its replay page; hidden when there are none. */
+async function refreshRecordings() {
+  const list = await api(route('api/recordings')).catch(() => null);
+  const recordings = (list && list.recordings) || [];
+  $('recordings-section').hidden = !recordings.length;
+  $('recordings').replaceChildren(...recordings.map((r) => {
+    const tr = document.createElement('tr');
+    cell(tr, link(route(`r/${encodeURIComponent(r.name)}`), r.name));
+    cell(tr, r.session || '');
+    cell(tr, r.started_at ? new Date(r.started_at).toLocaleString() : '');
+    cell(tr, r.live ? 'recording…' : `${Math.round(r.duration || 0)} s`);
+    cell(tr, `${Math.ceil((r.bytes || 0) / 1024)} KiB`);
+    return tr;
+  }));
+}
+
 async function loadProfiles() {
   try {
     const list = await api(route('api/profiles'));
@@ -95,4 +111,5 @@ $('create').addEventListener('submit', async (e) => {
 
 loadProfiles();
 refresh();
-setInterval(() => { if (!document.hidden) refresh(); }, 5000);
+refreshRecordings();
+setInterval(() => { if (!document.hidden) { refresh(); refreshRecordings(); } }, 5000);

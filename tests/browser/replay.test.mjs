@@ -140,3 +140,18 @@ e2e('a file recorded by the real asciinema rec plays to its end', async () => {
   assert.equal(await time(page), '0:01 / 0:01');
   await finish(page, 'asciinema-rec');
 });
+
+e2e('the index page lists the recordings, each a link to its replay', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 900, height: 600 } });
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(`${server.base}/?token=${TOKEN}`);
+  const links = () => page.$$eval('#recordings a', (as) => as.map((a) => a.textContent));
+  await waitFor(async () => (await links()).length === 2, { what: 'two recordings listed' });
+  assert.deepEqual((await links()).sort(), ['asciinema-rec', 'demo']);
+  assert.equal(await page.isVisible('#recordings-section'), true);
+  await page.click('#recordings a:text-is("demo")');
+  await waitFor(() => page.evaluate(() => location.pathname === '/r/demo' && window.panecast?.status === 'connected'), { what: 'the replay page opened' });
+  await finish(page, 'index-recordings');
+});
