@@ -156,15 +156,19 @@ e2e('phone: a long press selects a word, its handles extend the selection, Copy 
 e2e('tablet: a pinch out makes the font bigger and the session narrower', async () => {
   const id = await session();
   const page = await open(id, { contextOptions: DEVICES.tablet });
-  const before = await page.evaluate(() => ({ font: window.panecast.painter.fontSize, cols: window.panecast.cols }));
-  await pinch(page, 400, 300, 100, 200);
-  // Each step of the pinch may resize the session: wait for the last size.
   const cols = () => page.evaluate(() => Math.floor(window.panecast.el.getBoundingClientRect().width / window.panecast.painter.cellCss.width));
-  const after = await waitFor(async () => {
+  // The terminal fits the session to the window: the page's columns, the
+  // session's and what the window holds agree once a resize has settled.
+  const settled = (what) => waitFor(async () => {
     const a = await page.evaluate(() => ({ font: window.panecast.painter.fontSize, cols: window.panecast.cols }));
     const api = (await env.server.api('GET', `/api/sessions/${id}`)).cols;
     return a.cols === api && a.cols === await cols() && a;
-  }, { what: 'the session at the new size' });
+  }, { what });
+  // Connected is not yet fitted: measure from the fitted size.
+  const before = await settled('the session fitted to the tablet');
+  await pinch(page, 400, 300, 100, 200);
+  // Each step of the pinch may resize the session: wait for the last size.
+  const after = await settled('the session at the new size');
   assert.equal(after.font, before.font * 2, 'twice the distance, twice the font size');
   assert.ok(after.cols < before.cols * 0.6, `the session was resized: ${before.cols} -> ${after.cols} columns`);
   await finish(page, 'touch-pinch');
