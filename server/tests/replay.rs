@@ -163,6 +163,21 @@ async fn seeking_shows_the_screen_render_at_shows() {
     client.close().await;
 }
 
+/// Jumps to the next (or previous) marker and waits for the replay to
+/// stand at `position_ms`.
+async fn jump(client: &mut Client, next: bool, position_ms: u64, what: &str) {
+    client
+        .send(&ClientMessage::Replay(ReplayControl::Marker(next)))
+        .await;
+    client
+        .until(what, LIMIT, |m| {
+            m.replay
+                .as_ref()
+                .is_some_and(|r| r.position_ms == position_ms)
+        })
+        .await;
+}
+
 #[tokio::test]
 async fn a_replay_plays_to_the_end_and_jumps_between_markers() {
     let dir = fresh_dir("play");
@@ -171,30 +186,9 @@ async fn a_replay_plays_to_the_end_and_jumps_between_markers() {
     let server = Server::start(config(&dir));
     let mut client = open_replay(&server, "demo.cast").await;
 
-    client
-        .send(&ClientMessage::Replay(ReplayControl::Marker(true)))
-        .await;
-    client
-        .until("the first marker", LIMIT, |m| {
-            m.replay.as_ref().is_some_and(|r| r.position_ms == 5_000)
-        })
-        .await;
-    client
-        .send(&ClientMessage::Replay(ReplayControl::Marker(true)))
-        .await;
-    client
-        .until("the second marker", LIMIT, |m| {
-            m.replay.as_ref().is_some_and(|r| r.position_ms == 20_000)
-        })
-        .await;
-    client
-        .send(&ClientMessage::Replay(ReplayControl::Marker(false)))
-        .await;
-    client
-        .until("back to the first marker", LIMIT, |m| {
-            m.replay.as_ref().is_some_and(|r| r.position_ms == 5_000)
-        })
-        .await;
+    jump(&mut client, true, 5_000, "the first marker").await;
+    jump(&mut client, true, 20_000, "the second marker").await;
+    jump(&mut client, false, 5_000, "back to the first marker").await;
 
     // From 25 s at 8x: the last 4.9 s take about 0.6 s.
     client
