@@ -92,18 +92,32 @@ fn without_token(uri: &Uri) -> String {
     }
 }
 
+/// What every page route (`/`, `/s/{id}`, `/r/{name}`, `/embed/{id}`)
+/// answers, for the OpenAPI document.
+#[derive(utoipa::IntoResponses)]
+// Never built: it only describes the answers `page` gives.
+#[allow(dead_code)]
+enum PageResponses {
+    /// The page
+    #[response(status = 200, content_type = "text/html")]
+    Page(String),
+    /// A `token` in the query became a cookie; back to the same URL without it
+    #[response(status = 303, headers(("Set-Cookie" = String), ("Location" = String)))]
+    Redirect,
+    /// bad_token
+    #[response(status = 400)]
+    BadToken(ErrorBody),
+    /// unauthorized: the query's token is not valid
+    #[response(status = 401)]
+    Unauthorized(ErrorBody),
+}
+
 /// `GET /`: the session list.
 #[utoipa::path(
     get,
     path = "/",
     params(("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
-    responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
-            headers(("Set-Cookie" = String), ("Location" = String))),
-        (status = 400, description = "bad_token", body = ErrorBody),
-        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
-    ),
+    responses(PageResponses),
     security(())
 )]
 pub async fn index(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
@@ -115,13 +129,7 @@ pub async fn index(State(state): State<AppState>, request: Request) -> Result<Re
     get,
     path = "/s/{id}",
     params(("id" = String, Path, description = "The session's id or name"), ("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
-    responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
-            headers(("Set-Cookie" = String), ("Location" = String))),
-        (status = 400, description = "bad_token", body = ErrorBody),
-        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
-    ),
+    responses(PageResponses),
     security(())
 )]
 pub async fn terminal(
@@ -137,13 +145,7 @@ pub async fn terminal(
     get,
     path = "/r/{name}",
     params(("name" = String, Path, description = "The recording's name"), ("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
-    responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
-            headers(("Set-Cookie" = String), ("Location" = String))),
-        (status = 400, description = "bad_token", body = ErrorBody),
-        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
-    ),
+    responses(PageResponses),
     security(())
 )]
 pub async fn replay(
@@ -159,13 +161,7 @@ pub async fn replay(
     get,
     path = "/embed/{id}",
     params(("id" = String, Path, description = "The session's id or name"), ("token" = Option<String>, Query, description = "A credential to trade for a cookie")),
-    responses(
-        (status = 200, description = "The page", content_type = "text/html", body = String),
-        (status = 303, description = "A `token` in the query became a cookie; back to the same URL without it",
-            headers(("Set-Cookie" = String), ("Location" = String))),
-        (status = 400, description = "bad_token", body = ErrorBody),
-        (status = 401, description = "unauthorized: the query's token is not valid", body = ErrorBody),
-    ),
+    responses(PageResponses),
     security(())
 )]
 pub async fn embed(
