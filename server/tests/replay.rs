@@ -87,6 +87,13 @@ fn shown(client: &Client) -> Vec<String> {
     lines
 }
 
+/// A server whose recordings directory holds `demo.cast` ([`sample`]).
+fn demo_server(what: &str) -> Server {
+    let dir = fresh_dir(what);
+    std::fs::write(dir.join("demo.cast"), sample()).expect("write the recording");
+    Server::start(config(&dir))
+}
+
 async fn open_replay(server: &Server, name: &str) -> Client {
     let auth = format!("Bearer {TOKEN}");
     let mut client = ws::connect(
@@ -107,10 +114,8 @@ async fn open_replay(server: &Server, name: &str) -> Client {
 
 #[tokio::test]
 async fn seeking_shows_the_screen_render_at_shows() {
-    let dir = fresh_dir("seek");
-    std::fs::write(dir.join("demo.cast"), sample()).expect("write the recording");
     let cast = Cast::parse(sample().as_bytes()).expect("a valid recording");
-    let server = Server::start(config(&dir));
+    let server = demo_server("seek");
     let mut client = open_replay(&server, "demo").await;
     let state = client.model.replay.clone().expect("a state");
     assert_eq!(state.duration_ms, 29_900);
@@ -180,10 +185,8 @@ async fn jump(client: &mut Client, next: bool, position_ms: u64, what: &str) {
 
 #[tokio::test]
 async fn a_replay_plays_to_the_end_and_jumps_between_markers() {
-    let dir = fresh_dir("play");
-    std::fs::write(dir.join("demo.cast"), sample()).expect("write the recording");
     let cast = Cast::parse(sample().as_bytes()).expect("a valid recording");
-    let server = Server::start(config(&dir));
+    let server = demo_server("play");
     let mut client = open_replay(&server, "demo.cast").await;
 
     jump(&mut client, true, 5_000, "the first marker").await;
@@ -229,9 +232,7 @@ async fn a_replay_plays_to_the_end_and_jumps_between_markers() {
 
 #[tokio::test]
 async fn a_replay_refuses_input_and_bad_controls_and_a_live_session_refuses_controls() {
-    let dir = fresh_dir("refuse");
-    std::fs::write(dir.join("demo.cast"), sample()).expect("write the recording");
-    let server = Server::start(config(&dir));
+    let server = demo_server("refuse");
 
     let mut client = open_replay(&server, "demo").await;
     client
@@ -429,9 +430,7 @@ fn markers_go_into_the_recording() {
 
 #[tokio::test]
 async fn a_replay_viewer_gets_going_away_when_the_server_stops() {
-    let dir = fresh_dir("shutdown");
-    std::fs::write(dir.join("demo.cast"), sample()).expect("write the recording");
-    let server = Server::start(config(&dir));
+    let server = demo_server("shutdown");
     let mut client = open_replay(&server, "demo").await;
     let stopping = tokio::task::spawn_blocking(move || server.stop());
     let closed = client.close_code(LIMIT).await;
