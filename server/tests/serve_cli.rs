@@ -73,6 +73,17 @@ impl Served {
     }
 }
 
+impl Drop for Served {
+    /// A test that does not call `terminate` (or fails first) must not
+    /// leave its server running.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 fn health(args: &[&str]) -> Output {
     panecast(&["health"])
         .args(args)
