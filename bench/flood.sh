@@ -32,7 +32,7 @@ WORK=$(mktemp -d)
 SERVER_PID=
 TMUX_SOCKET=panecast-flood-$$
 cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    stop_panecast
     tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -106,7 +106,7 @@ for i in $(seq "$RUNS"); do
         "$(( $(tail -1 "$WORK/rss") / 1024 ))" "$t" "$(tail -1 "$WORK/tmux.cpu")"
 done
 echo "   panecast's last screen line: $(tail -1 "$WORK/client.err" | sed 's/.*: //')"
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
+stop_panecast
 tmux -L "$TMUX_SOCKET" kill-server
 
 BARE=$(median < "$WORK/bare")

@@ -12,7 +12,7 @@ flood_file() {
 
 # start_panecast BIN WORK: starts BIN/panecast serve with a fresh token and
 # --allow-any-command, logging to WORK/serve.log; sets SERVER_PID, ADDR
-# (host:port) and TOKEN. Stop it with: kill "$SERVER_PID".
+# (host:port) and TOKEN. Stop it with stop_panecast.
 start_panecast() {
     TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
     "$1/panecast" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
@@ -25,4 +25,14 @@ start_panecast() {
         sleep 0.01
     done
     echo "panecast did not start:"; cat "$2/serve.log"; exit 1
+}
+
+# stop_panecast: stops the server start_panecast started, if one is running,
+# and waits for it to exit.
+stop_panecast() {
+    if [ -n "${SERVER_PID:-}" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+        SERVER_PID=
+    fi
 }

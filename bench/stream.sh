@@ -27,7 +27,7 @@ BIN=$CARGO_TARGET_DIR/release
 WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    stop_panecast
     rm -rf "$WORK"
 }
 trap cleanup EXIT
