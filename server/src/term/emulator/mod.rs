@@ -316,6 +316,16 @@ impl Emulator {
 
     // ----- printing -----
 
+    /// True when text can be written a row segment at a time: no charset
+    /// mapping, protection, insert mode or side margins.
+    #[inline]
+    fn writes_plainly(&self) -> bool {
+        !self.screen.charsets().is_mapping()
+            && !self.protect
+            && !self.modes.get(Mode::Insert)
+            && !self.has_side_margins()
+    }
+
     /// Writes a run of printable ASCII. Where nothing special is going on
     /// (no charset mapping, insert mode, protection, side margins, wide
     /// characters or clusters under the run) whole row segments are written
@@ -326,10 +336,7 @@ impl Emulator {
         };
         let len = run.len();
         let pen = self.pen();
-        let simple = !self.screen.charsets().is_mapping()
-            && !self.protect
-            && !self.modes.get(Mode::Insert)
-            && !self.has_side_margins();
+        let simple = self.writes_plainly();
         let mut i = 0;
         while i < len {
             if !simple {
@@ -376,10 +383,7 @@ impl Emulator {
     /// time, as in `write_ascii`; the rest (wrapping, combining marks,
     /// repairs, insert mode, ...) take [`Emulator::print`] one by one.
     pub fn write_text(&mut self, text: &[char]) {
-        let plain = !self.screen.charsets().is_mapping()
-            && !self.protect
-            && !self.modes.get(Mode::Insert)
-            && !self.has_side_margins();
+        let plain = self.writes_plainly();
         if !plain {
             text.iter().for_each(|&c| self.print(c));
             return;
