@@ -38,6 +38,9 @@ fn token() -> impl Strategy<Value = Vec<u8>> {
         1 => any::<u8>().prop_map(|b| vec![b]),
         1 => bytes(b"\x80\xbf\xc3\xe4\xf0\xff"),
         4 => "[ -~]{1,12}".prop_map(String::into_bytes),
+        2 => (0..=1u8, any::<[u8; 3]>()).prop_map(|(ground, [r, g, b])| {
+            format!("\x1b[{};2;{r};{g};{b}m", 38 + 10 * ground).into_bytes()
+        }),
         1 => select(&[
             "\x1b]0;a;b\x07",
             "\x1b]8;id=1;http://x/\x1b\\",
@@ -143,8 +146,12 @@ fn pieces(cols: u16, rows: u16, bytes: &[u8], at: &[usize]) -> Outcome {
     outcome(&mut term, replies)
 }
 
-/// Checks the snapshot's shape: size, cursor inside, style ids known.
+/// Checks the snapshot's shape (size, cursor inside, style ids known) and
+/// that the style and link counts match the cells.
 fn check_shape(term: &mut Term) {
+    if let Err(problem) = term.audit_style_counts() {
+        panic!("{problem}");
+    }
     let snapshot = term.snapshot();
     assert_eq!((snapshot.cols, snapshot.rows), (term.cols(), term.rows()));
     assert_eq!(snapshot.lines.len(), snapshot.rows as usize);
@@ -183,6 +190,9 @@ fn run_ops(cols: u16, rows: u16, ops: &[Op]) {
             Op::Feed(bytes) => term.advance(bytes),
             Op::Resize(c, r) => term.resize(*c, *r),
             Op::Snapshot => check_shape(&mut term),
+        }
+        if let Err(problem) = term.audit_style_counts() {
+            panic!("after {op:?}: {problem}");
         }
         assert!(term.scrollback_len() <= 30);
     }

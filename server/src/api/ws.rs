@@ -518,6 +518,11 @@ impl Viewer {
                 self.update(&self.session.screen()).await?;
                 let shown = self.state.scroll_count().unwrap_or(lines.scroll_count);
                 let answer = rebase_scrollback(lines.answer, lines.scroll_count, shown);
+                let mut out = Vec::new();
+                self.state.define_answer_styles(&lines.styles, &mut out);
+                for message in out {
+                    self.send(Message::Binary(message.into())).await?;
+                }
                 return self.send_message(ServerMessage::Scrollback(answer)).await;
             }
             ClientMessage::Theme { theme } => {

@@ -21,9 +21,9 @@ use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ExitStatus, Pty, PtyEvents};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
-use crate::stream::encode_row;
+use crate::stream::{encode_row, wire_style_linked};
 use crate::term::Mode;
-use crate::term::{Snapshot, Term};
+use crate::term::{Snapshot, StyleId, Term};
 
 use super::pacer::Pacer;
 use super::search;
@@ -412,12 +412,30 @@ pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines
     let cols = term.cols();
     let start = start.max(1);
     let count = count.min(panecast_proto::limits::MAX_SCROLLBACK_LINES) as u64;
-    let lines = (start..start.saturating_add(count))
+    let lines: Vec<_> = (start..start.saturating_add(count))
         .take_while(|&i| i <= total)
         .filter_map(|i| term.scrollback_row((total - i) as usize))
         .map(|row| encode_row(&row, cols))
         .collect();
+    let mut ids: Vec<u16> = lines
+        .iter()
+        .flat_map(|line| {
+            let runs = line.runs().iter().map(|run| run.style as u16);
+            runs.chain([line.fill() as u16])
+        })
+        .filter(|&id| id != 0)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let styles = ids
+        .into_iter()
+        .map(|id| {
+            let (stamp, style, link) = term.style_now(StyleId(id));
+            (id, stamp, wire_style_linked(&style, link))
+        })
+        .collect();
     ScrollbackLines {
+        styles,
         answer: Scrollback {
             total,
             start,

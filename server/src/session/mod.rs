@@ -137,6 +137,9 @@ pub struct ScrollbackLines {
     ///
     /// [`Snapshot::scroll_count`]: crate::term::Snapshot::scroll_count
     pub scroll_count: u64,
+    /// The styles the lines use, as the terminal defined them when they
+    /// were read: (id, stamp, style). A viewer is sent those it lacks first.
+    pub styles: Vec<(u16, u32, panecast_proto::Style)>,
 }
 
 /// A session could not do what was asked.

@@ -91,8 +91,9 @@ pub struct ViewerState {
     sent: Option<Sent>,
     title: Arc<str>,
     bells: Option<u64>,
-    /// Bit per grid style id: defined on this connection.
-    styles_sent: Vec<u64>,
+    /// Per style id, the stamp of the definition this connection was sent
+    /// (0: none). A reused id has a new stamp, so it is defined again.
+    styles_sent: Vec<u32>,
 }
 
 impl Default for ViewerState {
@@ -102,7 +103,7 @@ impl Default for ViewerState {
             sent: None,
             title: Arc::from(""),
             bells: None,
-            styles_sent: vec![0; (1 << 16) / 64],
+            styles_sent: Vec::new(),
         }
     }
 }
@@ -148,7 +149,7 @@ impl ViewerState {
                 return;
             }
             if s.style_epoch != snap.style_epoch {
-                self.styles_sent.fill(0);
+                self.styles_sent.clear();
                 out.push(
                     proto::ServerMessage::Styles(proto::Styles {
                         reset: true,
@@ -189,30 +190,60 @@ impl ViewerState {
         self.sent = Some(to);
     }
 
-    /// Sends definitions of the styles in `used` this viewer has not had.
+    /// Sends definitions of the styles in `used` this viewer does not have
+    /// as `snap` defines them.
     fn define_styles(&mut self, snap: &Snapshot, used: &[u16], out: &mut Vec<Vec<u8>>) {
-        let mut defs = Vec::new();
-        for &id in used {
-            let (word, bit) = (id as usize / 64, id % 64);
-            if self.styles_sent[word] & (1 << bit) == 0 {
-                self.styles_sent[word] |= 1 << bit;
-                let style = snap.style(crate::term::StyleId(id));
-                defs.push(proto::StyleDef {
-                    id: id as u32,
-                    style: wire_style(&style, snap),
-                });
-            }
+        let defs = used
+            .iter()
+            .filter(|&&id| self.note_sent(id, snap.styles.stamp(id as usize)))
+            .map(|&id| proto::StyleDef {
+                id: id as u32,
+                style: wire_style(&snap.style(crate::term::StyleId(id)), snap),
+            })
+            .collect();
+        push_definitions(defs, snap.style_epoch, out);
+    }
+
+    /// Sends the definitions of a scrollback answer's styles (id, stamp,
+    /// style) this viewer does not have, before the answer itself.
+    pub fn define_answer_styles(
+        &mut self,
+        styles: &[(u16, u32, proto::Style)],
+        out: &mut Vec<Vec<u8>>,
+    ) {
+        let defs = styles
+            .iter()
+            .filter(|(id, stamp, _)| self.note_sent(*id, *stamp))
+            .map(|(id, _, style)| proto::StyleDef {
+                id: *id as u32,
+                style: style.clone(),
+            })
+            .collect();
+        let epoch = self.sent.map_or(0, |s| s.style_epoch);
+        push_definitions(defs, epoch, out);
+    }
+
+    /// Notes that this viewer has definition `stamp` of style `id`; true
+    /// when it had another one (or none) and must be sent it.
+    fn note_sent(&mut self, id: u16, stamp: u32) -> bool {
+        if self.styles_sent.len() <= id as usize {
+            self.styles_sent.resize(id as usize + 1, 0);
         }
-        if !defs.is_empty() {
-            out.push(
-                proto::ServerMessage::Styles(proto::Styles {
-                    reset: false,
-                    epoch: snap.style_epoch,
-                    defs,
-                })
-                .encode(),
-            );
-        }
+        let changed = self.styles_sent[id as usize] != stamp;
+        self.styles_sent[id as usize] = stamp;
+        changed
+    }
+}
+
+/// Appends a Styles message holding `defs`, if there are any.
+fn push_definitions(defs: Vec<proto::StyleDef>, epoch: u32, out: &mut Vec<Vec<u8>>) {
+    if !defs.is_empty() {
+        let styles = proto::Styles {
+            reset: false,
+            epoch,
+            defs,
+        };
+        out.push(proto::ServerMessage::Styles(styles).encode());
     }
 }
 

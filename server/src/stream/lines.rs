@@ -2,7 +2,7 @@
 
 use panecast_proto as proto;
 
-use crate::term::{Color, Row, Snapshot, Style, Underline};
+use crate::term::{Color, Hyperlink, Row, Snapshot, Style, Underline};
 
 /// A row as a wire line `cols` wide, with the grid's style ids as wire ids.
 pub fn encode_row(row: &Row, cols: u16) -> proto::Line {
@@ -49,8 +49,14 @@ fn wire_underline(underline: Underline) -> proto::UnderlineKind {
     }
 }
 
-/// A grid style in its wire form, with its hyperlink's URI resolved.
+/// A grid style in its wire form, with its hyperlink's URI resolved from
+/// `snapshot`.
 pub fn wire_style(style: &Style, snapshot: &Snapshot) -> proto::Style {
+    wire_style_linked(style, snapshot.link(style))
+}
+
+/// A grid style in its wire form, with `link` as its hyperlink.
+pub fn wire_style_linked(style: &Style, link: Option<&Hyperlink>) -> proto::Style {
     proto::Style {
         fg: wire_color(style.fg),
         bg: wire_color(style.bg),
@@ -58,14 +64,14 @@ pub fn wire_style(style: &Style, snapshot: &Snapshot) -> proto::Style {
         // The attribute bits are the same on both sides (checked by a test).
         attrs: proto::Attrs::from_bits(style.attrs.bits()).unwrap_or(proto::Attrs::NONE),
         underline: wire_underline(style.underline),
-        link: snapshot.link(style).map(|l| l.uri.to_string()),
+        link: link.map(|l| l.uri.to_string()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::{Attrs, Term};
+    use crate::term::{Attrs, StyleId, Term};
 
     fn first_row(bytes: &[u8]) -> (proto::Line, Snapshot) {
         let mut term = Term::new(10, 2, 0);
@@ -91,7 +97,7 @@ mod tests {
             ]
         );
         let last = line.cells().last().unwrap();
-        assert_eq!(snap.styles[last.style as usize].fg, Color::Indexed(1));
+        assert_eq!(snap.style(StyleId(last.style as u16)).fg, Color::Indexed(1));
     }
 
     #[test]
@@ -113,7 +119,7 @@ mod tests {
     fn links_are_sent_with_their_style() {
         let (line, snap) = first_row(b"\x1b]8;;https://example.com\x1b\\x\x1b]8;;\x1b\\");
         let style = line.cells().next().unwrap().style;
-        let wire = wire_style(&snap.styles[style as usize], &snap);
+        let wire = wire_style(&snap.style(StyleId(style as u16)), &snap);
         assert_eq!(wire.link.as_deref(), Some("https://example.com"));
     }
 }

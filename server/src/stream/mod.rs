@@ -12,7 +12,7 @@ mod lines;
 mod scrollback;
 
 pub use encoder::{FrameCache, ViewerState};
-pub use lines::{encode_row, wire_style};
+pub use lines::{encode_row, wire_style, wire_style_linked};
 pub use scrollback::rebase_scrollback;
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use panecast_proto as proto;
 
 use super::{FrameCache, ViewerState};
-use crate::term::{Snapshot, StyleId, Term};
+use crate::term::{Color, Snapshot, StyleId, Term};
 
 /// The client's copy of the screen: per cell (text, style definition).
 #[derive(Default)]
@@ -256,20 +256,43 @@ fn viewers_at_the_same_point_share_one_encoding() {
 }
 
 #[test]
-fn a_style_renumbering_resets_the_clients_styles() {
+fn a_reused_style_id_is_defined_again() {
     let mut term = Term::new(8, 2, 0);
     let cache = FrameCache::default();
     let mut viewer = ViewerState::new();
     let mut client = ModelClient::default();
     term.advance(b"\x1b[31mred");
-    send(&mut viewer, &mut client, &term.snapshot(), &cache);
-    // Fill the style table past its 65,536 ids so it compacts and renumbers.
-    for i in 0..70_000u32 {
-        term.advance(format!("\x1b[38;2;{};{};{}mx", i & 255, (i >> 8) & 255, i >> 16).as_bytes());
-    }
+    let first = term.snapshot();
+    let red = first.lines[0].cells()[0].style();
+    send(&mut viewer, &mut client, &first, &cache);
+    // The red cells are overwritten: a snapshot frees the id, and the next
+    // new style takes it.
+    term.advance(b"\x1b[H\x1b[m   ");
+    term.snapshot();
     term.advance(b"\x1b[H\x1b[32mgreen");
     let snap = term.snapshot();
-    assert!(snap.style_epoch > 0);
+    assert_eq!(snap.lines[0].cells()[0].style(), red, "the id was reused");
+    assert_eq!(snap.style(red).fg, Color::Indexed(2));
+    assert_eq!(
+        snap.style_epoch, first.style_epoch,
+        "nothing was renumbered"
+    );
+    send(&mut viewer, &mut client, &snap, &cache);
+    check(&client, &snap);
+}
+
+#[test]
+fn a_viewer_that_missed_the_free_is_sent_the_new_definition() {
+    let mut term = Term::new(8, 2, 0);
+    let cache = FrameCache::default();
+    let (mut viewer, mut client) = (ViewerState::new(), ModelClient::default());
+    term.advance(b"\x1b[31mred");
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    for change in [&b"\x1b[H\x1b[m   "[..], b"\x1b[H\x1b[32mgreen"] {
+        term.advance(change);
+        term.snapshot();
+    }
+    let snap = term.snapshot();
     send(&mut viewer, &mut client, &snap, &cache);
     check(&client, &snap);
 }

@@ -16,8 +16,10 @@
 //!   `colors.rs`, `clipboard.rs`, `termcap.rs`, `resize.rs`);
 //! - `screen.rs`, `grid.rs`, `row.rs`, `cell.rs`, `scrollback.rs`: a screen
 //!   buffer and its storage; `reflow.rs`: rewrapping at a new width;
-//! - `style.rs` (interning), `sgr.rs`, `links.rs`, `published_styles.rs`:
-//!   styles and hyperlinks; `modes.rs`: the modes table;
+//! - `style.rs`, `sgr.rs`, `links.rs`: styles and hyperlinks; `ref_set.rs`:
+//!   the reference-counted set both are interned in, `emulator/interning.rs`:
+//!   interning and reclaiming their ids, `published_set.rs`: the sets as
+//!   snapshots share them; `modes.rs`: the modes table;
 //! - `snapshot.rs`: what viewers are sent.
 
 mod cell;
@@ -28,7 +30,8 @@ mod grid;
 mod links;
 mod modes;
 mod parser;
-mod published_styles;
+mod published_set;
+mod ref_set;
 mod reflow;
 mod row;
 mod screen;
@@ -47,7 +50,7 @@ pub use cell::Cell;
 pub use emulator::CursorShape;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
-pub use published_styles::PublishedStyles;
+pub use published_set::PublishedSet;
 pub use row::Row;
 pub use snapshot::{CursorState, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
@@ -66,10 +69,8 @@ pub struct Term {
     parser: parser::Parser,
     emu: Emulator,
     published: Vec<Arc<Row>>,
-    styles: PublishedStyles,
-    style_epoch: u32,
-    links: Arc<Vec<Hyperlink>>,
-    link_epoch: u32,
+    styles: PublishedSet<Style>,
+    links: PublishedSet<Hyperlink>,
     title: Arc<str>,
 }
 
@@ -83,10 +84,8 @@ impl Term {
             parser: parser::Parser::new(),
             emu: Emulator::new(cols, rows, scrollback),
             published: Vec::new(),
-            styles: PublishedStyles::default(),
-            style_epoch: 0,
-            links: Arc::new(Vec::new()),
-            link_epoch: 0,
+            styles: PublishedSet::default(),
+            links: PublishedSet::default(),
             title: Arc::from(""),
         }
     }
@@ -173,6 +172,18 @@ impl Term {
         Some(line.to_row(self.emu.cols(), 0))
     }
 
+    /// The style behind `id` as the terminal defines it now: which
+    /// definition it is (its stamp, as in [`PublishedSet::stamp`]), the
+    /// style, and its hyperlink.
+    pub fn style_now(&self, id: StyleId) -> (u32, Style, Option<&Hyperlink>) {
+        let style = self.emu.styles().style(id);
+        let link = match style.link {
+            0 => None,
+            link => self.emu.links().get(link),
+        };
+        (self.emu.styles().stamp(id.0), style, link)
+    }
+
     /// Heap bytes held by the scrollback's cell storage.
     pub fn scrollback_heap_bytes(&self) -> usize {
         self.emu.scrollback().heap_bytes()
@@ -204,6 +215,13 @@ impl Term {
         self.emu.scroll_count().saturating_sub(since)
     }
 
+    /// Recounts the users of every style and link id and compares them with
+    /// the kept counts, which must match; no cell may use a freed id. It
+    /// visits every cell, so it is for tests.
+    pub fn audit_style_counts(&mut self) -> Result<(), String> {
+        self.emu.audit_counts()
+    }
+
     /// Takes a snapshot. Rows unchanged since the previous snapshot are
     /// shared with it, so the cost follows what changed.
     pub fn snapshot(&mut self) -> Snapshot {
@@ -220,19 +238,13 @@ impl Term {
                 .find(|old| old.generation() == row.generation());
             lines.push(match reuse {
                 Some(old) => Arc::clone(old),
-                None => Arc::new(row.clone()),
+                None => Arc::new(row.published()),
             });
         }
-        // The table only grows between compactions, which bump the epoch.
-        let styles = emu.styles();
-        let renumbered = self.style_epoch != styles.epoch();
-        self.styles.update(styles.styles(), renumbered);
-        self.style_epoch = styles.epoch();
-        let links = emu.links();
-        if self.links.len() != links.links().len() || self.link_epoch != links.epoch() {
-            self.links = Arc::new(links.links().to_vec());
-            self.link_epoch = links.epoch();
-        }
+        emu.reclaim();
+        let (styles, links) = emu.tables_mut();
+        self.styles.update(styles);
+        self.links.update(links);
         if *self.title != *emu.titles().window() {
             self.title = Arc::from(emu.titles().window());
         }
@@ -246,8 +258,8 @@ impl Term {
             modes: emu.modes(),
             lines,
             styles: self.styles.clone(),
-            style_epoch: self.style_epoch,
-            links: Arc::clone(&self.links),
+            style_epoch: 0,
+            links: self.links.clone(),
             generation,
             scroll_count: emu.scroll_count(),
             bells: emu.bells(),

@@ -21,6 +21,7 @@ use super::cell::Cell;
 use super::row::Row;
 use super::screen::Cursor;
 use super::scrollback::{Scrollback, StoredLine};
+use super::style::StyleTable;
 
 /// One physical line of the source.
 enum Physical<'a> {
@@ -294,14 +295,15 @@ impl Layout {
 }
 
 /// Phase two: writes the rows above the split into `scrollback` (only those
-/// it keeps) and returns the `rows` screen rows; moves `tracked` to their
-/// new places on the screen.
+/// it keeps, counted in `styles`) and returns the `rows` screen rows; moves
+/// `tracked` to their new places on the screen.
 pub(super) fn write(
     source: &Source<'_>,
     layout: &Layout,
     cols: usize,
     rows: usize,
     scrollback: &mut Scrollback,
+    styles: &mut StyleTable,
     tracked: &mut [&mut Cursor],
 ) -> Vec<Row> {
     let split = layout.split(rows);
@@ -315,7 +317,7 @@ pub(super) fn write(
         }
         wrapper.wrap(line, |out| {
             if row >= first_kept && row < split {
-                scrollback.push_parts(out.cells, out.clusters, out.wrapped);
+                scrollback.push_parts(out.cells, out.clusters, out.wrapped, styles);
             } else if row >= split && row < split + rows {
                 screen.push(Row::from_parts(
                     out.cells.to_vec(),

@@ -5,7 +5,7 @@ use compact_str::CompactString;
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
-use super::style::StyleId;
+use super::style::{style_runs, StyleId, StyleTable};
 
 /// Cells cut from a row with their cluster text, columns counted from the
 /// span's start (what scrolling inside left and right margins moves).
@@ -15,7 +15,12 @@ pub(crate) struct RowSpan {
 }
 
 /// One line of the grid.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// A row on a screen reports how many of its cells use each style to the
+/// style table. It does so lazily: writes only clear `tallied`, and
+/// [`Row::update_tally`] settles the difference when the table needs
+/// up-to-date counts, so the print path pays one store per write.
+#[derive(Clone, Debug, Default)]
 pub struct Row {
     cells: Vec<Cell>,
     clusters: Vec<(u16, CompactString)>,
@@ -24,7 +29,27 @@ pub struct Row {
     /// bound, so trimming and clearing need not look further).
     used: usize,
     wrapped: bool,
+    /// Some cell may have a style other than the default.
+    styled: bool,
+    /// Cells per style id (default excluded, sorted by id) as last counted
+    /// in the style table.
+    tally: Vec<(StyleId, u16)>,
+    /// True when `tally` matches the cells.
+    tallied: bool,
 }
+
+/// Rows are equal when they show the same thing; the tally is bookkeeping.
+impl PartialEq for Row {
+    fn eq(&self, other: &Row) -> bool {
+        self.cells == other.cells
+            && self.clusters == other.clusters
+            && self.generation == other.generation
+            && self.used == other.used
+            && self.wrapped == other.wrapped
+    }
+}
+
+impl Eq for Row {}
 
 impl Row {
     /// A row of `cols` empty cells in `style`.
@@ -35,6 +60,9 @@ impl Row {
             generation,
             used: if style == StyleId::DEFAULT { 0 } else { cols },
             wrapped: false,
+            styled: style != StyleId::DEFAULT,
+            tally: Vec::new(),
+            tallied: style == StyleId::DEFAULT,
         }
     }
 
@@ -58,6 +86,9 @@ impl Row {
             generation,
             used,
             wrapped,
+            styled: true,
+            tally: Vec::new(),
+            tallied: false,
         }
     }
 
@@ -71,6 +102,8 @@ impl Row {
     #[inline]
     pub(crate) fn cells_mut(&mut self) -> &mut [Cell] {
         self.used = self.cells.len();
+        self.styled = true;
+        self.tallied = false;
         &mut self.cells
     }
 
@@ -79,6 +112,8 @@ impl Row {
     #[inline]
     pub(crate) fn put(&mut self, col: usize, cell: Cell) -> Cell {
         let old = std::mem::replace(&mut self.cells[col], cell);
+        self.styled |= cell.style() != StyleId::DEFAULT;
+        self.tallied = false;
         if col >= self.used {
             self.used = col + 1;
         }
@@ -100,6 +135,8 @@ impl Row {
         for (cell, &b) in target.iter_mut().zip(text) {
             *cell = Cell::new(b as char, style, 1);
         }
+        self.styled |= style != StyleId::DEFAULT;
+        self.tallied = false;
         if end > self.used {
             self.used = end;
         }
@@ -139,20 +176,19 @@ impl Row {
             col += width;
             written += 1;
         }
+        self.styled |= style != StyleId::DEFAULT;
+        self.tallied = false;
         if col > self.used {
             self.used = col;
         }
         (written, col)
     }
 
-    /// Visits every cell to change its style id (never its blankness).
-    pub(crate) fn for_each_cell_mut(&mut self, f: impl FnMut(&mut Cell)) {
-        self.cells.iter_mut().for_each(f);
-    }
-
     /// Fills columns `start..end` with `cell`.
     pub(crate) fn fill(&mut self, start: usize, end: usize, cell: Cell) {
         self.cells[start..end].fill(cell);
+        self.styled |= cell.style() != StyleId::DEFAULT;
+        self.tallied = false;
         if cell.is_default_blank() {
             if end >= self.used {
                 self.used = self.used.min(start);
@@ -282,6 +318,7 @@ impl Row {
     }
 
     /// Resets every cell to a blank in `style` and clears the wrap flag.
+    #[inline]
     pub(crate) fn reset(&mut self, style: StyleId) {
         let end = if style == StyleId::DEFAULT {
             self.used
@@ -289,6 +326,7 @@ impl Row {
             self.cells.len()
         };
         self.fill(0, end, Cell::blank(style));
+        self.styled = style != StyleId::DEFAULT;
         self.clusters.clear();
         self.wrapped = false;
     }
@@ -296,6 +334,7 @@ impl Row {
     /// Changes the width, cutting or padding with empty cells.
     pub(crate) fn resize(&mut self, cols: usize) {
         self.cells.resize(cols, Cell::EMPTY);
+        self.tallied = false;
         self.used = self.used.min(cols);
         if cols > 0 {
             if let Some(last) = self.cells.last_mut() {
@@ -305,6 +344,60 @@ impl Row {
             }
         }
         self.shift_clusters(cols, 0, cols);
+    }
+
+    /// True when some cell may have a style other than the default.
+    #[inline]
+    pub(crate) fn is_styled(&self) -> bool {
+        self.styled
+    }
+
+    /// Brings the style table's counts up to date with this row's cells
+    /// (nothing to do unless the row changed since it last did).
+    pub(crate) fn update_tally(&mut self, styles: &mut StyleTable) {
+        if self.tallied {
+            return;
+        }
+        self.tallied = true;
+        let mut tally = Vec::new();
+        if self.styled {
+            let mut runs: Vec<(StyleId, u32)> = style_runs(&self.cells[..self.used]).collect();
+            runs.sort_unstable_by_key(|&(id, _)| id);
+            for (id, len) in runs {
+                match tally.last_mut() {
+                    Some((last, n)) if *last == id => *n += len as u16,
+                    _ => tally.push((id, len as u16)),
+                }
+            }
+            self.styled = !tally.is_empty();
+        }
+        // Counting the new tally before dropping the old one keeps the ids
+        // both share from passing through zero.
+        for &(id, n) in &tally {
+            styles.retain(id.0, n as u32);
+        }
+        for (id, n) in std::mem::replace(&mut self.tally, tally) {
+            styles.release(id.0, n as u32);
+        }
+    }
+
+    /// Withdraws this row's counts from the style table (the row leaves the
+    /// screen without its cells going anywhere else).
+    pub(crate) fn release_tally(&mut self, styles: &mut StyleTable) {
+        for (id, n) in std::mem::take(&mut self.tally) {
+            styles.release(id.0, n as u32);
+        }
+        self.tallied = false;
+    }
+
+    /// A copy for a snapshot: the same cells, without the bookkeeping.
+    pub(crate) fn published(&self) -> Row {
+        Row {
+            cells: self.cells.clone(),
+            clusters: self.clusters.clone(),
+            tally: Vec::new(),
+            ..*self
+        }
     }
 
     /// Number of columns up to and including the last non-empty cell (xterm.js's

@@ -57,18 +57,15 @@ impl Screen {
     }
 
     /// Replaces the rows (resize, reset), keeping cursor and saved state.
-    pub fn set_rows(&mut self, rows: Vec<Row>) {
-        self.grid = Grid::new(rows);
+    /// Returns the rows it held, whose style counts the caller withdraws.
+    #[must_use]
+    pub fn set_rows(&mut self, rows: Vec<Row>) -> Vec<Row> {
+        std::mem::replace(&mut self.grid, Grid::new(rows)).into_vec()
     }
 
     /// Takes the rows out in screen order, leaving the screen empty.
     pub fn take_rows(&mut self) -> Vec<Row> {
         std::mem::take(&mut self.grid).into_vec()
-    }
-
-    /// Drops the rows (a hidden alternate screen keeps none).
-    pub fn release_rows(&mut self) {
-        self.grid = Grid::default();
     }
 
     /// The cursor.

@@ -1,5 +1,9 @@
 //! Lines that scrolled off the top, stored in large blocks of cells rather than
 //! one allocation per line. Trailing default blanks are not stored.
+//!
+//! Every stored cell with a style other than the default counts as a user
+//! of it in the style table, from the moment it is pushed until its line is
+//! dropped, so the methods that add or drop lines take the table.
 
 use std::collections::VecDeque;
 
@@ -7,6 +11,7 @@ use compact_str::CompactString;
 
 use super::cell::Cell;
 use super::row::Row;
+use super::style::StyleTable;
 
 /// Cells per block: 16,384 cells of 8 bytes is 128 KiB.
 const BLOCK_CELLS: usize = 16 * 1024;
@@ -16,6 +21,8 @@ struct LineMeta {
     start: u32,
     len: u32,
     wrapped: bool,
+    /// Some cell has a style other than the default (counted in the table).
+    styled: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -99,17 +106,17 @@ impl Scrollback {
     }
 
     /// Keeps at most `cells` lines x columns from now on.
-    pub fn set_cell_budget(&mut self, cells: usize, cols: usize) {
+    pub fn set_cell_budget(&mut self, cells: usize, cols: usize, styles: &mut StyleTable) {
         self.cell_budget = cells;
-        self.fit_width(cols);
+        self.fit_width(cols, styles);
     }
 
     /// Fits the limit to lines `cols` wide within the cell budget, dropping
     /// the oldest lines beyond it.
-    pub fn fit_width(&mut self, cols: usize) {
+    pub fn fit_width(&mut self, cols: usize, styles: &mut StyleTable) {
         self.limit = self.lines.min(self.cell_budget / cols.max(1));
         while self.len > self.limit {
-            self.drop_oldest();
+            self.drop_oldest(styles);
         }
     }
 
@@ -124,14 +131,38 @@ impl Scrollback {
     }
 
     /// Appends a row as the newest line, dropping the oldest beyond the limit.
-    pub fn push(&mut self, row: &Row) {
+    pub fn push(&mut self, row: &Row, styles: &mut StyleTable) {
         let len = row.stored_len();
-        self.push_parts(&row.cells()[..len], row.clusters(), row.is_wrapped());
+        self.push_line(
+            &row.cells()[..len],
+            row.clusters(),
+            row.is_wrapped(),
+            row.is_styled(),
+            styles,
+        );
     }
 
     /// Appends a line given as its cells (trailing default blanks are not
     /// stored), its clusters as (column, text) and its wrapped flag.
-    pub fn push_parts(&mut self, cells: &[Cell], clusters: &[(u16, CompactString)], wrapped: bool) {
+    pub fn push_parts(
+        &mut self,
+        cells: &[Cell],
+        clusters: &[(u16, CompactString)],
+        wrapped: bool,
+        styles: &mut StyleTable,
+    ) {
+        self.push_line(cells, clusters, wrapped, true, styles);
+    }
+
+    /// Appends a line; `styled` false promises every cell has the default style.
+    fn push_line(
+        &mut self,
+        cells: &[Cell],
+        clusters: &[(u16, CompactString)],
+        wrapped: bool,
+        styled: bool,
+        styles: &mut StyleTable,
+    ) {
         if self.limit == 0 {
             return;
         }
@@ -152,10 +183,12 @@ impl Scrollback {
         // The block was just ensured above.
         let block = self.blocks.back_mut().expect("a block exists");
         let line = block.lines.len() as u32;
+        let styled = styled && styles.retain_cells(&cells[..len]);
         block.lines.push(LineMeta {
             start: block.cells.len() as u32,
             len: len as u32,
             wrapped,
+            styled,
         });
         block.cells.extend_from_slice(&cells[..len]);
         for (col, text) in clusters {
@@ -165,21 +198,22 @@ impl Scrollback {
         }
         self.len += 1;
         while self.len > self.limit {
-            self.drop_oldest();
+            self.drop_oldest(styles);
         }
     }
 
-    fn drop_oldest(&mut self) {
-        if self.len == 0 {
+    #[inline(always)]
+    fn drop_oldest(&mut self, styles: &mut StyleTable) {
+        let Some(block) = self.blocks.front().filter(|_| self.len > 0) else {
             return;
+        };
+        if let Some(meta) = block.lines.get(self.skip).filter(|m| m.styled) {
+            let start = meta.start as usize;
+            styles.release_cells(&block.cells[start..start + meta.len as usize]);
         }
         self.skip += 1;
         self.len -= 1;
-        if self
-            .blocks
-            .front()
-            .is_some_and(|b| self.skip >= b.lines.len())
-        {
+        if self.skip >= block.lines.len() {
             self.blocks.pop_front();
             self.skip = 0;
         }
@@ -208,25 +242,12 @@ impl Scrollback {
     }
 
     /// Removes every line.
-    pub fn clear(&mut self) {
+    pub fn clear(&mut self, styles: &mut StyleTable) {
+        while self.len > 0 {
+            self.drop_oldest(styles);
+        }
         self.blocks.clear();
         self.skip = 0;
-        self.len = 0;
-    }
-
-    /// Visits every cell of the lines held (for style-table compaction);
-    /// the cells of dropped lines still in the first block are skipped.
-    pub fn for_each_style_mut(&mut self, mut f: impl FnMut(&mut Cell)) {
-        for (i, block) in self.blocks.iter_mut().enumerate() {
-            let from = match i {
-                0 => block
-                    .lines
-                    .get(self.skip)
-                    .map_or(block.cells.len(), |line| line.start as usize),
-                _ => 0,
-            };
-            block.cells[from..].iter_mut().for_each(&mut f);
-        }
     }
 
     /// Heap bytes held by the cells, line index and clusters.
@@ -245,7 +266,8 @@ impl Scrollback {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::style::StyleId;
+    use crate::term::ref_set::Interned;
+    use crate::term::style::{new_style_table, Color, Style, StyleId};
 
     fn row_with(text: &str, cols: usize) -> Row {
         let mut row = Row::new(cols, StyleId::DEFAULT, 0);
@@ -258,8 +280,9 @@ mod tests {
     #[test]
     fn keeps_at_most_the_limit_and_drops_oldest_first() {
         let mut sb = Scrollback::new(3);
+        let mut styles = new_style_table();
         for i in 0..10 {
-            sb.push(&row_with(&format!("line {i}"), 20));
+            sb.push(&row_with(&format!("line {i}"), 20), &mut styles);
         }
         assert_eq!(sb.len(), 3);
         assert_eq!(sb.get(0).unwrap().to_row(20, 0).text(), "line 7");
@@ -269,36 +292,50 @@ mod tests {
     #[test]
     fn the_cell_budget_bounds_the_lines_at_every_width() {
         let mut sb = Scrollback::new(1_000);
-        sb.set_cell_budget(8_000, 20);
+        let mut styles = new_style_table();
+        sb.set_cell_budget(8_000, 20, &mut styles);
         for i in 0..1_000 {
-            sb.push(&row_with(&format!("line {i}"), 20));
+            sb.push(&row_with(&format!("line {i}"), 20), &mut styles);
         }
         assert_eq!((sb.len(), sb.limit), (400, 400));
-        sb.fit_width(80);
+        sb.fit_width(80, &mut styles);
         assert_eq!((sb.len(), sb.limit), (100, 100));
         assert_eq!(sb.get(0).unwrap().to_row(80, 0).text(), "line 900");
-        sb.fit_width(4);
+        sb.fit_width(4, &mut styles);
         assert_eq!(sb.limit, 1_000, "never more than the lines asked for");
         let empty = sb.empty_like();
         assert_eq!((empty.len(), empty.limit), (0, 1_000));
     }
 
     #[test]
-    fn dropped_lines_are_not_visited() {
+    fn stored_cells_count_as_users_of_their_style_until_dropped() {
         let mut sb = Scrollback::new(2);
-        for i in 0..5 {
-            sb.push(&row_with(&format!("{i}"), 20));
-        }
-        let mut seen = String::new();
-        sb.for_each_style_mut(|cell| seen.push(cell.ch()));
-        assert_eq!(seen, "34");
+        let mut styles = new_style_table();
+        let red = Style {
+            fg: Color::Indexed(1),
+            ..Style::default()
+        };
+        let Interned::Added(id) = styles.intern(&red) else {
+            panic!("a new style")
+        };
+        let mut row = row_with("abc", 20);
+        row.fill(0, 2, Cell::new('x', StyleId(id), 1));
+        sb.push(&row, &mut styles);
+        sb.push(&row_with("plain", 20), &mut styles);
+        assert_eq!(styles.refs(id), 2);
+        sb.push(&row_with("plain", 20), &mut styles);
+        assert_eq!(styles.refs(id), 0, "the styled line was dropped");
+        sb.push(&row, &mut styles);
+        sb.clear(&mut styles);
+        assert_eq!((sb.len(), styles.refs(id)), (0, 0));
     }
 
     #[test]
     fn many_lines_share_few_blocks() {
         let mut sb = Scrollback::new(10_000);
+        let mut styles = new_style_table();
         for i in 0..10_000 {
-            sb.push(&row_with(&format!("{i:>40}"), 120));
+            sb.push(&row_with(&format!("{i:>40}"), 120), &mut styles);
         }
         assert_eq!(sb.len(), 10_000);
         assert!(sb.blocks.len() < 40, "{} blocks", sb.blocks.len());

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::emulator::CursorShape;
 use super::links::Hyperlink;
 use super::modes::Modes;
-use super::published_styles::PublishedStyles;
+use super::published_set::PublishedSet;
 use super::row::Row;
 use super::style::{Style, StyleId};
 
@@ -42,12 +42,15 @@ pub struct Snapshot {
     pub modes: Modes,
     /// The visible rows, top to bottom.
     pub lines: Vec<Arc<Row>>,
-    /// The style table the rows' ids refer to.
-    pub styles: PublishedStyles,
-    /// Bumped when style ids were renumbered: caches keyed by id must reset.
+    /// The style table the rows' ids refer to. An id's stamp changes when
+    /// it is freed and reused for another style.
+    pub styles: PublishedSet<Style>,
+    /// Changes when style ids were renumbered: caches keyed by id must
+    /// reset. A terminal never renumbers (ids are reference-counted and
+    /// reused); a replay does when it seeks to another keyframe.
     pub style_epoch: u32,
-    /// Hyperlinks; a style's `link` is an index + 1 into this list.
-    pub links: Arc<Vec<Hyperlink>>,
+    /// Hyperlinks by id; a style's `link` is one (0 means none).
+    pub links: PublishedSet<Hyperlink>,
     /// Every row with a generation above this changed after the snapshot.
     pub generation: u64,
     /// Lines scrolled up on the whole screen so far (the scroll hint's basis).
@@ -66,8 +69,9 @@ impl Snapshot {
 
     /// The hyperlink of a style, if any.
     pub fn link(&self, style: &Style) -> Option<&Hyperlink> {
-        (style.link as usize)
-            .checked_sub(1)
-            .and_then(|i| self.links.get(i))
+        match style.link {
+            0 => None,
+            id => self.links.get(id as usize),
+        }
     }
 }

@@ -1,7 +1,9 @@
-//! Cell styles: colours and attributes, interned in a per-terminal table so a
-//! cell holds only a 16-bit id (Ghostty's lesson: styles are few, cells many).
+//! Cell styles: colours and attributes, interned in a per-terminal
+//! reference-counted table so a cell holds only a 16-bit id (Ghostty's
+//! lesson: styles are few, cells many).
 
-use rustc_hash::FxHashMap;
+use super::cell::Cell;
+use super::ref_set::RefCountedSet;
 
 /// A colour as the program asked for it; the theme resolves it when painting.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -180,209 +182,57 @@ impl StyleId {
     pub const DEFAULT: StyleId = StyleId(0);
 }
 
-/// Interned styles. Ids are stable until [`StyleTable::compact`] renumbers them,
-/// which bumps [`StyleTable::epoch`] so that caches keyed by id know to reset.
-///
-/// A compaction scans every stored cell, so it is paced: after one that
-/// freed little (every id still live), the next waits until enough new
-/// styles were refused that each refusal paid for [`CELLS_PER_REFUSAL`]
-/// cell visits at most. No byte stream can make each new style cost a scan.
-#[derive(Clone, Debug)]
-pub struct StyleTable {
-    styles: Vec<Style>,
-    index: FxHashMap<Style, StyleId>,
-    epoch: u32,
-    /// Styles refused because the table was full, since the last compaction.
-    refused: usize,
-    /// Refusals to wait for before the next compaction.
-    patience: usize,
-}
+/// The interned styles, counted per cell that uses them (id 0, the default
+/// style, is not counted).
+pub type StyleTable = RefCountedSet<Style>;
 
 /// How many styles a table holds at most (ids are 16 bits).
 pub const STYLE_CAPACITY: usize = 1 << 16;
 
-/// A compaction that leaves fewer than this many ids free freed too little
-/// to run again as soon as the table is full.
-const WORTHWHILE_FREE_IDS: usize = STYLE_CAPACITY / 8;
+/// A fresh table holding only the default style.
+pub fn new_style_table() -> StyleTable {
+    RefCountedSet::new(Style::default(), STYLE_CAPACITY)
+}
 
-/// Cell visits of a compaction each refused style may cost at most.
-pub const CELLS_PER_REFUSAL: usize = 64;
+impl RefCountedSet<Style> {
+    /// The style behind `id` (the default one for an unknown id).
+    #[inline]
+    pub fn style(&self, id: StyleId) -> Style {
+        self.get(id.0).copied().unwrap_or_default()
+    }
 
-impl Default for StyleTable {
-    fn default() -> Self {
-        let mut index = FxHashMap::default();
-        index.insert(Style::default(), StyleId::DEFAULT);
-        StyleTable {
-            styles: vec![Style::default()],
-            index,
-            epoch: 0,
-            refused: 0,
-            patience: 0,
+    /// Counts the cells as users of their styles; returns true when some
+    /// cell has a style other than the default.
+    pub fn retain_cells(&mut self, cells: &[Cell]) -> bool {
+        let mut styled = false;
+        for (id, n) in style_runs(cells) {
+            self.retain(id.0, n);
+            styled = true;
+        }
+        styled
+    }
+
+    /// Stops counting the cells as users of their styles.
+    pub fn release_cells(&mut self, cells: &[Cell]) {
+        for (id, n) in style_runs(cells) {
+            self.release(id.0, n);
         }
     }
 }
 
-impl StyleTable {
-    /// The id of `style`, adding it if new; `None` when the table is full.
-    pub fn intern(&mut self, style: &Style) -> Option<StyleId> {
-        if let Some(id) = self.index.get(style) {
-            return Some(*id);
-        }
-        if self.styles.len() >= STYLE_CAPACITY {
-            self.refused += 1;
-            return None;
-        }
-        let id = StyleId(self.styles.len() as u16);
-        self.styles.push(*style);
-        self.index.insert(*style, id);
-        Some(id)
-    }
-
-    /// Number of styles held, the default included.
-    pub fn len(&self) -> usize {
-        self.styles.len()
-    }
-
-    /// Bumped every time ids are renumbered.
-    pub fn epoch(&self) -> u32 {
-        self.epoch
-    }
-
-    /// All styles in id order.
-    pub fn styles(&self) -> &[Style] {
-        &self.styles
-    }
-
-    /// Renumbers the hyperlinks styles refer to after the link table was
-    /// compacted (`remap` from [`LinkTable::compact`]); style ids stay.
-    ///
-    /// [`LinkTable::compact`]: super::links::LinkTable::compact
-    pub fn remap_links(&mut self, remap: &[u16]) {
-        self.index.clear();
-        for (i, style) in self.styles.iter_mut().enumerate() {
-            style.link = remap.get(style.link as usize).copied().unwrap_or(0);
-            self.index.insert(*style, StyleId(i as u16));
-        }
-        self.epoch = self.epoch.wrapping_add(1);
-    }
-
-    /// True when the table is full and a compaction may run now.
-    pub fn compaction_due(&self) -> bool {
-        self.styles.len() >= STYLE_CAPACITY && self.refused >= self.patience
-    }
-
-    /// Keeps only the styles whose ids are marked in `used` (indexed by id) and
-    /// renumbers them densely; `cells` is how many cells were scanned to mark
-    /// them. Returns the old-id to new-id map.
-    pub fn compact(&mut self, used: &[bool], cells: usize) -> Vec<StyleId> {
-        let mut remap = vec![StyleId::DEFAULT; self.styles.len()];
-        let old = std::mem::take(&mut self.styles);
-        self.index.clear();
-        for (i, style) in old.into_iter().enumerate() {
-            if i == 0 || used.get(i).copied().unwrap_or(false) {
-                let id = StyleId(self.styles.len() as u16);
-                self.styles.push(style);
-                self.index.insert(style, id);
-                remap[i] = id;
-            }
-        }
-        self.epoch = self.epoch.wrapping_add(1);
-        self.refused = 0;
-        self.patience = if STYLE_CAPACITY - self.styles.len() < WORTHWHILE_FREE_IDS {
-            cells / CELLS_PER_REFUSAL
-        } else {
-            0
-        };
-        remap
-    }
+/// The runs of cells that share a style other than the default, as (style,
+/// length): text is written in runs, so counting per run is cheaper than
+/// per cell.
+pub fn style_runs(cells: &[Cell]) -> impl Iterator<Item = (StyleId, u32)> + '_ {
+    cells
+        .chunk_by(|a, b| a.style() == b.style())
+        .map(|run| (run[0].style(), run.len() as u32))
+        .filter(|&(id, _)| id != StyleId::DEFAULT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn interning_is_idempotent_and_default_is_zero() {
-        let mut table = StyleTable::default();
-        assert_eq!(table.intern(&Style::default()), Some(StyleId::DEFAULT));
-        let red = Style {
-            fg: Color::Indexed(1),
-            ..Style::default()
-        };
-        let a = table.intern(&red).unwrap();
-        assert_eq!(table.intern(&red), Some(a));
-        assert_ne!(a, StyleId::DEFAULT);
-        assert_eq!(table.styles()[a.0 as usize], red);
-    }
-
-    #[test]
-    fn compact_renumbers_and_bumps_epoch() {
-        let mut table = StyleTable::default();
-        let ids: Vec<StyleId> = (0..5)
-            .map(|i| {
-                table
-                    .intern(&Style {
-                        fg: Color::Indexed(i),
-                        ..Style::default()
-                    })
-                    .unwrap()
-            })
-            .collect();
-        let mut used = vec![false; table.len()];
-        used[ids[3].0 as usize] = true;
-        let remap = table.compact(&used, 5);
-        assert_eq!(table.len(), 2);
-        assert_eq!(table.epoch(), 1);
-        assert_eq!(
-            table.styles()[remap[ids[3].0 as usize].0 as usize].fg,
-            Color::Indexed(3)
-        );
-    }
-
-    /// A full table: every id holds a distinct style.
-    fn full_table() -> StyleTable {
-        let mut table = StyleTable::default();
-        for i in 1..STYLE_CAPACITY as u32 {
-            let fg = Color::Rgb((i >> 16) as u8, (i >> 8) as u8, i as u8);
-            table.intern(&Style {
-                fg,
-                ..Style::default()
-            });
-        }
-        assert_eq!(table.len(), STYLE_CAPACITY);
-        table
-    }
-
-    #[test]
-    fn a_compaction_that_freed_little_waits_for_refusals_to_pay_for_it() {
-        let mut table = full_table();
-        assert!(table.compaction_due(), "the first compaction runs at once");
-        let all = vec![true; STYLE_CAPACITY];
-        let cells = 6400;
-        table.compact(&all, cells);
-        let new = Style {
-            fg: Color::Indexed(7),
-            bg: Color::Indexed(1),
-            ..Style::default()
-        };
-        for _ in 0..cells / CELLS_PER_REFUSAL {
-            assert!(!table.compaction_due());
-            assert_eq!(table.intern(&new), None);
-        }
-        assert!(table.compaction_due());
-    }
-
-    #[test]
-    fn a_compaction_that_freed_much_runs_again_when_the_table_fills() {
-        let mut table = full_table();
-        let mut used = vec![false; STYLE_CAPACITY];
-        used[1] = true;
-        table.compact(&used, 1_000_000);
-        assert_eq!(table.len(), 2);
-        let mut refilled = full_table();
-        refilled.patience = table.patience;
-        assert!(refilled.compaction_due());
-    }
 
     #[test]
     fn describe_matches_the_screen_json_order() {

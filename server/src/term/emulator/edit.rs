@@ -105,7 +105,7 @@ impl Emulator {
                     self.erase_span(row, 0, self.cols, selective);
                 }
             }
-            3 => self.scrollback.clear(),
+            3 => self.scrollback.clear(&mut self.styles),
             _ => {}
         }
     }
@@ -239,7 +239,8 @@ impl Emulator {
         let erase = self.erase_style();
         let mut rows = self.blank_rows(self.rows);
         rows.iter_mut().for_each(|row| row.reset(erase));
-        self.hidden.set_rows(rows);
+        let old = self.hidden.set_rows(rows);
+        self.retire_rows(old);
         self.switch_screens();
         self.alt_active = true;
     }
@@ -249,7 +250,8 @@ impl Emulator {
         self.flush_touches();
         if self.alt_active {
             self.switch_screens();
-            self.hidden.release_rows();
+            let alternate = self.hidden.take_rows();
+            self.retire_rows(alternate);
             self.alt_active = false;
             self.touch_range(0, self.rows - 1);
         }
@@ -321,9 +323,12 @@ impl Emulator {
         self.pending_touch = None;
         self.alt_active = false;
         let rows = self.blank_rows(self.rows);
-        self.screen = Screen::new(rows);
-        self.hidden = Screen::default();
-        self.scrollback.clear();
+        let old = std::mem::replace(&mut self.screen, Screen::new(rows));
+        let hidden = std::mem::take(&mut self.hidden);
+        for mut screen in [old, hidden] {
+            self.retire_rows(screen.take_rows());
+        }
+        self.scrollback.clear(&mut self.styles);
         self.modes = Modes::default();
         self.tabs = TabStops::new(self.cols);
         self.titles.clear();

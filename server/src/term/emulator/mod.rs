@@ -10,7 +10,7 @@ mod colors;
 mod device_reports;
 mod edit;
 mod handler;
-mod link_compaction;
+mod interning;
 mod margins;
 mod rect;
 mod rectangles;
@@ -24,13 +24,13 @@ use unicode_width::UnicodeWidthChar;
 use super::cell::Cell;
 use super::dcs_request::DcsRequest;
 use super::grid::Grid;
-use super::links::LinkTable;
+use super::links::{new_link_table, LinkTable};
 use super::modes::{Mode, Modes};
 use super::row::Row;
 use super::screen::Screen;
 use super::scrollback::Scrollback;
 use super::snapshot::CursorState;
-use super::style::{Style, StyleId, StyleTable};
+use super::style::{new_style_table, Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
 use super::titles::Titles;
 use colors::ColorOverrides;
@@ -130,8 +130,8 @@ impl Emulator {
             right: cols - 1,
             tabs: TabStops::new(cols),
             modes: Modes::default(),
-            styles: StyleTable::default(),
-            links: LinkTable::default(),
+            styles: new_style_table(),
+            links: new_link_table(),
             pen: Style::default(),
             pen_id: StyleId::DEFAULT,
             pen_dirty: false,
@@ -157,7 +157,7 @@ impl Emulator {
             pending_touch: None,
         };
         let rows = emu.blank_rows(rows);
-        emu.screen.set_rows(rows);
+        emu.screen = Screen::new(rows);
         emu
     }
 
@@ -242,7 +242,8 @@ impl Emulator {
 
     /// Bounds the scrollback to `cells` lines x columns at the current width.
     pub fn limit_scrollback_cells(&mut self, cells: usize) {
-        self.scrollback.set_cell_budget(cells, self.cols);
+        self.scrollback
+            .set_cell_budget(cells, self.cols, &mut self.styles);
     }
 
     /// The interned styles cells refer to.
@@ -250,9 +251,14 @@ impl Emulator {
         &self.styles
     }
 
-    /// The hyperlinks cells refer to.
+    /// The hyperlinks styles refer to.
     pub fn links(&self) -> &LinkTable {
         &self.links
+    }
+
+    /// The style and link tables, for publishing what changed in them.
+    pub fn tables_mut(&mut self) -> (&mut StyleTable, &mut LinkTable) {
+        (&mut self.styles, &mut self.links)
     }
 
     /// True while the alternate screen is shown.
@@ -791,7 +797,8 @@ impl Emulator {
         }
         if top == 0 && !self.alt_active {
             for r in 0..n {
-                self.scrollback.push(&self.screen.grid()[r]);
+                self.scrollback
+                    .push(&self.screen.grid()[r], &mut self.styles);
             }
         }
         self.screen.grid_mut().rotate_up(top, bottom, n);
@@ -890,58 +897,6 @@ impl Emulator {
                 id
             }
         }
-    }
-
-    /// The id of `style`, compacting the table when it is full and a
-    /// compaction is due. If no id is free, the style falls back to the default.
-    pub fn intern(&mut self, style: Style) -> StyleId {
-        if let Some(id) = self.styles.intern(&style) {
-            return id;
-        }
-        if !self.styles.compaction_due() {
-            return StyleId::DEFAULT;
-        }
-        self.compact_styles();
-        self.styles.intern(&style).unwrap_or(StyleId::DEFAULT)
-    }
-
-    /// Drops styles no cell uses and renumbers the rest in every cell.
-    /// Returns how many cells were scanned.
-    pub fn compact_styles(&mut self) -> usize {
-        let mut used = vec![false; self.styles.len()];
-        let mut cells = 0;
-        let mut mark = |cell: &mut Cell| {
-            used[cell.style().0 as usize] = true;
-            cells += 1;
-        };
-        for row in self
-            .screen
-            .grid_mut()
-            .storage_mut()
-            .chain(self.hidden.grid_mut().storage_mut())
-        {
-            row.for_each_cell_mut(&mut mark);
-        }
-        self.scrollback.for_each_style_mut(&mut mark);
-        used[self.pen_id.0 as usize] = true;
-        if let Some(id) = self.erase_id {
-            used[id.0 as usize] = true;
-        }
-        let remap = self.styles.compact(&used, cells);
-        let apply = |cell: &mut Cell| cell.set_style(remap[cell.style().0 as usize]);
-        for row in self
-            .screen
-            .grid_mut()
-            .storage_mut()
-            .chain(self.hidden.grid_mut().storage_mut())
-        {
-            row.for_each_cell_mut(apply);
-        }
-        self.scrollback.for_each_style_mut(apply);
-        self.pen_id = remap[self.pen_id.0 as usize];
-        self.erase_id = self.erase_id.map(|id| remap[id.0 as usize]);
-        self.touch_range(0, self.rows - 1);
-        cells
     }
 
     // ----- cursor save and restore -----

@@ -164,7 +164,7 @@ impl Emulator {
             self.touch(r);
             for col in start..end {
                 let id = self.screen.grid()[r].cells()[col].style();
-                let mut style = self.styles.styles()[id.0 as usize];
+                let mut style = self.styles.style(id);
                 if reverse {
                     change.toggle(&mut style);
                 } else {

@@ -19,18 +19,21 @@ impl Emulator {
             let main = self.hidden.take_rows();
             let mut saved = *self.hidden.saved_cursor_mut();
             let rows_main = self.reflow(main, cols, rows, &mut [&mut saved]);
-            self.hidden.set_rows(rows_main);
+            let emptied = self.hidden.set_rows(rows_main);
+            self.retire_rows(emptied);
             *self.hidden.saved_cursor_mut() = saved;
             let alt = self.screen.take_rows();
             let mut cursor = *self.screen.cursor();
             let rows_alt = self.cut_or_pad(alt, cols, rows, &mut cursor);
-            self.screen.set_rows(rows_alt);
+            let emptied = self.screen.set_rows(rows_alt);
+            self.retire_rows(emptied);
             *self.screen.cursor_mut() = cursor;
         } else {
             let main = self.screen.take_rows();
             let (mut cursor, mut saved) = (*self.screen.cursor(), *self.screen.saved_cursor_mut());
             let rows_main = self.reflow(main, cols, rows, &mut [&mut cursor, &mut saved]);
-            self.screen.set_rows(rows_main);
+            let emptied = self.screen.set_rows(rows_main);
+            self.retire_rows(emptied);
             *self.screen.cursor_mut() = cursor;
             *self.screen.saved_cursor_mut() = saved;
         }
@@ -59,10 +62,12 @@ impl Emulator {
     ) -> Vec<Row> {
         if cursor.row >= rows {
             let drop = cursor.row + 1 - rows;
-            grid.drain(..drop);
+            let dropped: Vec<Row> = grid.drain(..drop).collect();
+            self.retire_rows(dropped);
             cursor.row -= drop;
         }
-        grid.truncate(rows);
+        let below = grid.split_off(rows.min(grid.len()));
+        self.retire_rows(below);
         for row in &mut grid {
             row.resize(cols);
         }
@@ -75,6 +80,8 @@ impl Emulator {
 
     /// Reflows the main screen and its scrollback to the new size, moving the
     /// tracked cursors with the text they sit on (see [`crate::term::reflow`]).
+    /// The new scrollback counts its cells as it is written; the old one and
+    /// the old rows then withdraw theirs.
     fn reflow(
         &mut self,
         grid: Vec<Row>,
@@ -89,9 +96,18 @@ impl Emulator {
         let source = reflow::Source::new(&self.scrollback, &grid, self.cols, keep);
         let layout = reflow::measure(&source, cols, &positions);
         let mut scrollback = self.scrollback.empty_like();
-        scrollback.fit_width(cols);
-        let screen = reflow::write(&source, &layout, cols, rows, &mut scrollback, tracked);
-        self.scrollback = scrollback;
+        scrollback.fit_width(cols, &mut self.styles);
+        let screen = reflow::write(
+            &source,
+            &layout,
+            cols,
+            rows,
+            &mut scrollback,
+            &mut self.styles,
+            tracked,
+        );
+        std::mem::replace(&mut self.scrollback, scrollback).clear(&mut self.styles);
+        self.retire_rows(grid);
         screen
     }
 }

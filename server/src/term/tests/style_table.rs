@@ -1,5 +1,6 @@
-//! The style table: more distinct styles than 16-bit ids are fed; compaction
-//! renumbers the ids in use and the screen keeps showing the right colours.
+//! The style and link tables: more distinct styles and links than there are
+//! ids are fed; ids freed with their last cell are reused, and the screen
+//! keeps showing the right colours and links.
 
 use std::fmt::Write as _;
 
@@ -28,13 +29,16 @@ fn distinct_cells_from(first: u32, count: u32) -> String {
 }
 
 #[test]
-fn compaction_keeps_the_visible_colours() {
+fn freed_ids_are_reused_and_the_colours_stay_right() {
     const COUNT: u32 = 70_000;
     let (cols, rows) = (80u32, 24u32);
     let mut term = Term::new(cols as u16, rows as u16, 100);
-    term.advance(distinct_cells(COUNT).as_bytes());
+    for chunk in distinct_cells(COUNT).as_bytes().chunks(4096) {
+        term.advance(chunk);
+        term.audit_style_counts().expect("counts match the cells");
+    }
     let snapshot = term.snapshot();
-    assert!(snapshot.style_epoch > 0, "the table was compacted");
+    assert_eq!(snapshot.style_epoch, 0, "nothing was renumbered");
     assert!(snapshot.styles.len() <= 1 << 16);
     // 70,000 cells fill exactly 875 rows: the screen holds the last 1,920.
     let first_on_screen = COUNT - cols * rows;
@@ -50,7 +54,6 @@ fn compaction_keeps_the_visible_colours() {
             );
         }
     }
-    // The scrollback's ids were renumbered too.
     let newest = term.scrollback_row(99).expect("scrollback line");
     for col in 0..cols {
         let expected = colour(first_on_screen - cols + col);
@@ -59,7 +62,6 @@ fn compaction_keeps_the_visible_colours() {
             expected
         );
     }
-    // New styles still work after the compaction.
     term.advance(b"\x1b[H\x1b[38;5;9mY");
     let snapshot = term.snapshot();
     assert_eq!(
@@ -70,12 +72,12 @@ fn compaction_keeps_the_visible_colours() {
 
 #[test]
 fn a_table_full_of_live_styles_falls_back_without_panicking() {
-    // 260 x 260 cells can hold more live styles than there are ids. Only a
-    // few styles are fed past the limit: each one costs a full compaction.
+    // 260 x 260 cells can hold more live styles than there are ids.
     let side = 260u16.min(MAX_DIMENSION);
     let count = (1 << 16) + 64;
     let mut term = Term::new(side, side, 0);
     term.advance(distinct_cells(count).as_bytes());
+    term.audit_style_counts().expect("counts match the cells");
     let snapshot = term.snapshot();
     assert!(snapshot.styles.len() <= 1 << 16);
     // The first cells keep their colours; once every id is taken, new styles
@@ -91,20 +93,40 @@ fn a_table_full_of_live_styles_falls_back_without_panicking() {
     let last = at(count - 1);
     assert_eq!(last.ch(), 'X');
     assert_eq!(snapshot.style(last.style()).fg, Color::Default);
+    // Overwriting the first row frees its 260 ids for the next new styles.
+    term.advance(b"\x1b[H\x1b[m");
+    term.advance(" ".repeat(side as usize).as_bytes());
+    term.advance(b"\x1b[2;1H");
+    term.advance(distinct_cells_from(1 << 20, 10).as_bytes());
+    let snapshot = term.snapshot();
+    for col in 0..10 {
+        let cell = snapshot.lines[1].cells()[col];
+        assert_eq!(
+            snapshot.style(cell.style()).fg,
+            colour((1 << 20) + col as u32)
+        );
+    }
+    term.audit_style_counts().expect("counts match the cells");
 }
 
 #[test]
-fn a_full_table_is_not_compacted_for_every_new_style() {
-    // Once every id is held by a visible cell, a compaction frees nothing;
-    // running one per new style costs a scan of every cell per SGR (about
-    // 4 ms on a 260x260 screen in a release build).
-    let mut term = Term::new(260, 260, 0);
-    term.advance(distinct_cells(1 << 16).as_bytes());
-    let before = term.snapshot().style_epoch;
-    term.advance(distinct_cells_from(1 << 16, 100).as_bytes());
-    let compactions = term.snapshot().style_epoch - before;
-    assert!(
-        compactions <= 2,
-        "{compactions} compactions for 100 new styles"
-    );
+fn links_are_freed_with_the_last_cell_that_shows_them() {
+    let mut term = Term::new(40, 3, 2);
+    for i in 0..20_000 {
+        term.advance(
+            format!("\x1b]8;;https://example.com/{i}\x1b\\L{i}\x1b]8;;\x1b\\\r\n").as_bytes(),
+        );
+        if i % 1000 == 0 {
+            term.audit_style_counts().expect("counts match the cells");
+        }
+    }
+    let snapshot = term.snapshot();
+    let links = snapshot.links.iter().filter(|l| !l.uri.is_empty()).count();
+    assert!(links <= crate::term::links::MAX_LINKS, "{links} links");
+    // The lines still shown keep their links: the newest was 19,999.
+    let row = &snapshot.lines[1];
+    let style = snapshot.style(row.cells()[0].style());
+    let link = snapshot.link(&style).expect("the last line's link");
+    assert_eq!(&*link.uri, "https://example.com/19999");
+    term.audit_style_counts().expect("counts match the cells");
 }
