@@ -305,6 +305,7 @@ export function decode(data) {
       const full = (flags & 1) === 1;
       const scroll = r.varint32();
       if (full && scroll !== 0) bad('scroll set on a full frame');
+      const scrollback = r.varint32();
       const n = r.count(rows, 'lines');
       const lines = [];
       let prev = -1;
@@ -322,7 +323,7 @@ export function decode(data) {
           altScreen: (mv & 8) !== 0, focusEvents: (mv & 16) !== 0, mouseSgr: (mv & 32) !== 0,
           reverseVideo: (mv & 64) !== 0, mouse: MOUSE_MODES[mouse],
         },
-        title, scroll, lines,
+        title, scroll, scrollback, lines,
       };
       break;
     }

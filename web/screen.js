@@ -27,7 +27,7 @@ export class Screen {
     this.styles = new Map();
     this.base = 0;
     this.scrollback = new Map(); // absolute line -> line, least recently used first
-    this.total = 0; // scrollback lines the server holds (last known)
+    this.total = 0; // scrollback lines the session holds (from the last frame or answer)
     this.resize(80, 24);
   }
 
@@ -80,12 +80,13 @@ export class Screen {
       } else {
         for (let r = 0; r < scroll; r++) this.cache(this.base + r, this.lines[r]);
         this.base += m.scroll;
-        this.total += m.scroll;
-        this.evict();
       }
       this.lines.splice(0, scroll);
       for (let r = 0; r < scroll; r++) this.lines.push(blankLine(this.cols));
     }
+    // Lines the session no longer holds go: their style ids may be reused.
+    this.total = m.scrollback;
+    this.evict();
     const rows = [];
     for (const { row, line } of m.lines) {
       this.lines[row] = line;
@@ -112,11 +113,12 @@ export class Screen {
     this.scrollback.set(a, line);
   }
 
-  /** Drops the least recently used lines past the cap, and lines the session no longer holds. */
+  /** Drops the lines the session no longer holds, then the least recently used past the cap. */
   evict() {
     const m = this.scrollback, cap = Math.min(CACHE_LINES, Math.max(this.total, this.rows));
+    for (const a of m.keys()) if (a < this.base - this.total) m.delete(a);
     for (const a of m.keys()) {
-      if (m.size <= cap && a >= this.base - this.total) break;
+      if (m.size <= cap) break;
       m.delete(a);
     }
   }

@@ -253,7 +253,6 @@ export class Terminal extends EventTarget {
       case 'scrollback':
         for (const r of this.inflight) if (r.start === Number(m.start)) this.inflight.delete(r);
         this.screen.applyScrollback(m);
-        this.screen.totalKnown = true;
         if (this.viewOffset > 0) {
           this.viewOffset = Math.min(this.viewOffset, this.screen.total);
           this.dirtyAll = true;
@@ -279,7 +278,8 @@ export class Terminal extends EventTarget {
         this.layout();
       }
     } else if (this.viewOffset > 0) {
-      if (ch.scroll && !m.modes.altScreen) this.viewOffset = Math.min(this.viewOffset + ch.scroll, sc.total);
+      if (ch.scroll && !m.modes.altScreen) this.viewOffset += ch.scroll;
+      this.viewOffset = Math.min(this.viewOffset, sc.total);
       this.dirtyAll = true;
     } else if (ch.scroll) {
       const moved = new Set();
@@ -450,8 +450,7 @@ export class Terminal extends EventTarget {
 
   scrollView(lines) {
     const sc = this.screen;
-    const max = sc.totalKnown ? sc.total : Math.max(this.viewOffset, 0) + Math.max(lines, 0);
-    const v = Math.max(0, Math.min(max, this.viewOffset + lines));
+    const v = Math.max(0, Math.min(sc.total, this.viewOffset + lines));
     if (v === this.viewOffset) return;
     this.viewOffset = v;
     this.dirtyAll = true;

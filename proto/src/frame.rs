@@ -199,6 +199,11 @@ pub struct Frame {
     /// client shifts its rows up by this much before applying `lines`. Must be
     /// 0 when `full` is set.
     pub scroll: u32,
+    /// Lines the session's scrollback holds once this frame is applied
+    /// (the main screen's, also while the alternate screen is shown): the
+    /// client forgets the scrollback lines it cached beyond that many above
+    /// the screen.
+    pub scrollback: u32,
     /// The changed lines, in increasing row order.
     pub lines: Vec<FrameLine>,
 }
@@ -249,6 +254,7 @@ impl Frame {
             writer::str(out, title);
         }
         writer::uint(out, self.scroll);
+        writer::uint(out, self.scrollback);
         writer::len(out, self.lines.len());
         for line in &self.lines {
             writer::uint(out, line.row);
@@ -286,6 +292,7 @@ impl Frame {
         if full && scroll != 0 {
             return Err(DecodeError::OutOfRange { field: "scroll" });
         }
+        let scrollback = r.u32()?;
         let n = r.count(usize::from(rows), "lines")?;
         let mut lines = Vec::with_capacity(n);
         let mut next_row = 0;
@@ -304,6 +311,7 @@ impl Frame {
             modes,
             title,
             scroll,
+            scrollback,
             lines,
         })
     }

@@ -41,6 +41,7 @@ fn frame() -> Frame {
         },
         title: Some("top".into()),
         scroll: 1,
+        scrollback: 10_000,
         lines: vec![
             FrameLine {
                 row: 0,
@@ -175,6 +176,7 @@ fn a_minimal_frame_has_exact_bytes() {
             0x04, 0x00, 0x02, // cursor: visible block at (0, 2)
             0x00, // modes
             0x00, // scroll
+            0x00, // scrollback
             0x01, // one line
             0x00, 0x00, 0x01, b'$', 0x00, // row 0: "$", default style
         ]

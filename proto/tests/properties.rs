@@ -101,6 +101,7 @@ fn frame() -> impl Strategy<Value = Frame> {
                         modes,
                         title,
                         scroll: if full { 0 } else { scroll },
+                        scrollback: scroll * 1000,
                         lines: lines
                             .into_iter()
                             .map(|(row, line)| FrameLine { row, line })

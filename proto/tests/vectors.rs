@@ -205,6 +205,7 @@ fn cases() -> Vec<Case> {
                 modes: shell_modes(),
                 title: Some("~".into()),
                 scroll: 0,
+                scrollback: 0,
                 lines: vec![
                     row(0, line(80, false, &[("user@host", 1), (":~$ ls", 0)])),
                     row(
@@ -227,6 +228,7 @@ fn cases() -> Vec<Case> {
                 modes: Modes::default(),
                 title: None,
                 scroll: 0,
+                scrollback: 0,
                 lines: vec![
                     row(3, line(40, false, &[("warn", 2), (": ", 0), ("disk 91%", 3)])),
                     row(
@@ -252,6 +254,7 @@ fn cases() -> Vec<Case> {
                 modes: shell_modes(),
                 title: None,
                 scroll: 0,
+                scrollback: 0,
                 lines: vec![row(
                     0,
                     cells(
@@ -284,6 +287,7 @@ fn cases() -> Vec<Case> {
                 modes: shell_modes(),
                 title: None,
                 scroll: 0,
+                scrollback: 0,
                 lines: vec![row(
                     0,
                     cells(
@@ -313,6 +317,7 @@ fn cases() -> Vec<Case> {
                 modes: shell_modes(),
                 title: None,
                 scroll: 2,
+                scrollback: 40,
                 lines: vec![
                     row(2, line(10, true, &[("0123456789", 0)])),
                     row(3, line(10, false, &[("abc", 0)])),
@@ -347,6 +352,7 @@ fn cases() -> Vec<Case> {
                 },
                 title: Some("vim — README.md".into()),
                 scroll: 0,
+                scrollback: 0,
                 lines: vec![row(0, line(80, false, &[("# pane", 1), ("cast", 4)]))],
             }),
         ),
@@ -372,6 +378,7 @@ fn cases() -> Vec<Case> {
                 },
                 title: Some(String::new()),
                 scroll: 0,
+                scrollback: 0,
                 lines: vec![],
             }),
         ),
@@ -755,6 +762,7 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
                     },
                     "title": f.title,
                     "scroll": f.scroll,
+                    "scrollback": f.scrollback,
                     "lines": lines,
                 }),
             )

@@ -594,6 +594,43 @@ async fn a_scrollback_request_answers_lines() {
 }
 
 #[tokio::test]
+async fn a_late_viewer_is_sent_the_styles_of_the_scrollback_it_asks_for() {
+    // Each line has a colour of its own and scrolls off before the viewer
+    // connects, so no frame it gets uses those styles: the answer must
+    // define them first (the model refuses a line whose style is undefined).
+    let server = Server::start(test_config());
+    let script = r#"for i in $(seq 1 60); do printf '\033[38;2;%d;0;0mline %d\033[m\n' $i $i; done; exec cat"#;
+    let id = session_id(&server.create(&["sh", "-c", script], json!({})));
+    server.wait_screen(&id, "the last line", |s| s.contains("line 60"));
+    let mut client = attach(&server, &id, "view").await;
+    client
+        .send(&ClientMessage::ScrollbackRequest {
+            start: 1,
+            count: 40,
+        })
+        .await;
+    client
+        .until("the answer", LIMIT, |m| m.scrollback.len() == 1)
+        .await;
+    let answer = &client.model.scrollback[0];
+    assert!(answer.lines.len() >= 30, "{} lines", answer.lines.len());
+    for line in &answer.lines {
+        let text = line.text();
+        let n: u32 = text
+            .trim()
+            .trim_start_matches("line ")
+            .parse()
+            .expect("a numbered line");
+        let style = client
+            .model
+            .styles
+            .get(&line.runs()[0].style)
+            .expect("defined");
+        assert_eq!(style.fg, proto::Color::Rgb(n as u8, 0, 0), "{text}");
+    }
+}
+
+#[tokio::test]
 async fn the_latest_resize_wins_and_every_viewer_gets_a_full_frame() {
     let server = Server::start(test_config());
     let id =

@@ -81,6 +81,7 @@ struct Sent {
     cols: u16,
     rows: u16,
     style_epoch: u32,
+    scrollback: u32,
     cursor: proto::Cursor,
     modes: proto::Modes,
 }
@@ -141,6 +142,7 @@ impl ViewerState {
         };
         if let Some(s) = self.sent {
             let unchanged = s.generation == snap.generation
+                && s.scrollback == scrollback_lines(snap)
                 && s.cursor == cursor
                 && s.modes == modes
                 && !with_title
@@ -172,6 +174,7 @@ impl ViewerState {
             cols: snap.cols,
             rows: snap.rows,
             style_epoch: snap.style_epoch,
+            scrollback: scrollback_lines(snap),
             cursor,
             modes,
         };
@@ -293,9 +296,15 @@ fn encode_frame(
         modes: wire_modes(&snap.modes, snap.alternate),
         title: with_title.then(|| snap.title.to_string()),
         scroll,
+        scrollback: scrollback_lines(snap),
         lines,
     };
     (frame.encode_shared(), used)
+}
+
+/// The scrollback's length as the wire carries it.
+fn scrollback_lines(snap: &Snapshot) -> u32 {
+    u32::try_from(snap.scrollback_len).unwrap_or(u32::MAX)
 }
 
 fn wire_cursor(snap: &Snapshot) -> proto::Cursor {

@@ -1,5 +1,7 @@
 //! A model client applies the encoded messages exactly as PROTOCOL.md says;
 //! whatever frames it receives or misses, it must end with the server's screen.
+//! Like the browser, it keeps style ids in its cells and resolves them when
+//! it paints, so a definition replaced under a row it still shows would show.
 
 use std::collections::HashMap;
 
@@ -8,11 +10,13 @@ use panecast_proto as proto;
 use super::{FrameCache, ViewerState};
 use crate::term::{Color, Snapshot, StyleId, Term};
 
-/// The client's copy of the screen: per cell (text, style definition).
+/// The client's copy of the screen: per cell (text, style id).
 #[derive(Default)]
 struct ModelClient {
     cols: usize,
-    grid: Vec<Vec<(String, Option<proto::Style>)>>,
+    grid: Vec<Vec<(String, u32)>>,
+    /// Scrollback lines the session holds, from the last frame.
+    scrollback: u32,
     styles: HashMap<u32, proto::Style>,
     title: String,
     cursor: (u16, u16),
@@ -39,7 +43,7 @@ impl ModelClient {
                 );
                 self.last_seq = Some(frame.seq);
                 let (cols, rows) = (frame.cols as usize, frame.rows as usize);
-                let blank = || vec![(" ".to_string(), None); cols];
+                let blank = || vec![(" ".to_string(), 0); cols];
                 if frame.full || self.grid.len() != rows || self.cols != cols {
                     self.grid = vec![blank(); rows];
                     self.cols = cols;
@@ -52,16 +56,16 @@ impl ModelClient {
                     let mut row = blank();
                     let mut end = 0;
                     for cell in fl.line.cells() {
-                        let style = self.lookup(cell.style);
-                        row[cell.col as usize] = (cell.text.to_string(), style.clone());
+                        self.lookup(cell.style);
+                        row[cell.col as usize] = (cell.text.to_string(), cell.style);
                         if cell.width == 2 {
-                            row[cell.col as usize + 1] = (String::new(), style);
+                            row[cell.col as usize + 1] = (String::new(), cell.style);
                         }
                         end = (cell.col + cell.width as u16) as usize;
                     }
-                    let fill = self.lookup(fl.line.fill());
+                    self.lookup(fl.line.fill());
                     for cell in &mut row[end..] {
-                        *cell = (" ".to_string(), fill.clone());
+                        *cell = (" ".to_string(), fl.line.fill());
                     }
                     self.grid[fl.row as usize] = row;
                 }
@@ -69,6 +73,7 @@ impl ModelClient {
                     self.title = title;
                 }
                 self.cursor = (frame.cursor.row, frame.cursor.col);
+                self.scrollback = frame.scrollback;
             }
             proto::ServerMessage::Bell => self.bells += 1,
             other => panic!("unexpected message {other:?}"),
@@ -128,7 +133,8 @@ fn check(client: &ModelClient, snap: &Snapshot) {
     assert_eq!(client.text(), text);
     for (r, row) in styles.iter().enumerate() {
         for (c, style) in row.iter().enumerate() {
-            assert_eq!(&client.grid[r][c].1, style, "style at row {r} col {c}");
+            let shown = client.lookup(client.grid[r][c].1);
+            assert_eq!(&shown, style, "style at row {r} col {c}");
         }
     }
     assert_eq!(client.title, *snap.title);
@@ -330,4 +336,56 @@ fn a_cached_frame_is_only_shared_by_the_same_screen() {
             check(&client_b, &snap);
         }
     }
+}
+
+#[test]
+fn clearing_the_scrollback_alone_sends_a_frame_that_says_so() {
+    let mut term = Term::new(10, 3, 100);
+    let cache = FrameCache::default();
+    let (mut viewer, mut client) = (ViewerState::new(), ModelClient::default());
+    term.advance(b"1\r\n2\r\n3\r\n4\r\n5");
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    assert_eq!(client.scrollback, 2);
+    term.advance(b"\x1b[3J");
+    let snap = term.snapshot();
+    assert!(
+        send(&mut viewer, &mut client, &snap, &cache) > 0,
+        "a frame is sent"
+    );
+    assert_eq!(client.scrollback, 0);
+    check(&client, &snap);
+}
+
+#[test]
+fn rows_a_client_shows_never_change_meaning_while_ids_are_reused() {
+    // Every line a new colour on a short screen with a short scrollback:
+    // ids are freed as lines leave the scrollback and reused at once. The
+    // fast client sees every snapshot, the slow one a few; both must show
+    // the server's colours after every frame they get.
+    let mut term = Term::new(12, 4, 3);
+    let cache = FrameCache::default();
+    let (mut fast, mut slow) = (ViewerState::new(), ViewerState::new());
+    let (mut fast_client, mut slow_client) = (ModelClient::default(), ModelClient::default());
+    let mut reused = 0;
+    let mut seen = HashMap::new();
+    for i in 0..400u32 {
+        let (r, g, b) = (i % 7 * 30, i % 11 * 20, i % 5 * 50);
+        let bg = if i % 3 == 0 { "\x1b[44m" } else { "" };
+        term.advance(format!("\x1b[38;2;{r};{g};{b}m{bg}x{i}\x1b[K\x1b[m\r\n").as_bytes());
+        let snap = term.snapshot();
+        for cell in snap.lines.iter().flat_map(|l| l.cells()) {
+            let id = cell.style();
+            let stamp = snap.styles.stamp(id.0 as usize);
+            if let Some(old) = seen.insert(id, stamp) {
+                reused += usize::from(old != stamp);
+            }
+        }
+        send(&mut fast, &mut fast_client, &snap, &cache);
+        check(&fast_client, &snap);
+        if i % 5 == 0 {
+            send(&mut slow, &mut slow_client, &snap, &cache);
+            check(&slow_client, &snap);
+        }
+    }
+    assert!(reused > 100, "ids were reused {reused} times");
 }

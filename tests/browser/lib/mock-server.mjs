@@ -237,7 +237,8 @@ class Session {
     c.modesKey = JSON.stringify([this.modes, this.cursor, this.cursorShape]);
     c.titleGen = this.titleGen;
     c.ws.send(wire.frame({
-      seq: c.seq++, cols: this.cols, rows: this.rows, full: c.full, title, scroll: c.full ? 0 : scroll, lines,
+      seq: c.seq++, cols: this.cols, rows: this.rows, full: c.full, title, scroll: c.full ? 0 : scroll,
+      scrollback: this.history.length, lines,
       cursor: { row: this.cursor.row, col: Math.min(this.cursor.col, this.cols - 1), shape: this.cursorShape || 'block', visible: true, blink: !!this.cursorBlink },
       modes: this.modes,
     }));

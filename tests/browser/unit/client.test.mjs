@@ -60,7 +60,7 @@ test('screen: full frames, scroll hints, scrollback numbering', () => {
   let r = sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [0, 1, 2].map((row) => ({ row, line: { cells: cells('l' + row) } })) }));
   assert.equal(r.full, true);
   assert.equal(sc.text(), 'l0\nl1\nl2');
-  r = sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 2, lines: [{ row: 1, line: { cells: cells('l3') } }, { row: 2, line: { cells: cells('l4') } }] }));
+  r = sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 2, scrollback: 2, lines: [{ row: 1, line: { cells: cells('l3') } }, { row: 2, line: { cells: cells('l4') } }] }));
   assert.deepEqual([r.scroll, r.rows], [2, [1, 2]]);
   assert.equal(sc.text(), 'l2\nl3\nl4');
   // The rows that scrolled off are scrollback 1 (l1) and 2 (l0).
@@ -72,7 +72,7 @@ test('screen: full frames, scroll hints, scrollback numbering', () => {
   assert.equal(Screen.lineText(sc.line(sc.base - 4)).trim(), 'old4');
   assert.equal(sc.total, 5);
   // Scrolling past the height blanks the screen.
-  sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 7, lines: [] }));
+  sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 7, scrollback: 12, lines: [] }));
   assert.equal(sc.text(), '\n\n');
   // A resize without the full flag is treated as full.
   r = sc.applyFrame(frame({ cols: 6, rows: 2, lines: [{ row: 1, line: { cells: cells('new') } }] }));
@@ -87,7 +87,7 @@ test('screen: the scrollback cache is bounded, least recently used lines go firs
   sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [] }));
   let keep;
   for (let i = 0; i < CACHE_LINES + 500; i++) {
-    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
+    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, scrollback: i + 1, lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
     if (i === 10) keep = sc.base - 1;
     if (keep && i % 100 === 0) assert.ok(sc.line(keep), 'a line read often stays cached');
   }
@@ -99,6 +99,22 @@ test('screen: the scrollback cache is bounded, least recently used lines go firs
   sc.applyScrollback(decode(wire.scrollback({ total: 50, start: 1, cols: 10, lines: [{ cells: cells('s1') }] })));
   assert.ok(sc.scrollback.size <= 50, `cache ${sc.scrollback.size} within the session's 50 lines`);
   assert.equal(Screen.lineText(sc.line(sc.base - 1)).trim(), 's1');
+});
+
+test('screen: lines the session no longer holds are forgotten', () => {
+  const sc = new Screen();
+  sc.hello({ role: 'view', cols: 10, rows: 3, sessionId: 'x' });
+  sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [] }));
+  for (let i = 0; i < 20; i++) {
+    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, scrollback: Math.min(i + 1, 5), lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
+  }
+  assert.equal(sc.scrollback.size, 5, 'the session keeps 5 lines');
+  assert.equal(sc.line(sc.base - 6), undefined, 'the sixth line up is gone');
+  assert.equal(Screen.lineText(sc.line(sc.base - 5)).trim(), 'n12');
+  // The program cleared the scrollback: a frame says so, nothing else changed.
+  sc.applyFrame(frame({ cols: 10, rows: 3, scrollback: 0, lines: [] }));
+  assert.equal(sc.scrollback.size, 0);
+  assert.equal(sc.total, 0);
 });
 
 test('screen: styles reset and unknown style ids paint as default', () => {
