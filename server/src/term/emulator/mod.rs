@@ -360,13 +360,18 @@ impl Emulator {
             }
             let (row, col) = (self.screen.cursor().row, self.screen.cursor().col);
             let n = (len - i).min(self.cols - col);
-            if !self.screen.grid_mut()[row].write_ascii(col, &run[i..i + n], pen) {
+            let line = &mut self.screen.grid_mut()[row];
+            if !line.write_ascii(col, &run[i..i + n], pen) {
                 let b = run[i];
                 self.print(b as char);
                 i += 1;
                 continue;
             }
-            self.touch(row);
+            // `touch`, on the row already at hand.
+            if line.generation() <= self.observed {
+                self.counter += 1;
+                line.set_generation(self.counter);
+            }
             i += n;
             if col + n >= self.cols {
                 self.screen.cursor_mut().col = self.cols - 1;
@@ -804,9 +809,10 @@ impl Emulator {
         self.screen.grid_mut().rotate_up(top, bottom, n);
         let erase = self.erase_style();
         for r in bottom + 1 - n..=bottom {
-            self.screen.grid_mut()[r].reset(erase);
-            let generation = self.next_generation();
-            self.screen.grid_mut()[r].set_generation(generation);
+            self.counter += 1;
+            let line = &mut self.screen.grid_mut()[r];
+            line.reset(erase);
+            line.set_generation(self.counter);
         }
         if top == 0 && bottom == self.rows - 1 {
             self.scroll_count += n as u64;
