@@ -132,6 +132,8 @@ e2e('themes: URL parameter, attribute, prefers-color-scheme, prefers-contrast, p
   for (const [media, query, want] of cases) {
     const page = await open(id, { query, contextOptions: { viewport: { width: 600, height: 400 }, ...media } });
     assert.equal(await bg(page), want, `${JSON.stringify(media)} ${query}`);
+    // Connected is not painted: the first frame may still be on its way.
+    await waitFor(() => page.evaluate(() => window.panecast.paints > 0), { what: 'a first paint' });
     const corner = await page.evaluate(() => [...window.panecast.canvas.getContext('2d').getImageData(1, 1, 1, 1).data.slice(0, 3)]);
     assert.deepEqual(corner, [1, 3, 5].map((i) => parseInt(want.slice(i, i + 2), 16)), 'painted in that theme');
     await page.evaluate(() => document.querySelector('panecast-terminal').setAttribute('theme', 'solarized'));

@@ -129,11 +129,20 @@ impl Row {
         let target = &mut self.cells[col..end];
         // Readers trust a cell's cluster flag, so stale entries of
         // overwritten clusters need no cleanup here.
-        if target.iter().any(|c| c.width() != 1 || c.has_cluster()) {
-            return false;
-        }
-        for (cell, &b) in target.iter_mut().zip(text) {
-            *cell = Cell::new(b as char, style, 1);
+        if let ([cell], [b]) = (&mut *target, text) {
+            // One character (a line of `y`, a cursor move and a character):
+            // without the loops' set-up.
+            if cell.width() != 1 || cell.has_cluster() {
+                return false;
+            }
+            *cell = Cell::new(*b as char, style, 1);
+        } else {
+            if target.iter().any(|c| c.width() != 1 || c.has_cluster()) {
+                return false;
+            }
+            for (cell, &b) in target.iter_mut().zip(text) {
+                *cell = Cell::new(b as char, style, 1);
+            }
         }
         self.styled |= style != StyleId::DEFAULT;
         self.tallied = false;
