@@ -67,6 +67,12 @@ impl Actions for Emulator {
         Emulator::print(self, c);
     }
 
+    fn newline(&mut self) {
+        self.last_printed = None;
+        self.carriage_return();
+        self.linefeed();
+    }
+
     fn execute(&mut self, byte: u8) {
         self.last_printed = None;
         match byte {

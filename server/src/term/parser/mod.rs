@@ -48,6 +48,12 @@ pub trait Actions {
     /// A C0 control, or a C1 control (`0x80..=0x9f`) given as a raw byte or
     /// encoded in UTF-8.
     fn execute(&mut self, byte: u8);
+    /// CR then LF, the end of almost every line: the same as
+    /// `execute(0x0d)` then `execute(0x0a)`, in one call.
+    fn newline(&mut self) {
+        self.execute(0x0d);
+        self.execute(0x0a);
+    }
     /// A complete CSI sequence. `ignore` is set when it overflowed the
     /// parameter or intermediate limits.
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char);
@@ -158,6 +164,9 @@ impl Parser {
                         return i + 1;
                     }
                 }
+            } else if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                actions.newline();
+                i += 2;
             } else if b < 0x20 {
                 actions.execute(b);
                 i += 1;
