@@ -112,6 +112,17 @@ pub(crate) struct Emulator {
     pending_touch: Option<(usize, usize)>,
 }
 
+/// Gives `line` a new generation from `counter` unless it already has one
+/// newer than the last snapshot's (`observed`): what [`Emulator::touch`]
+/// does, for a caller that has the row at hand.
+#[inline]
+fn mark_changed(line: &mut Row, observed: u64, counter: &mut u64) {
+    if line.generation() <= observed {
+        *counter += 1;
+        line.set_generation(*counter);
+    }
+}
+
 /// Replies a program can provoke are capped so it cannot grow them unread.
 pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
 
@@ -181,10 +192,11 @@ impl Emulator {
     /// Marks row `r` as changed since the last snapshot.
     #[inline]
     pub fn touch(&mut self, r: usize) {
-        if self.screen.grid()[r].generation() <= self.observed {
-            self.counter += 1;
-            self.screen.grid_mut()[r].set_generation(self.counter);
-        }
+        mark_changed(
+            &mut self.screen.grid_mut()[r],
+            self.observed,
+            &mut self.counter,
+        );
     }
 
     /// Marks rows `top..=bottom` as changed. The marking is deferred until
@@ -367,11 +379,7 @@ impl Emulator {
                 i += 1;
                 continue;
             }
-            // `touch`, on the row already at hand.
-            if line.generation() <= self.observed {
-                self.counter += 1;
-                line.set_generation(self.counter);
-            }
+            mark_changed(line, self.observed, &mut self.counter);
             i += n;
             if col + n >= self.cols {
                 self.screen.cursor_mut().col = self.cols - 1;
