@@ -129,6 +129,14 @@ impl Cell {
         self.flags & PROTECTED != 0
     }
 
+    /// True when overwriting the cell must repair more than the cell: it is
+    /// half of a wide character or holds a cluster (the write paths that
+    /// handle only single-width cells leave it to the general path).
+    #[inline]
+    pub fn needs_repair(&self) -> bool {
+        self.width != 1 || self.has_cluster()
+    }
+
     /// True for the pad left by a wide character that wrapped.
     #[inline]
     pub fn is_wide_pad(&self) -> bool {

@@ -33,7 +33,7 @@ impl<T: Clone + Eq + std::hash::Hash> PublishedSet<T> {
     /// Brings the copy up to `set`, copying the chunks it changed since the
     /// last update.
     pub fn update(&mut self, set: &mut RefCountedSet<T>) {
-        let changed = set.take_changed();
+        let changed = set.changed();
         let values = set.values();
         let chunks = values.len().div_ceil(CHUNK);
         self.chunks.truncate(chunks);
@@ -57,6 +57,7 @@ impl<T: Clone + Eq + std::hash::Hash> PublishedSet<T> {
             }
         }
         self.len = values.len();
+        set.forget_changes();
     }
 }
 

@@ -50,7 +50,7 @@ pub struct RefCountedSet<T> {
     pending: Vec<u16>,
     capacity: usize,
     next_stamp: u32,
-    /// Bit per chunk of ids (re)defined since [`RefCountedSet::take_changed`].
+    /// Bit per chunk of ids (re)defined since [`RefCountedSet::forget_changes`].
     changed: Vec<u64>,
 }
 
@@ -195,11 +195,16 @@ impl<T: Clone + Eq + Hash> RefCountedSet<T> {
         freed
     }
 
-    /// Takes the bit set of chunks whose ids were (re)defined since the last
-    /// call: bit `c % 64` of word `c / 64` for chunk `c` of [`CHUNK`] ids.
-    pub fn take_changed(&mut self) -> Vec<u64> {
-        let empty = vec![0; self.changed.len()];
-        std::mem::replace(&mut self.changed, empty)
+    /// The chunks whose ids were (re)defined since the last
+    /// [`RefCountedSet::forget_changes`]: bit `c % 64` of word `c / 64` for
+    /// chunk `c` of [`CHUNK`] ids.
+    pub fn changed(&self) -> &[u64] {
+        &self.changed
+    }
+
+    /// Starts the next [`RefCountedSet::changed`] afresh.
+    pub fn forget_changes(&mut self) {
+        self.changed.fill(0);
     }
 }
 
@@ -267,11 +272,12 @@ mod tests {
     #[test]
     fn changed_chunks_are_reported_once() {
         let mut set = RefCountedSet::new(0u32, 1 << 16);
-        set.take_changed();
+        set.forget_changes();
         for v in 1..=(CHUNK as u32 + 1) {
             added(&mut set, v);
         }
-        assert_eq!(set.take_changed()[0], 0b11);
-        assert_eq!(set.take_changed()[0], 0);
+        assert_eq!(set.changed()[0], 0b11);
+        set.forget_changes();
+        assert_eq!(set.changed()[0], 0);
     }
 }

@@ -132,12 +132,12 @@ impl Row {
         if let ([cell], [b]) = (&mut *target, text) {
             // One character (a line of `y`, a cursor move and a character):
             // without the loops' set-up.
-            if cell.width() != 1 || cell.has_cluster() {
+            if cell.needs_repair() {
                 return false;
             }
             *cell = Cell::new(*b as char, style, 1);
         } else {
-            if target.iter().any(|c| c.width() != 1 || c.has_cluster()) {
+            if target.iter().any(Cell::needs_repair) {
                 return false;
             }
             for (cell, &b) in target.iter_mut().zip(text) {
@@ -175,7 +175,7 @@ impl Row {
                 break;
             }
             let target = &mut self.cells[col..col + width];
-            if target.iter().any(|c| c.width() != 1 || c.has_cluster()) {
+            if target.iter().any(Cell::needs_repair) {
                 break;
             }
             target[0] = Cell::new(c, style, width as u8);
