@@ -56,7 +56,7 @@ for (const [name, device] of Object.entries(DEVICES)) {
     const id = await session();
     const page = await open(id, { contextOptions: device });
     await input(id, 'seq 1 400\r');
-    await waitFor(async () => (await screenText(id)).some((l) => l === '400'), { what: 'the output' });
+    await waitFor(() => page.evaluate(() => window.panecast.text().split('\n').some((l) => l.trim() === '400')), { what: 'the output on the page' });
     await drag(page, 100, 200, 200, 1); // a tap: no movement
     assert.equal(await page.evaluate(() => document.querySelector('panecast-terminal').shadowRoot.activeElement?.tagName), 'TEXTAREA', 'the tap focused the input');
     await page.keyboard.type('echo tapped\n');
@@ -90,7 +90,7 @@ e2e('phone: a fast drag goes on scrolling after the finger lifts (momentum)', as
   const id = await session();
   const page = await open(id, { contextOptions: DEVICES.phone });
   await input(id, 'seq 1 2000\r');
-  await waitFor(async () => (await screenText(id)).some((l) => l === '2000'), { what: 'the output' });
+  await waitFor(() => page.evaluate(() => window.panecast.text().split('\n').some((l) => l.trim() === '2000')), { what: 'the output on the page' });
   const h = await page.evaluate(() => window.panecast.painter.cellCss.height);
   await drag(page, 100, 150, 150 + 10 * h, 4, 0);
   const lifted = await page.evaluate(() => window.panecast.viewOffset);
@@ -226,15 +226,15 @@ e2e('phone: the terminal follows visualViewport, so the cursor row stays in the 
   const id = await session();
   const page = await open(id, { contextOptions: DEVICES.phone });
   await input(id, 'seq 1 200\r');
-  await waitFor(async () => (await screenText(id)).some((l) => l === '200'), { what: 'the output' });
+  await waitFor(() => page.evaluate(() => window.panecast.text().split('\n').some((l) => l.trim() === '200')), { what: 'the output on the page' });
   const rows = (await env.server.api('GET', `/api/sessions/${id}`)).rows;
   // The cursor row's top and bottom, and the visible part of the page, in CSS px of the layout viewport.
   const where = () => page.evaluate(() => {
     const t = window.panecast, r = t.canvas.getBoundingClientRect(), h = r.height / t.rows, v = visualViewport;
     return { top: r.top + t.screen.cursor.row * h, bottom: r.top + (t.screen.cursor.row + 1) * h, from: v.offsetTop, to: v.offsetTop + v.height, inner: innerHeight };
   });
-  const before = await where();
-  assert.ok(before.bottom > before.inner / 2, `the cursor row is in the lower half: ${JSON.stringify(before)}`);
+  // The server's screen has the output before the page has painted it: wait for the page's cursor.
+  await waitFor(async () => { const w = await where(); return w.bottom > w.inner / 2 && w; }, { what: 'the cursor row in the lower half of the page' });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setPageScaleFactor', { pageScaleFactor: 2 });
   const now = await waitFor(async () => {
