@@ -181,6 +181,26 @@ e2e('the wheel scrolls back through scrollback fetched from the server', async (
   await finish(page, 'scrollback');
 });
 
+e2e('after output that scrolled more than a screen at once, the line above the screen is the right one', async () => {
+  const id = await session();
+  const page = await open(id, { viewport: { width: 700, height: 300 } });
+  // One write that scrolls many screens: the frame's scroll hint is larger than the screen.
+  await input(id, 'seq 1 3000\r');
+  await paintedLikeServer(page, id, '3000');
+  const above = await waitFor(async () => {
+    const t = await screenText(id);
+    const top = Number(t[0]);
+    return Number.isInteger(top) && top > 1 && top - 1;
+  }, { what: 'a number on the top row' });
+  await page.evaluate(() => window.panecast.scrollView(1));
+  const shown = await waitFor(() => page.evaluate(() => {
+    const l = window.panecast.displayLine(0);
+    return l && l.text.join('').trim();
+  }), { what: 'the line above the screen shown' });
+  assert.equal(shown, String(above), 'scrolled back one line');
+  await finish(page, 'scroll-hint-over-screen');
+});
+
 e2e('the index page lists sessions and creates one from a profile', async () => {
   const id = await session();
   const ctx = await browser.newContext();

@@ -120,7 +120,7 @@ e2e('phone: a long press selects a word, its handles extend the selection, Copy 
   const id = await session();
   const page = await open(id, { contextOptions: { ...DEVICES.phone, permissions: ['clipboard-read', 'clipboard-write'] } });
   await input(id, 'clear; printf "\\n\\n\\n"; echo alpha bravo charlie delta echo\r');
-  const row = await waitFor(async () => { const t = await screenText(id); const r = t.indexOf('alpha bravo charlie delta echo'); return r >= 0 && r + 1; }, { what: 'the words' });
+  const row = await waitFor(async () => { const t = (await page.evaluate(() => window.panecast.text())).split('\n'); const r = t.indexOf('alpha bravo charlie delta echo'); return r >= 0 && r + 1; }, { what: 'the words on the page' });
   const { cell } = await page.evaluate(() => window.panecast.metrics());
   const box = await page.evaluate(() => { const b = window.panecast.canvas.getBoundingClientRect(); return { x: b.x, y: b.y }; });
   const term = page.locator('panecast-terminal');

@@ -260,9 +260,9 @@ fn encode_frame(
     let (since, scroll) = match from {
         Some((generation, count)) => (
             generation,
-            snap.scroll_count
-                .saturating_sub(count)
-                .min(snap.rows as u64) as u32,
+            // The whole distance, not capped at the screen: a client moves
+            // its cached scrollback lines by it.
+            u32::try_from(snap.scroll_count.saturating_sub(count)).unwrap_or(u32::MAX),
         ),
         None => (0, 0),
     };

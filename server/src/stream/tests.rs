@@ -226,6 +226,36 @@ fn scrolling_sends_only_the_new_lines_with_a_hint() {
 }
 
 #[test]
+fn a_scroll_of_more_than_a_screen_is_sent_whole() {
+    // A client moves its cached scrollback lines by the hint, so a hint
+    // capped at the screen's height would leave them at the wrong indices.
+    let mut term = Term::new(40, 10, 100);
+    let cache = FrameCache::default();
+    let mut viewer = ViewerState::new();
+    let mut client = ModelClient::default();
+    for i in 0..10 {
+        term.advance(format!("line {i}\r\n").as_bytes());
+    }
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    for i in 0..25 {
+        term.advance(format!("more {i}\r\n").as_bytes());
+    }
+    let snap = term.snapshot();
+    let mut out = Vec::new();
+    viewer.update(&snap, &cache, &mut out);
+    let frame = match proto::ServerMessage::decode(out.last().unwrap()).unwrap() {
+        proto::ServerMessage::Frame(f) => f,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(frame.scroll, 25);
+    assert!(!frame.full);
+    for message in &out {
+        client.apply(message);
+    }
+    check(&client, &snap);
+}
+
+#[test]
 fn nothing_is_sent_when_nothing_changed_and_bells_are_coalesced() {
     let mut term = Term::new(10, 3, 0);
     let cache = FrameCache::default();

@@ -74,6 +74,12 @@ test('screen: full frames, scroll hints, scrollback numbering', () => {
   // Scrolling past the height blanks the screen.
   sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 7, scrollback: 12, lines: [] }));
   assert.equal(sc.text(), '\n\n');
+  // The cached lines moved by all 7: the old screen's rows are 7..5 above it, l1 is 8, old4 11.
+  assert.equal(Screen.lineText(sc.line(sc.base - 5)).trim(), 'l4');
+  assert.equal(Screen.lineText(sc.line(sc.base - 7)).trim(), 'l2');
+  assert.equal(Screen.lineText(sc.line(sc.base - 8)).trim(), 'l1');
+  assert.equal(Screen.lineText(sc.line(sc.base - 11)).trim(), 'old4');
+  assert.equal(sc.line(sc.base - 1), undefined, 'the lines that scrolled through are not cached');
   // A resize without the full flag is treated as full.
   r = sc.applyFrame(frame({ cols: 6, rows: 2, lines: [{ row: 1, line: { cells: cells('new') } }] }));
   assert.equal(r.full, true);
