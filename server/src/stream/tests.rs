@@ -197,8 +197,9 @@ fn a_viewer_that_skips_frames_converges() {
     check(&slow_client, &snap);
 }
 
-#[test]
-fn scrolling_sends_only_the_new_lines_with_a_hint() {
+/// A viewer and its client shown ten lines of a 40x10 screen, then the
+/// frame that `more` brings, applied; the frame is returned.
+fn frame_after_ten_lines_and(more: &[u8]) -> proto::Frame {
     let mut term = Term::new(40, 10, 100);
     let cache = FrameCache::default();
     let mut viewer = ViewerState::new();
@@ -207,52 +208,37 @@ fn scrolling_sends_only_the_new_lines_with_a_hint() {
         term.advance(format!("line {i}\r\n").as_bytes());
     }
     send(&mut viewer, &mut client, &term.snapshot(), &cache);
-    term.advance(b"next 1\r\nnext 2\r\n");
+    term.advance(more);
     let snap = term.snapshot();
     let mut out = Vec::new();
     viewer.update(&snap, &cache, &mut out);
-    let frame = match proto::ServerMessage::decode(out.last().unwrap()).unwrap() {
-        proto::ServerMessage::Frame(f) => f,
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(frame.scroll, 2);
-    assert!(!frame.full);
-    let rows: Vec<u16> = frame.lines.iter().map(|l| l.row).collect();
-    assert_eq!(rows, [7, 8, 9], "only the rows that scrolled in or changed");
     for message in &out {
         client.apply(message);
     }
     check(&client, &snap);
+    match proto::ServerMessage::decode(out.last().unwrap()).unwrap() {
+        proto::ServerMessage::Frame(f) => f,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn scrolling_sends_only_the_new_lines_with_a_hint() {
+    let frame = frame_after_ten_lines_and(b"next 1\r\nnext 2\r\n");
+    assert_eq!(frame.scroll, 2);
+    assert!(!frame.full);
+    let rows: Vec<u16> = frame.lines.iter().map(|l| l.row).collect();
+    assert_eq!(rows, [7, 8, 9], "only the rows that scrolled in or changed");
 }
 
 #[test]
 fn a_scroll_of_more_than_a_screen_is_sent_whole() {
     // A client moves its cached scrollback lines by the hint, so a hint
     // capped at the screen's height would leave them at the wrong indices.
-    let mut term = Term::new(40, 10, 100);
-    let cache = FrameCache::default();
-    let mut viewer = ViewerState::new();
-    let mut client = ModelClient::default();
-    for i in 0..10 {
-        term.advance(format!("line {i}\r\n").as_bytes());
-    }
-    send(&mut viewer, &mut client, &term.snapshot(), &cache);
-    for i in 0..25 {
-        term.advance(format!("more {i}\r\n").as_bytes());
-    }
-    let snap = term.snapshot();
-    let mut out = Vec::new();
-    viewer.update(&snap, &cache, &mut out);
-    let frame = match proto::ServerMessage::decode(out.last().unwrap()).unwrap() {
-        proto::ServerMessage::Frame(f) => f,
-        other => panic!("{other:?}"),
-    };
+    let more: String = (0..25).map(|i| format!("more {i}\r\n")).collect();
+    let frame = frame_after_ten_lines_and(more.as_bytes());
     assert_eq!(frame.scroll, 25);
     assert!(!frame.full);
-    for message in &out {
-        client.apply(message);
-    }
-    check(&client, &snap);
 }
 
 #[test]
