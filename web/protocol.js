@@ -306,6 +306,10 @@ export function decode(data) {
       const scroll = r.varint32();
       if (full && scroll !== 0) bad('scroll set on a full frame');
       const scrollback = r.varint32();
+      const pushed = r.varint32();
+      if (full && pushed !== 0) bad('pushed set on a full frame');
+      const kept = r.varint32();
+      if (kept > pushed || kept > rows) bad('kept out of range');
       const n = r.count(rows, 'lines');
       const lines = [];
       let prev = -1;
@@ -323,7 +327,7 @@ export function decode(data) {
           altScreen: (mv & 8) !== 0, focusEvents: (mv & 16) !== 0, mouseSgr: (mv & 32) !== 0,
           reverseVideo: (mv & 64) !== 0, mouse: MOUSE_MODES[mouse],
         },
-        title, scroll, scrollback, lines,
+        title, scroll, scrollback, pushed, kept, lines,
       };
       break;
     }

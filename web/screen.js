@@ -63,8 +63,9 @@ export class Screen {
   }
 
   /**
-   * Applies a frame. Returns what changed: {full, scroll, rows (changed rows),
-   * resized}. `scroll` is the shift applied (0 when full).
+   * Applies a frame. Returns what changed: {full, scroll, pushed, rows
+   * (changed rows), resized}. `scroll` is the shift applied (0 when full),
+   * `pushed` the lines added to the scrollback.
    */
   applyFrame(m) {
     const resized = m.cols !== this.cols || m.rows !== this.rows;
@@ -73,16 +74,15 @@ export class Screen {
     if (full) {
       this.resize(m.cols, m.rows);
       this.dropScrollback();
-    } else if (m.scroll > 0) {
-      scroll = Math.min(m.scroll, this.rows);
-      if (this.modes.altScreen) {
-        // The scrollback is the main screen's; keep the cache as it is.
-      } else {
-        for (let r = 0; r < scroll; r++) this.cache(this.base + r, this.lines[r]);
-        this.base += m.scroll;
+    } else {
+      // The first `kept` lines pushed into the scrollback are these top rows, unchanged.
+      for (let r = 0; r < m.kept; r++) this.cache(this.base + r, this.lines[r]);
+      this.base += m.pushed;
+      if (m.scroll > 0) {
+        scroll = Math.min(m.scroll, this.rows);
+        this.lines.splice(0, scroll);
+        for (let r = 0; r < scroll; r++) this.lines.push(blankLine(this.cols));
       }
-      this.lines.splice(0, scroll);
-      for (let r = 0; r < scroll; r++) this.lines.push(blankLine(this.cols));
     }
     // Lines the session no longer holds go: their style ids may be reused.
     this.total = m.scrollback;
@@ -95,7 +95,7 @@ export class Screen {
     this.cursor = m.cursor;
     this.modes = m.modes;
     if (m.title !== null) this.title = m.title;
-    return { full, scroll, rows, resized };
+    return { full, scroll, pushed: full ? 0 : m.pushed, rows, resized };
   }
 
   /** Stores a Scrollback answer. Lines laid out at another width are dropped. */

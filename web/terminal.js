@@ -120,7 +120,9 @@ export class Terminal extends EventTarget {
     this.dirtyAll = true;
     this.pendingScroll = 0;
     this.viewOffset = 0; // lines scrolled back into the scrollback
-    this.inflight = new Set();
+    // Scrollback requests not yet answered, oldest first, as absolute line numbers
+    // {near, far}: the server answers them in order, possibly at rebased indices.
+    this.inflight = [];
     this.focused = false;
     this.cursorOn = true;
     this.composition = '';
@@ -208,7 +210,7 @@ export class Terminal extends EventTarget {
         this.exitCode = undefined;
         this.selection.clear();
         this.viewOffset = 0;
-        this.inflight.clear();
+        this.inflight = [];
         this.painter.styleCache = new Map();
         this.badge.hidden = m.role !== 'view';
         this.ta.setAttribute('aria-readonly', m.role === 'view');
@@ -251,7 +253,7 @@ export class Terminal extends EventTarget {
         if (m.code >= 4100 && m.code < 4200) console.warn('panecast:', m.message);
         break;
       case 'scrollback':
-        for (const r of this.inflight) if (r.start === Number(m.start)) this.inflight.delete(r);
+        this.inflight.shift();
         this.screen.applyScrollback(m);
         if (this.viewOffset > 0) {
           this.viewOffset = Math.min(this.viewOffset, this.screen.total);
@@ -272,13 +274,13 @@ export class Terminal extends EventTarget {
       this.dirtyAll = true;
       this.pendingScroll = 0;
       this.viewOffset = 0;
-      this.inflight.clear();
+      this.inflight = [];
       if (ch.resized) {
         this.selection.clear();
         this.layout();
       }
     } else if (this.viewOffset > 0) {
-      if (ch.scroll && !m.modes.altScreen) this.viewOffset += ch.scroll;
+      this.viewOffset += ch.pushed; // on the same lines
       this.viewOffset = Math.min(this.viewOffset, sc.total);
       this.dirtyAll = true;
     } else if (ch.scroll) {
@@ -477,10 +479,10 @@ export class Terminal extends EventTarget {
       }
     }
     if (!hi) return;
-    if ([...this.inflight].some((r) => r.start <= lo && r.start + r.count > hi)) return;
+    if (this.inflight.some((r) => r.near >= sc.base - lo && r.far <= sc.base - hi)) return;
     const start = Math.max(1, lo - this.rows);
     const count = Math.min(1000, hi - start + 1 + this.rows);
-    this.inflight.add({ start, count });
+    this.inflight.push({ near: sc.base - start, far: sc.base - (start + count - 1) });
     this.send(P.encodeScrollbackRequest(BigInt(start), count));
   }
 

@@ -204,6 +204,14 @@ pub struct Frame {
     /// client forgets the scrollback lines it cached beyond that many above
     /// the screen.
     pub scrollback: u32,
+    /// Lines that went into the scrollback since this viewer's previous
+    /// frame: the scrollback indices the client holds move up by this much.
+    /// Must be 0 when `full` is set.
+    pub pushed: u32,
+    /// How many of the `pushed` lines, the first ones, are the client's own
+    /// top rows as they were before this frame, unchanged: the client may
+    /// keep them as scrollback. At most `pushed` and `rows`.
+    pub kept: u32,
     /// The changed lines, in increasing row order.
     pub lines: Vec<FrameLine>,
 }
@@ -255,6 +263,8 @@ impl Frame {
         }
         writer::uint(out, self.scroll);
         writer::uint(out, self.scrollback);
+        writer::uint(out, self.pushed);
+        writer::uint(out, self.kept);
         writer::len(out, self.lines.len());
         for line in &self.lines {
             writer::uint(out, line.row);
@@ -293,6 +303,14 @@ impl Frame {
             return Err(DecodeError::OutOfRange { field: "scroll" });
         }
         let scrollback = r.u32()?;
+        let pushed = r.u32()?;
+        if full && pushed != 0 {
+            return Err(DecodeError::OutOfRange { field: "pushed" });
+        }
+        let kept = r.u32()?;
+        if kept > pushed || kept > u32::from(rows) {
+            return Err(DecodeError::OutOfRange { field: "kept" });
+        }
         let n = r.count(usize::from(rows), "lines")?;
         let mut lines = Vec::with_capacity(n);
         let mut next_row = 0;
@@ -312,6 +330,8 @@ impl Frame {
             title,
             scroll,
             scrollback,
+            pushed,
+            kept,
             lines,
         })
     }

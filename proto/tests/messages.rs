@@ -42,6 +42,8 @@ fn frame() -> Frame {
         title: Some("top".into()),
         scroll: 1,
         scrollback: 10_000,
+        pushed: 1,
+        kept: 1,
         lines: vec![
             FrameLine {
                 row: 0,
@@ -177,6 +179,8 @@ fn a_minimal_frame_has_exact_bytes() {
             0x00, // modes
             0x00, // scroll
             0x00, // scrollback
+            0x00, // pushed
+            0x00, // kept
             0x01, // one line
             0x00, 0x00, 0x01, b'$', 0x00, // row 0: "$", default style
         ]
@@ -214,6 +218,31 @@ fn frame_fields_are_range_checked() {
     assert_eq!(
         ServerMessage::decode(&encode_frame(&bad)),
         Err(DecodeError::OutOfRange { field: "scroll" })
+    );
+
+    let mut bad = frame();
+    bad.scroll = 0;
+    bad.full = true;
+    assert_eq!(
+        ServerMessage::decode(&encode_frame(&bad)),
+        Err(DecodeError::OutOfRange { field: "pushed" })
+    );
+
+    let mut bad = frame();
+    bad.kept = 2;
+    assert_eq!(
+        ServerMessage::decode(&encode_frame(&bad)),
+        Err(DecodeError::OutOfRange { field: "kept" }),
+        "kept is at most pushed"
+    );
+
+    let mut bad = frame();
+    bad.pushed = 10;
+    bad.kept = 4;
+    assert_eq!(
+        ServerMessage::decode(&encode_frame(&bad)),
+        Err(DecodeError::OutOfRange { field: "kept" }),
+        "kept is at most rows"
     );
 
     let mut bad = frame();

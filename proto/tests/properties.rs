@@ -102,6 +102,8 @@ fn frame() -> impl Strategy<Value = Frame> {
                         title,
                         scroll: if full { 0 } else { scroll },
                         scrollback: scroll * 1000,
+                        pushed: if full { 0 } else { scroll + 3 },
+                        kept: if full { 0 } else { scroll.min(u32::from(rows)) },
                         lines: lines
                             .into_iter()
                             .map(|(row, line)| FrameLine { row, line })

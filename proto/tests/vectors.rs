@@ -206,6 +206,8 @@ fn cases() -> Vec<Case> {
                 title: Some("~".into()),
                 scroll: 0,
                 scrollback: 0,
+                pushed: 0,
+                kept: 0,
                 lines: vec![
                     row(0, line(80, false, &[("user@host", 1), (":~$ ls", 0)])),
                     row(
@@ -229,6 +231,8 @@ fn cases() -> Vec<Case> {
                 title: None,
                 scroll: 0,
                 scrollback: 0,
+                pushed: 0,
+                kept: 0,
                 lines: vec![
                     row(3, line(40, false, &[("warn", 2), (": ", 0), ("disk 91%", 3)])),
                     row(
@@ -255,6 +259,8 @@ fn cases() -> Vec<Case> {
                 title: None,
                 scroll: 0,
                 scrollback: 0,
+                pushed: 0,
+                kept: 0,
                 lines: vec![row(
                     0,
                     cells(
@@ -288,6 +294,8 @@ fn cases() -> Vec<Case> {
                 title: None,
                 scroll: 0,
                 scrollback: 0,
+                pushed: 0,
+                kept: 0,
                 lines: vec![row(
                     0,
                     cells(
@@ -307,7 +315,7 @@ fn cases() -> Vec<Case> {
         ),
         server(
             "frame_scroll",
-            "The screen scrolled up 2 rows since the previous frame: the client shifts its rows up by 2, then applies the new bottom rows (the first soft-wrapped).",
+            "The screen scrolled up 2 rows since the previous frame: the client shifts its rows up by 2, then applies the new bottom rows (the first soft-wrapped). Both rows went into the scrollback; the first is the client's old top row, unchanged (kept 1), the second changed before it left (so the client drops its copy).",
             ServerMessage::Frame(Frame {
                 seq: 1234,
                 cols: 10,
@@ -318,6 +326,8 @@ fn cases() -> Vec<Case> {
                 title: None,
                 scroll: 2,
                 scrollback: 40,
+                pushed: 2,
+                kept: 1,
                 lines: vec![
                     row(2, line(10, true, &[("0123456789", 0)])),
                     row(3, line(10, false, &[("abc", 0)])),
@@ -353,6 +363,8 @@ fn cases() -> Vec<Case> {
                 title: Some("vim — README.md".into()),
                 scroll: 0,
                 scrollback: 0,
+                pushed: 0,
+                kept: 0,
                 lines: vec![row(0, line(80, false, &[("# pane", 1), ("cast", 4)]))],
             }),
         ),
@@ -379,6 +391,8 @@ fn cases() -> Vec<Case> {
                 title: Some(String::new()),
                 scroll: 0,
                 scrollback: 0,
+                pushed: 0,
+                kept: 0,
                 lines: vec![],
             }),
         ),
@@ -763,6 +777,8 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
                     "title": f.title,
                     "scroll": f.scroll,
                     "scrollback": f.scrollback,
+                    "pushed": f.pushed,
+                    "kept": f.kept,
                     "lines": lines,
                 }),
             )

@@ -201,6 +201,25 @@ e2e('after output that scrolled more than a screen at once, the line above the s
   await finish(page, 'scroll-hint-over-screen');
 });
 
+e2e('rows changed and scrolled off between two frames show their final text in the scrollback', async () => {
+  const id = await session();
+  const page = await open(id, { viewport: { width: 700, height: 300 } });
+  // The rows below the prompt are blank on the page, then get 1, 2, ... and
+  // scroll off before the next frame: the page never saw those texts.
+  await input(id, 'seq 1 300\r');
+  await paintedLikeServer(page, id, '300');
+  await page.evaluate(() => window.panecast.scrollView(1e9));
+  const top = await waitFor(() => page.evaluate(() => {
+    const t = window.panecast, rows = [];
+    for (let y = 0; y < t.rows; y++) { const l = t.displayLine(y); if (!l) return false; rows.push(l.text.join('').trim()); }
+    return rows;
+  }), { what: 'the top of the scrollback shown' });
+  const first = top.indexOf('1');
+  assert.ok(first >= 0 && top[first - 1].endsWith('seq 1 300'), `the command, then 1: ${JSON.stringify(top)}`);
+  assert.deepEqual(top.slice(first), top.slice(first).map((_, i) => String(i + 1)));
+  await finish(page, 'scrollback-final-text');
+});
+
 e2e('the index page lists sessions and creates one from a profile', async () => {
   const id = await session();
   const ctx = await browser.newContext();

@@ -19,8 +19,19 @@ struct FrameKey {
     to: Sent,
     /// The title, when the frame carries it.
     title: Option<Arc<str>>,
-    /// `None` for a full frame, else the viewer's (generation, scroll count).
-    from: Option<(u64, u64)>,
+    /// `None` for a full frame, else where the viewer stands.
+    from: Option<Base>,
+}
+
+/// What a diff frame is computed against: the viewer's last screen.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Base {
+    /// Rows with a generation above this changed since.
+    generation: u64,
+    /// The whole screen's scroll count (the scroll hint's basis).
+    scroll_count: u64,
+    /// Rows pushed into the scrollback.
+    pushes: u64,
 }
 
 pub(super) struct CachedFrame {
@@ -78,6 +89,7 @@ impl FrameCache {
 struct Sent {
     generation: u64,
     scroll_count: u64,
+    pushes: u64,
     cols: u16,
     rows: u16,
     style_epoch: u32,
@@ -142,6 +154,7 @@ impl ViewerState {
         };
         if let Some(s) = self.sent {
             let unchanged = s.generation == snap.generation
+                && s.pushes == snap.pushes.count()
                 && s.scrollback == scrollback_lines(snap)
                 && s.cursor == cursor
                 && s.modes == modes
@@ -165,12 +178,17 @@ impl ViewerState {
         let from = if restart {
             None
         } else {
-            self.sent.map(|s| (s.generation, s.scroll_count))
+            self.sent.map(|s| Base {
+                generation: s.generation,
+                scroll_count: s.scroll_count,
+                pushes: s.pushes,
+            })
         };
         let with_title = with_title || from.is_none();
         let to = Sent {
             generation: snap.generation,
             scroll_count: snap.scroll_count,
+            pushes: snap.pushes.count(),
             cols: snap.cols,
             rows: snap.rows,
             style_epoch: snap.style_epoch,
@@ -250,21 +268,28 @@ fn push_definitions(defs: Vec<proto::StyleDef>, epoch: u32, out: &mut Vec<Vec<u8
     }
 }
 
-/// Encodes the frame from `from` (generation, scroll count) to `snap`, or a
-/// full frame when `from` is `None`. Also returns the style ids it uses.
+/// Encodes the frame from the viewer's screen `from` to `snap`, or a full
+/// frame when `from` is `None`. Also returns the style ids it uses.
 fn encode_frame(
     snap: &Snapshot,
-    from: Option<(u64, u64)>,
+    from: Option<Base>,
     with_title: bool,
 ) -> (proto::EncodedFrame, Vec<u16>) {
-    let (since, scroll) = match from {
-        Some((generation, count)) => (
-            generation,
-            // The whole distance, not capped at the screen: a client moves
-            // its cached scrollback lines by it.
-            u32::try_from(snap.scroll_count.saturating_sub(count)).unwrap_or(u32::MAX),
-        ),
-        None => (0, 0),
+    let wire = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    let (since, scroll, pushed, kept) = match from {
+        Some(base) => {
+            let pushed = wire(snap.pushes.count().saturating_sub(base.pushes));
+            let kept = snap
+                .pushes
+                .kept(base.pushes, base.generation, snap.rows as usize);
+            (
+                base.generation,
+                wire(snap.scroll_count.saturating_sub(base.scroll_count)),
+                pushed,
+                kept.min(pushed),
+            )
+        }
+        None => (0, 0, 0, 0),
     };
     let mut used = Vec::new();
     let mut lines = Vec::new();
@@ -297,6 +322,8 @@ fn encode_frame(
         title: with_title.then(|| snap.title.to_string()),
         scroll,
         scrollback: scrollback_lines(snap),
+        pushed,
+        kept,
         lines,
     };
     (frame.encode_shared(), used)

@@ -22,6 +22,10 @@ struct ModelClient {
     cursor: (u16, u16),
     last_seq: Option<u64>,
     bells: usize,
+    /// Rows kept as scrollback lines, by absolute number (`base - index`).
+    kept: HashMap<u64, String>,
+    /// The absolute number of the top screen row: lines pushed so far.
+    base: u64,
 }
 
 impl ModelClient {
@@ -47,10 +51,19 @@ impl ModelClient {
                 if frame.full || self.grid.len() != rows || self.cols != cols {
                     self.grid = vec![blank(); rows];
                     self.cols = cols;
-                } else if frame.scroll > 0 {
-                    let n = (frame.scroll as usize).min(rows);
-                    self.grid.drain(..n);
-                    self.grid.extend((0..n).map(|_| blank()));
+                    self.kept.clear();
+                    self.base = 0;
+                } else {
+                    let text = self.text();
+                    for (r, line) in text.into_iter().take(frame.kept as usize).enumerate() {
+                        self.kept.insert(self.base + r as u64, line);
+                    }
+                    self.base += u64::from(frame.pushed);
+                    if frame.scroll > 0 {
+                        let n = (frame.scroll as usize).min(rows);
+                        self.grid.drain(..n);
+                        self.grid.extend((0..n).map(|_| blank()));
+                    }
                 }
                 for fl in frame.lines {
                     let mut row = blank();
@@ -128,6 +141,20 @@ fn expected(snap: &Snapshot) -> (Vec<String>, Vec<Vec<Option<proto::Style>>>) {
     (text, styles)
 }
 
+/// Every row the client kept as a scrollback line is that line, as the
+/// terminal holds it (lines the scrollback has dropped are not checked).
+fn check_kept(client: &ModelClient, term: &Term) {
+    let len = term.scrollback_len() as u64;
+    for (&line, text) in &client.kept {
+        let index = client.base - line;
+        if index > len {
+            continue;
+        }
+        let row = term.scrollback_row((len - index) as usize).unwrap();
+        assert_eq!(row.text().trim_end(), text, "scrollback line {index}");
+    }
+}
+
 fn check(client: &ModelClient, snap: &Snapshot) {
     let (text, styles) = expected(snap);
     assert_eq!(client.text(), text);
@@ -187,14 +214,60 @@ fn a_viewer_that_skips_frames_converges() {
         let snap = term.snapshot();
         send(&mut fast, &mut fast_client, &snap, &cache);
         check(&fast_client, &snap);
+        check_kept(&fast_client, &term);
         if i % 9 == 0 {
             send(&mut slow, &mut slow_client, &snap, &cache);
             check(&slow_client, &snap);
+            check_kept(&slow_client, &term);
         }
     }
     let snap = term.snapshot();
     send(&mut slow, &mut slow_client, &snap, &cache);
     check(&slow_client, &snap);
+}
+
+#[test]
+fn rows_kept_as_scrollback_are_the_lines_the_terminal_holds() {
+    // Rows written and then scrolled off between two frames (the client
+    // never saw their last text), regions from the top that push without
+    // a whole-screen scroll, edits above the cursor, reverse index and the
+    // alternate screen: whatever the client keeps must be the real line.
+    let mut term = Term::new(20, 6, 1000);
+    let cache = FrameCache::default();
+    let mut viewers: Vec<(ViewerState, ModelClient, usize)> = [1, 2, 5, 13]
+        .into_iter()
+        .map(|every| (ViewerState::new(), ModelClient::default(), every))
+        .collect();
+    let mut kept = 0;
+    for i in 0..400 {
+        let chunk = match i % 11 {
+            0 => format!("a{i}\r\nb{i}\r\nc{i}"),
+            1 => format!("\x1b[1;4r\x1b[4;1H\r\nr{i}\r\nq{i}\x1b[r\x1b[6;1H"),
+            2 => format!("\x1b[3A\rchanged {i}\x1b[3B\r\n"),
+            3 if i % 3 == 0 => {
+                format!("\x1b[?1049h\x1b[H\r\nalt{i}\r\n\r\n\r\n\r\n\r\n\r\n\x1b[?1049l")
+            }
+            4 => (0..9).map(|k| format!("many {i} {k}\r\n")).collect(),
+            // Reverse index at the top: the top row is new (blank) before
+            // its change is stamped, then it scrolls off.
+            5 => format!("\x1b[H\x1bM\x1b[6;1H\r\nafter RI {i}\r\n"),
+            _ => format!("line {i}\r\n"),
+        };
+        term.advance(chunk.as_bytes());
+        let snap = term.snapshot();
+        for (viewer, client, every) in &mut viewers {
+            if i % *every == 0 {
+                send(viewer, client, &snap, &cache);
+                check(client, &snap);
+                check_kept(client, &term);
+                kept = kept.max(client.kept.len());
+            }
+        }
+    }
+    assert!(
+        kept > 100,
+        "the clients kept rows ({kept}), so the check checked something"
+    );
 }
 
 /// A viewer and its client shown ten lines of a 40x10 screen, then the

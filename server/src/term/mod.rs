@@ -20,7 +20,8 @@
 //!   the reference-counted set both are interned in, `emulator/interning.rs`:
 //!   interning and reclaiming their ids, `published_set.rs`: the sets as
 //!   snapshots share them; `modes.rs`: the modes table;
-//! - `snapshot.rs`: what viewers are sent.
+//! - `snapshot.rs`: what viewers are sent; `push_log.rs`: which rows left the
+//!   screen for the scrollback unchanged, so viewers may keep their copies.
 
 mod cell;
 mod charset;
@@ -31,6 +32,7 @@ mod links;
 mod modes;
 mod parser;
 mod published_set;
+mod push_log;
 mod ref_set;
 mod reflow;
 mod row;
@@ -51,6 +53,7 @@ pub use emulator::CursorShape;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
 pub use published_set::PublishedSet;
+pub use push_log::RecentPushes;
 pub use row::Row;
 pub use snapshot::{CursorState, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
@@ -72,6 +75,8 @@ pub struct Term {
     styles: PublishedSet<Style>,
     links: PublishedSet<Hyperlink>,
     title: Arc<str>,
+    /// The recent pushes as last published (republished when more were made).
+    pushes: RecentPushes,
 }
 
 impl Term {
@@ -87,6 +92,7 @@ impl Term {
             styles: PublishedSet::default(),
             links: PublishedSet::default(),
             title: Arc::from(""),
+            pushes: RecentPushes::default(),
         }
     }
 
@@ -249,6 +255,9 @@ impl Term {
             self.title = Arc::from(emu.titles().window());
         }
         self.published = lines.clone();
+        if self.pushes.count() != emu.pushes().count() {
+            self.pushes = emu.pushes().recent(rows);
+        }
         Snapshot {
             cols: emu.cols() as u16,
             rows: rows as u16,
@@ -262,6 +271,7 @@ impl Term {
             links: self.links.clone(),
             generation,
             scroll_count: emu.scroll_count(),
+            pushes: self.pushes.clone(),
             bells: emu.bells(),
             scrollback_len: emu.scrollback().len(),
         }

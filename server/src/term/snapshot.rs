@@ -7,6 +7,7 @@ use super::emulator::CursorShape;
 use super::links::Hyperlink;
 use super::modes::Modes;
 use super::published_set::PublishedSet;
+use super::push_log::RecentPushes;
 use super::row::Row;
 use super::style::{Style, StyleId};
 
@@ -55,6 +56,9 @@ pub struct Snapshot {
     pub generation: u64,
     /// Lines scrolled up on the whole screen so far (the scroll hint's basis).
     pub scroll_count: u64,
+    /// The rows pushed into the scrollback so far, the last screenful with
+    /// the generations they had.
+    pub pushes: RecentPushes,
     /// Bells rung so far.
     pub bells: u64,
     /// Lines in the scrollback.

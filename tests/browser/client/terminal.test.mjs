@@ -239,6 +239,29 @@ test('the wheel scrolls the scrollback, fetched on demand; typing snaps back', a
   await finish(page, 'mock-scrollback');
 });
 
+test('an answer at rebased indices (the screen scrolled meanwhile) does not stop later requests', async () => {
+  const s = mock.create({ cols: 80, rows: 10 });
+  const page = await open(s, { query: '&fit=none', viewport: { width: 800, height: 200 } });
+  await page.keyboard.type('seq 60\n');
+  await canvasHas(page, '60');
+  // Back 20 lines asks for scrollback 1..30. Before the answer, 31 lines
+  // scroll in (a prompt line and 61..90), so the answer comes as 32..61 and
+  // lands where the request meant: the view, now 51 lines back, shows 32..41.
+  s.beforeAnswer = 'seq 61 90';
+  await page.evaluate(() => window.panecast.scrollView(20));
+  await canvasHas(page, '41');
+  // Down 30 lines: the view shows 61..70, lines the page never had (they
+  // scrolled through between two frames). They are asked for and painted.
+  await page.evaluate(() => window.panecast.scrollView(-30));
+  const rows = await waitFor(async () => {
+    const r = await readCanvas(page);
+    return r.every((l) => /^\d+$/.test(l)) && r;
+  }, { what: 'every row painted' });
+  assert.deepEqual(rows, ['61', '62', '63', '64', '65', '66', '67', '68', '69', '70']);
+  assert.equal(received(s, 'scrollback_request').length, 2);
+  await finish(page, 'mock-scrollback-rebased');
+});
+
 test('selection: double click selects a word, triple click a line; copy goes to the clipboard', async () => {
   const s = mock.create();
   const ctx = await browser.newContext({ viewport: { width: 800, height: 480 }, permissions: ['clipboard-read', 'clipboard-write'] });

@@ -201,7 +201,11 @@ class Session {
       case 'resize': this.resize(m.cols, m.rows); break;
       case 'ping': c.ws.send(wire.pong({ token: m.token })); break;
       case 'scrollback_request': {
-        const start = Number(m.start);
+        // A command a test queued runs between the request and the answer; as
+        // the real server does, the frame goes first and the indices are rebased.
+        const scrolled = this.scrolled;
+        if (this.beforeAnswer) { this.run(this.beforeAnswer); this.beforeAnswer = null; this.publish(); }
+        const start = Number(m.start) + this.scrolled - scrolled;
         const lines = [];
         for (let i = start; i < start + m.count && i <= this.history.length; i++) {
           const l = this.history[this.history.length - i];
@@ -216,12 +220,15 @@ class Session {
   }
   publish() { for (const c of this.conns) this.send(c); }
   send(c) {
-    let scroll = 0;
+    let scroll = 0, kept = 0;
     if (c.full) {
       c.gens = [];
       c.scrolled = this.scrolled;
     } else if (this.scrolled > c.scrolled) {
+      // Every scroll pushes a line; the first pushed that the client has as it is are kept.
       scroll = this.scrolled - c.scrolled;
+      const pushed = this.history.slice(-scroll);
+      while (kept < Math.min(scroll, this.rows) && pushed[kept].gen === c.gens[kept]) kept++;
       c.gens = c.gens.slice(Math.min(scroll, c.gens.length));
       c.scrolled = this.scrolled;
     }
@@ -238,7 +245,7 @@ class Session {
     c.titleGen = this.titleGen;
     c.ws.send(wire.frame({
       seq: c.seq++, cols: this.cols, rows: this.rows, full: c.full, title, scroll: c.full ? 0 : scroll,
-      scrollback: this.history.length, lines,
+      scrollback: this.history.length, pushed: c.full ? 0 : scroll, kept, lines,
       cursor: { row: this.cursor.row, col: Math.min(this.cursor.col, this.cols - 1), shape: this.cursorShape || 'block', visible: true, blink: !!this.cursorBlink },
       modes: this.modes,
     }));

@@ -104,7 +104,7 @@ export function frame(m) {
     .u8(SHAPES.indexOf(c.shape || 'block') | (c.visible === false ? 0 : 4) | (c.blink ? 8 : 0))
     .varint(c.row || 0).varint(c.col || 0).varint(modes);
   if (m.title !== null && m.title !== undefined) w.str(m.title);
-  w.varint(m.scroll || 0).varint(m.scrollback || 0).varint(m.lines.length);
+  w.varint(m.scroll || 0).varint(m.scrollback || 0).varint(m.pushed || 0).varint(m.kept || 0).varint(m.lines.length);
   for (const l of m.lines) {
     w.varint(l.row);
     line(w, l.line);

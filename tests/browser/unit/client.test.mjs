@@ -60,7 +60,7 @@ test('screen: full frames, scroll hints, scrollback numbering', () => {
   let r = sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [0, 1, 2].map((row) => ({ row, line: { cells: cells('l' + row) } })) }));
   assert.equal(r.full, true);
   assert.equal(sc.text(), 'l0\nl1\nl2');
-  r = sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 2, scrollback: 2, lines: [{ row: 1, line: { cells: cells('l3') } }, { row: 2, line: { cells: cells('l4') } }] }));
+  r = sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 2, scrollback: 2, pushed: 2, kept: 2, lines: [{ row: 1, line: { cells: cells('l3') } }, { row: 2, line: { cells: cells('l4') } }] }));
   assert.deepEqual([r.scroll, r.rows], [2, [1, 2]]);
   assert.equal(sc.text(), 'l2\nl3\nl4');
   // The rows that scrolled off are scrollback 1 (l1) and 2 (l0).
@@ -72,7 +72,7 @@ test('screen: full frames, scroll hints, scrollback numbering', () => {
   assert.equal(Screen.lineText(sc.line(sc.base - 4)).trim(), 'old4');
   assert.equal(sc.total, 5);
   // Scrolling past the height blanks the screen.
-  sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 7, scrollback: 12, lines: [] }));
+  sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 7, scrollback: 12, pushed: 7, kept: 3, lines: [] }));
   assert.equal(sc.text(), '\n\n');
   // The cached lines moved by all 7: the old screen's rows are 7..5 above it, l1 is 8, old4 11.
   assert.equal(Screen.lineText(sc.line(sc.base - 5)).trim(), 'l4');
@@ -87,13 +87,33 @@ test('screen: full frames, scroll hints, scrollback numbering', () => {
   assert.equal(sc.scrollback.size, 0);
 });
 
+test('screen: lines pushed into the scrollback move the indices; only kept rows are cached', () => {
+  const sc = new Screen();
+  sc.hello({ role: 'control', cols: 10, rows: 3, sessionId: 'x' });
+  sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [0, 1, 2].map((row) => ({ row, line: { cells: cells('a' + row) } })) }));
+  // Three rows left; the second had changed before it did: only the first is kept.
+  sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 3, scrollback: 3, pushed: 3, kept: 1, lines: [0, 1, 2].map((row) => ({ row, line: { cells: cells('b' + row) } })) }));
+  assert.equal(Screen.lineText(sc.line(sc.base - 3)).trim(), 'a0');
+  assert.equal(sc.line(sc.base - 2), undefined, 'a row that changed before it left is fetched, not kept');
+  assert.equal(sc.line(sc.base - 1), undefined);
+  // A scroll region from the top (a status line below it) pushes without shifting the screen.
+  sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 0, scrollback: 4, pushed: 1, kept: 1, lines: [0, 1].map((row) => ({ row, line: { cells: cells('c' + row) } })) }));
+  assert.equal(sc.text(), 'c0\nc1\nb2');
+  assert.equal(Screen.lineText(sc.line(sc.base - 1)).trim(), 'b0');
+  assert.equal(Screen.lineText(sc.line(sc.base - 4)).trim(), 'a0');
+  // The alternate screen scrolls without pushing: the indices stay.
+  sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 2, scrollback: 4, lines: [] }));
+  assert.equal(Screen.lineText(sc.line(sc.base - 1)).trim(), 'b0');
+  assert.equal(Screen.lineText(sc.line(sc.base - 4)).trim(), 'a0');
+});
+
 test('screen: the scrollback cache is bounded, least recently used lines go first', () => {
   const sc = new Screen();
   sc.hello({ role: 'view', cols: 10, rows: 3, sessionId: 'x' });
   sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [] }));
   let keep;
   for (let i = 0; i < CACHE_LINES + 500; i++) {
-    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, scrollback: i + 1, lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
+    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, scrollback: i + 1, pushed: 1, kept: 1, lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
     if (i === 10) keep = sc.base - 1;
     if (keep && i % 100 === 0) assert.ok(sc.line(keep), 'a line read often stays cached');
   }
@@ -112,7 +132,7 @@ test('screen: lines the session no longer holds are forgotten', () => {
   sc.hello({ role: 'view', cols: 10, rows: 3, sessionId: 'x' });
   sc.applyFrame(frame({ cols: 10, rows: 3, full: true, lines: [] }));
   for (let i = 0; i < 20; i++) {
-    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, scrollback: Math.min(i + 1, 5), lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
+    sc.applyFrame(frame({ cols: 10, rows: 3, scroll: 1, scrollback: Math.min(i + 1, 5), pushed: 1, kept: 1, lines: [{ row: 2, line: { cells: cells('n' + i) } }] }));
   }
   assert.equal(sc.scrollback.size, 5, 'the session keeps 5 lines');
   assert.equal(sc.line(sc.base - 6), undefined, 'the sixth line up is gone');

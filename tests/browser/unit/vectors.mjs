@@ -61,7 +61,7 @@ export function messageJson(m) {
       return {
         seq: String(m.seq), cols: m.cols, rows: m.rows, full: m.full, cursor: m.cursor,
         modes: Object.fromEntries(Object.entries(m.modes).map(([k, v]) => [MODE_KEYS[k], v])),
-        title: m.title, scroll: m.scroll, scrollback: m.scrollback,
+        title: m.title, scroll: m.scroll, scrollback: m.scrollback, pushed: m.pushed, kept: m.kept,
         lines: m.lines.map((l) => ({ row: l.row, line: lineJson(l.line) })),
       };
     case 'bell': return {};

@@ -26,6 +26,7 @@ use super::dcs_request::DcsRequest;
 use super::grid::Grid;
 use super::links::{new_link_table, LinkTable};
 use super::modes::{Mode, Modes};
+use super::push_log::{PushLog, CHANGED_NOW};
 use super::row::Row;
 use super::screen::Screen;
 use super::scrollback::Scrollback;
@@ -110,6 +111,8 @@ pub(crate) struct Emulator {
     iso_protection: bool,
     /// Rows marked changed but not yet given a new generation.
     pending_touch: Option<(usize, usize)>,
+    /// The rows pushed into the scrollback by scrolling, with their generations.
+    pushes: PushLog,
 }
 
 /// Gives `line` a new generation from `counter` unless it already has one
@@ -166,6 +169,7 @@ impl Emulator {
             protect: false,
             iso_protection: false,
             pending_touch: None,
+            pushes: PushLog::new(),
         };
         let rows = emu.blank_rows(rows);
         emu.screen = Screen::new(rows);
@@ -296,6 +300,11 @@ impl Emulator {
         self.flush_touches();
         self.observed = self.counter;
         self.counter
+    }
+
+    /// The rows scrolling pushed into the scrollback, with their generations.
+    pub fn pushes(&self) -> &PushLog {
+        &self.pushes
     }
 
     /// Lines the whole screen has scrolled up since it was created.
@@ -810,8 +819,14 @@ impl Emulator {
         }
         if top == 0 && !self.alt_active {
             for r in 0..n {
-                self.scrollback
-                    .push(&self.screen.grid()[r], &mut self.styles);
+                let row = &self.screen.grid()[r];
+                let touched = self.pending_touch.is_some_and(|(a, b)| a <= r && r <= b);
+                self.pushes.record(if touched {
+                    CHANGED_NOW
+                } else {
+                    row.generation()
+                });
+                self.scrollback.push(row, &mut self.styles);
             }
         }
         self.screen.grid_mut().rotate_up(top, bottom, n);
