@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use super::MAX_DIMENSION;
 
-/// Pushes remembered: a screen's height at most, which is all a frame asks
-/// about (a viewer's rows that left its screen).
-const CAPACITY: usize = MAX_DIMENSION as usize;
+/// Pushes remembered: at least a screen's height, which is all a frame asks
+/// about (a viewer's rows that left its screen); a power of two, so a push
+/// finds its slot with a mask.
+const CAPACITY: usize = (MAX_DIMENSION as usize).next_power_of_two();
 
 /// Recorded for a row whose change is not yet stamped with a generation:
 /// newer than any snapshot.
@@ -21,21 +22,21 @@ pub(crate) const CHANGED_NOW: u64 = u64::MAX;
 #[derive(Clone)]
 pub(crate) struct PushLog {
     count: u64,
-    ring: Box<[u64]>,
+    ring: Box<[u64; CAPACITY]>,
 }
 
 impl PushLog {
     pub(crate) fn new() -> PushLog {
         PushLog {
             count: 0,
-            ring: vec![CHANGED_NOW; CAPACITY].into_boxed_slice(),
+            ring: Box::new([CHANGED_NOW; CAPACITY]),
         }
     }
 
     /// Notes one row pushed, whose last change had `generation`.
     #[inline]
     pub(crate) fn record(&mut self, generation: u64) {
-        self.ring[(self.count % CAPACITY as u64) as usize] = generation;
+        self.ring[self.count as usize & (CAPACITY - 1)] = generation;
         self.count += 1;
     }
 
@@ -49,7 +50,7 @@ impl PushLog {
         let n = n.min(CAPACITY).min(self.count as usize);
         let first = self.count - n as u64;
         let generations = (first..self.count)
-            .map(|i| self.ring[(i % CAPACITY as u64) as usize])
+            .map(|i| self.ring[i as usize & (CAPACITY - 1)])
             .collect();
         RecentPushes {
             count: self.count,

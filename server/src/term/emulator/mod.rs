@@ -818,9 +818,10 @@ impl Emulator {
             return;
         }
         if top == 0 && !self.alt_active {
+            let pending = self.pending_touch;
             for r in 0..n {
                 let row = &self.screen.grid()[r];
-                let touched = self.pending_touch.is_some_and(|(a, b)| a <= r && r <= b);
+                let touched = matches!(pending, Some((a, b)) if a <= r && r <= b);
                 self.pushes.record(if touched {
                     CHANGED_NOW
                 } else {
