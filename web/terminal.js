@@ -283,6 +283,7 @@ export class Terminal extends EventTarget {
       this.viewOffset += ch.pushed; // on the same lines
       this.viewOffset = Math.min(this.viewOffset, sc.total);
       this.dirtyAll = true;
+      this.fetchScrollback(); // rows that changed before they left are not kept
     } else if (ch.scroll) {
       const moved = new Set();
       for (const r of this.dirty) if (r - ch.scroll >= 0) moved.add(r - ch.scroll);

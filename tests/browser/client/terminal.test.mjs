@@ -262,6 +262,25 @@ test('an answer at rebased indices (the screen scrolled meanwhile) does not stop
   await finish(page, 'mock-scrollback-rebased');
 });
 
+test('scrolled back, rows that changed and left the screen in one frame are fetched at once', async () => {
+  const s = mock.create({ cols: 80, rows: 10 });
+  const page = await open(s, { query: '&fit=none', viewport: { width: 800, height: 200 } });
+  await page.keyboard.type('seq 60\n');
+  await canvasHas(page, '60');
+  await page.evaluate(() => window.panecast.scrollView(2));
+  await canvasHas(page, '50');
+  // In one frame: row 3 (55) changes, then five lines scroll in. The page
+  // keeps rows 0..2 and asks for 3 and 4, which it shows.
+  s.lines[3].cells = [...'changed'].map((text) => ({ text, width: 1, style: 0 }));
+  s.touch(3);
+  s.type('\r\r\r\r\r');
+  s.publish();
+  const rows = await waitFor(async () => { const r = await readCanvas(page); return r.includes('changed') && r; }, { what: 'the changed row painted' });
+  assert.deepEqual(rows.slice(0, 8), ['50', '51', '52', '53', '54', 'changed', '56', '57']);
+  assert.equal(received(s, 'scrollback_request').length, 2, 'the view at first, then the two rows not kept');
+  await finish(page, 'mock-scrollback-not-kept');
+});
+
 test('selection: double click selects a word, triple click a line; copy goes to the clipboard', async () => {
   const s = mock.create();
   const ctx = await browser.newContext({ viewport: { width: 800, height: 480 }, permissions: ['clipboard-read', 'clipboard-write'] });
