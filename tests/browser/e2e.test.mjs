@@ -220,6 +220,47 @@ e2e('rows changed and scrolled off between two frames show their final text in t
   await finish(page, 'scrollback-final-text');
 });
 
+e2e('a scroll region at the top with a status line below pushes lines the page numbers right', async () => {
+  const id = await session();
+  const page = await open(id, { viewport: { width: 700, height: 300 } });
+  await waitFor(() => page.evaluate(() => window.panecast.text().includes('$')), { what: 'the prompt on the page' });
+  // The session's height once the page has sized it.
+  const rows = await waitFor(async () => {
+    const r = (await server.api('GET', `/api/sessions/${id}`)).rows;
+    return r === await page.evaluate(() => window.panecast.rows) && r;
+  }, { what: 'the session sized by the page' });
+  // 1..30 scroll the whole screen; then, as apt draws its progress bar, a
+  // region above a status line: R1..R20 leave its top for the scrollback
+  // without the screen scrolling.
+  await input(id, `clear; seq 1 30; printf '\\033[1;${rows - 1}r\\033[${rows};1Hstatus\\033[${rows - 1};1H\\n'; ` +
+    'for i in $(seq 1 20); do echo R$i; sleep 0.05; done; printf \'\\033[r\'\r');
+  await waitFor(async () => (await screenText(id)).includes('R20'), { what: 'R20 in the session' });
+  await paintedLikeServer(page, id, 'R20');
+  // One line back: the line just above the screen, from what the page keeps.
+  await page.evaluate(() => window.panecast.scrollView(1));
+  const { above } = await waitFor(() => page.evaluate(() => { const l = window.panecast.displayLine(0); return l && { above: l.text.join('').trim() }; }), { what: 'one line back' });
+  const total = await page.evaluate(() => window.panecast.screen.total);
+  const seen = [];
+  for (let off = total; off > 0; off -= rows) {
+    await page.evaluate((o) => { const t = window.panecast; t.scrollView(o - t.viewOffset); }, off);
+    const view = await waitFor(() => page.evaluate(() => {
+      const t = window.panecast, out = [];
+      for (let y = 0; y < t.rows; y++) { const l = t.displayLine(y); if (!l) return false; out.push(l.text.join('').trim()); }
+      return { off: t.viewOffset, out };
+    }), { what: `the view ${off} lines back` });
+    seen.push(...view.out.slice(0, Math.min(view.off, rows)));
+  }
+  const lines = seen.filter((l) => /^R?\d+$/.test(l));
+  const last = lines.at(-1);
+  const expected = [...Array(30).keys()].map((i) => String(i + 1));
+  for (let i = 1; `R${i}` !== last; i++) expected.push(`R${i}`);
+  expected.push(last);
+  assert.ok(/^R\d+$/.test(last), `R lines reached the scrollback: ${JSON.stringify(seen)}`);
+  assert.deepEqual(lines, expected, 'the scrollback in order, each line once');
+  assert.equal(above, seen.at(-1), 'one line back showed the line just above the screen');
+  await finish(page, 'scrollback-region-pushes');
+});
+
 e2e('the index page lists sessions and creates one from a profile', async () => {
   const id = await session();
   const ctx = await browser.newContext();
