@@ -34,6 +34,17 @@ struct Base {
     pushes: u64,
 }
 
+impl Base {
+    /// The screen of `snap`, as a later frame's starting point.
+    fn of(snap: &Snapshot) -> Base {
+        Base {
+            generation: snap.generation,
+            scroll_count: snap.scroll_count,
+            pushes: snap.pushes.count(),
+        }
+    }
+}
+
 pub(super) struct CachedFrame {
     key: FrameKey,
     frame: Arc<proto::EncodedFrame>,
@@ -70,7 +81,7 @@ impl FrameCache {
         let (frame, styles) = (Arc::new(frame), Arc::new(styles));
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         // Frames to a generation older than the previous one's are no use.
-        entries.retain(|e| e.key.to.generation + 1 >= key.to.generation);
+        entries.retain(|e| e.key.to.base.generation + 1 >= key.to.base.generation);
         if entries.len() >= CACHE_ENTRIES {
             entries.remove(0);
         }
@@ -87,9 +98,8 @@ impl FrameCache {
 /// frame brings it to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Sent {
-    generation: u64,
-    scroll_count: u64,
-    pushes: u64,
+    /// What a later diff frame is computed against.
+    base: Base,
     cols: u16,
     rows: u16,
     style_epoch: u32,
@@ -130,7 +140,7 @@ impl ViewerState {
     /// The scroll count of the last screen this viewer was sent, if any:
     /// scrollback indices it is given count from that screen.
     pub fn scroll_count(&self) -> Option<u64> {
-        self.sent.map(|s| s.scroll_count)
+        self.sent.map(|s| s.base.scroll_count)
     }
 
     /// Appends to `out` the messages (styles, frame, bell) that bring this
@@ -153,8 +163,7 @@ impl ViewerState {
             }
         };
         if let Some(s) = self.sent {
-            let unchanged = s.generation == snap.generation
-                && s.pushes == snap.pushes.count()
+            let unchanged = s.base == Base::of(snap)
                 && s.scrollback == scrollback_lines(snap)
                 && s.cursor == cursor
                 && s.modes == modes
@@ -178,17 +187,11 @@ impl ViewerState {
         let from = if restart {
             None
         } else {
-            self.sent.map(|s| Base {
-                generation: s.generation,
-                scroll_count: s.scroll_count,
-                pushes: s.pushes,
-            })
+            self.sent.map(|s| s.base)
         };
         let with_title = with_title || from.is_none();
         let to = Sent {
-            generation: snap.generation,
-            scroll_count: snap.scroll_count,
-            pushes: snap.pushes.count(),
+            base: Base::of(snap),
             cols: snap.cols,
             rows: snap.rows,
             style_epoch: snap.style_epoch,
@@ -286,7 +289,7 @@ fn encode_frame(
                 base.generation,
                 wire(snap.scroll_count.saturating_sub(base.scroll_count)),
                 pushed,
-                kept.min(pushed),
+                kept,
             )
         }
         None => (0, 0, 0, 0),

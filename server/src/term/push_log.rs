@@ -74,7 +74,8 @@ impl RecentPushes {
     }
 
     /// Of the rows pushed after push number `from`, how many of the first
-    /// ones (at most `rows`) had not changed after generation `since`: a
+    /// ones (at most `rows`, and at most the pushes made since `from`) had
+    /// not changed after generation `since`: a
     /// viewer sent the screen at (`since`, `from`) holds those rows as they
     /// are. Pushes older than this record count as changed.
     pub fn kept(&self, from: u64, since: u64, rows: usize) -> u32 {
