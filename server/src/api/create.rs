@@ -59,6 +59,11 @@ impl CreateRequest {
                 format!("'{name}' is not a session name: 1 to 64 letters, digits, '.', '_' or '-', not 32 hex digits"),
             ));
         }
+        if let Some(name) = self.name.as_deref() {
+            grant
+                .may_name(name)
+                .map_err(|_| ApiError::forbidden(format!("this credential may not name a session '{name}': the name is outside its scope")))?;
+        }
         let requested_profile = match (&self.profile, &self.command) {
             (_, Some(_)) => None,
             (Some(p), None) => Some(p.as_str()),
@@ -170,6 +175,21 @@ impl CreateRequest {
             },
             scrollback,
         })
+    }
+}
+
+/// Refuses a name that a `[[sessions]]` entry declares: that name belongs
+/// to its declaration, which alone starts (and restarts) it, so no API
+/// caller, admin included, can start another program under it or evict
+/// the declared one when it has exited.
+pub fn not_declared(config: &Config, name: Option<&str>) -> Result<(), ApiError> {
+    match name {
+        Some(name) if config.sessions.iter().any(|s| s.name == name) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "name_reserved",
+            format!("the name '{name}' belongs to a session declared in the config"),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -39,6 +39,18 @@ pub struct Caller {
     peer: IpAddr,
     secure: bool,
     cookie: bool,
+    checked: Checked,
+}
+
+/// The secret the guard checked and chose, exactly as authenticated (a
+/// valid token: only safe characters); never printed.
+#[derive(Clone)]
+struct Checked(String);
+
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Checked(..)")
+    }
 }
 
 impl Caller {
@@ -55,6 +67,13 @@ impl Caller {
     /// True when the client reached the server over https.
     pub fn secure(&self) -> bool {
         self.secure
+    }
+
+    /// The token of the share link that authenticated this request, when
+    /// it came in a header or subprotocol (one that came in a cookie is
+    /// already a cookie): the one secret `/login` may set as a cookie.
+    pub fn link_token(&self) -> Option<&str> {
+        (self.grant.link_ticket().is_some() && !self.cookie).then_some(self.checked.0.as_str())
     }
 
     /// The Origin check of a stream upgrade (`/ws`, `/alis`): a credential
@@ -173,10 +192,13 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .extensions()
         .get::<OriginalUri>()
         .map_or_else(|| request.uri().path().to_owned(), |u| u.path().to_owned());
-    let grants: Vec<(Source, Grant)> = presented(request.headers())
+    let grants: Vec<(Source, Checked, Grant)> = presented(request.headers())
         .into_iter()
-        .filter_map(|(source, token)| Some((source, state.access.authenticate(token)?)))
-        .filter(|(_, grant)| link_session_lives(&state, grant))
+        .filter_map(|(source, token)| {
+            let grant = state.access.authenticate(token)?;
+            Some((source, Checked(token.to_owned()), grant))
+        })
+        .filter(|(_, _, grant)| link_session_lives(&state, grant))
         .collect();
     if grants.is_empty() {
         let reason = if presented(request.headers()).is_empty() {
@@ -203,6 +225,9 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .to_owned();
     let action = policy::action(&method, &route);
 
+    // The id or name as the client gave it: every 404 echoes it, whether
+    // the session is missing or out of scope, so the two look the same.
+    let mut asked = String::new();
     let session = if policy::names_a_session(&route) {
         let params = match request.extract_parts::<RawPathParams>().await {
             Ok(params) => params,
@@ -210,14 +235,14 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
                 return ApiError::bad_request("bad_path", rejection.body_text()).into_response()
             }
         };
-        let id = params
+        asked = params
             .iter()
             .find(|(name, _)| *name == "id")
             .map(|(_, value)| value.to_owned())
             .unwrap_or_default();
-        match state.sessions.get(&id) {
+        match state.sessions.get(&asked) {
             Some(session) => Some(session),
-            None => return ApiError::no_session(&id).into_response(),
+            None => return ApiError::no_session(&asked).into_response(),
         }
     } else {
         None
@@ -232,13 +257,12 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
     });
 
     // The strongest credential that reaches the session.
-    let Some((source, grant)) = grants
+    let Some((source, checked, grant)) = grants
         .into_iter()
-        .filter(|(_, g)| target.is_none_or(|t| g.reaches(t)))
-        .max_by_key(|(_, g)| g.role())
+        .filter(|(_, _, g)| target.is_none_or(|t| g.reaches(t)))
+        .max_by_key(|(_, _, g)| g.role())
     else {
-        let id = target.map_or("", |t| t.id);
-        return ApiError::no_session(id).into_response();
+        return ApiError::no_session(&asked).into_response();
     };
 
     if source == Source::Cookie && !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
@@ -249,7 +273,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
 
     if let Err(denied) = grant.check(action, target) {
         return match denied {
-            Denied::NotFound => ApiError::no_session(target.map_or("", |t| t.id)).into_response(),
+            Denied::NotFound => ApiError::no_session(&asked).into_response(),
             Denied::Forbidden(message) => ApiError::forbidden(message).into_response(),
         };
     }
@@ -258,6 +282,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         peer,
         secure,
         cookie: source == Source::Cookie,
+        checked,
     });
     if let Some(session) = session {
         request.extensions_mut().insert(session);
