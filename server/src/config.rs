@@ -75,7 +75,8 @@ pub enum ClipboardAccess {
 pub enum MetricsAccess {
     /// Anyone who can reach the port.
     Open,
-    /// Callers with a credential, of any role.
+    /// The admin token, admin keys and keys with `metrics = true`, as a
+    /// bearer header.
     #[default]
     Token,
 }

@@ -30,6 +30,8 @@ mod limits;
 mod links;
 #[path = "security/logs.rs"]
 mod logs;
+#[path = "security/metrics_access.rs"]
+mod metrics_access;
 #[path = "security/names.rs"]
 mod names;
 #[path = "security/probing.rs"]

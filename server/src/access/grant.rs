@@ -100,6 +100,8 @@ pub struct Grant {
     /// Profiles it may start (keys); empty with [`Scope::All`] means all.
     profiles: Arc<[String]>,
     link: Option<LinkTicket>,
+    /// May read `/metrics` (besides admins).
+    metrics: bool,
 }
 
 impl Grant {
@@ -111,6 +113,7 @@ impl Grant {
             scope: Scope::All,
             profiles: Arc::from([]),
             link: None,
+            metrics: false,
         }
     }
 
@@ -127,6 +130,7 @@ impl Grant {
             scope: sessions.map_or(Scope::All, Scope::Named),
             profiles,
             link: None,
+            metrics: false,
         }
     }
 
@@ -138,7 +142,20 @@ impl Grant {
             scope: Scope::Session(ticket.session.clone()),
             profiles: Arc::from([]),
             link: Some(ticket),
+            metrics: false,
         }
+    }
+
+    /// The same grant, allowed (or not) to read `/metrics`.
+    pub fn with_metrics(mut self, allowed: bool) -> Grant {
+        self.metrics = allowed;
+        self
+    }
+
+    /// May this caller read `/metrics`? Admins, and keys the config allows
+    /// (`metrics = true`); never a share link.
+    pub fn may_read_metrics(&self) -> bool {
+        self.link.is_none() && (self.role == Role::Admin || self.metrics)
     }
 
     /// Who this is.

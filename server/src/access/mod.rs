@@ -56,7 +56,8 @@ impl Access {
                     key.role,
                     sessions,
                     Arc::from(key.profiles.as_slice()),
-                );
+                )
+                .with_metrics(key.metrics);
                 Ok(Key { digest, grant })
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -103,6 +104,7 @@ mod tests {
             role: Role::View,
             sessions: Some(vec!["htop".into()]),
             profiles: vec![],
+            metrics: false,
         }];
         Access::new("admin-secret", &keys, Duration::from_secs(3600), 8).expect("valid")
     }
@@ -136,6 +138,7 @@ mod tests {
             role: Role::View,
             sessions: None,
             profiles: vec![],
+            metrics: false,
         }];
         assert!(Access::new("t", &keys, Duration::from_secs(1), 1).is_err());
     }

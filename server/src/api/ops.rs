@@ -32,28 +32,36 @@ pub async fn healthz() -> Json<Health> {
 }
 
 /// `GET /metrics`: counters and gauges in the Prometheus text format. With
-/// `metrics = "token"` (the default) it needs a credential, of any role,
-/// as a bearer header.
+/// `metrics = "token"` (the default) it needs, as a bearer header, the
+/// admin token, an admin key or a key with `metrics = true`; never a share
+/// link.
 #[utoipa::path(
     get,
     path = "/metrics",
     responses(
         (status = 200, description = "The metrics, in the Prometheus text format", content_type = "text/plain", body = String),
         (status = 401, description = "unauthorized: `metrics = \"token\"` and no valid bearer credential", body = ErrorBody),
+        (status = 403, description = "forbidden: a credential that may not read metrics (a share link, a key without `metrics = true`)", body = ErrorBody),
     ),
     security((), ("bearer" = []))
 )]
 pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if state.config.metrics == MetricsAccess::Token {
-        let authorized = headers
+        let grant = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split_once(' '))
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .and_then(|(_, token)| state.access.authenticate(token.trim()))
-            .is_some();
-        if !authorized {
-            return ApiError::unauthorized().into_response();
+            .and_then(|(_, token)| state.access.authenticate(token.trim()));
+        match grant {
+            None => return ApiError::unauthorized().into_response(),
+            Some(grant) if !grant.may_read_metrics() => {
+                return ApiError::forbidden(
+                    "this credential may not read /metrics: use the admin token or a key with metrics = true",
+                )
+                .into_response()
+            }
+            Some(_) => {}
         }
     }
     let sessions = state.sessions.list();
