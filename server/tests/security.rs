@@ -44,5 +44,7 @@ mod resize;
 mod roles;
 #[path = "security/scopes.rs"]
 mod scopes;
+#[path = "security/signin_rate.rs"]
+mod signin_rate;
 #[path = "security/traversal.rs"]
 mod traversal;

@@ -5,6 +5,7 @@
 //! Only SHA-256 digests of keys and links are kept; every comparison with a
 //! stored secret takes the same time wherever the first difference is.
 
+mod failures;
 mod grant;
 mod keys;
 mod links;
@@ -15,6 +16,7 @@ pub mod secret;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use failures::SignInFailures;
 pub use grant::{Action, Credential, Denied, Grant, Target};
 pub use keys::{config_entry, KeyConfig};
 pub use links::{LinkError, LinkInfo, LinkTicket, Links, ViewerGuard};

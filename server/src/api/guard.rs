@@ -21,7 +21,7 @@ use axum::RequestExt;
 use crate::access::{client_address, Denied, Grant, Role, Target};
 
 use super::error::ApiError;
-use super::{audit, cookies, policy, AppState};
+use super::{audit, cookies, policy, signin, AppState};
 
 /// The WebSocket subprotocol every stream speaks.
 pub const PROTOCOL: &str = "panecast";
@@ -192,6 +192,12 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .extensions()
         .get::<OriginalUri>()
         .map_or_else(|| request.uri().path().to_owned(), |u| u.path().to_owned());
+    let offered = !presented(request.headers()).is_empty();
+    if offered {
+        if let Err(refused) = signin::refuse_blocked(&state, peer) {
+            return refused;
+        }
+    }
     let grants: Vec<(Source, Checked, Grant)> = presented(request.headers())
         .into_iter()
         .filter_map(|(source, token)| {
@@ -201,10 +207,11 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .filter(|(_, _, grant)| link_session_lives(&state, grant))
         .collect();
     if grants.is_empty() {
-        let reason = if presented(request.headers()).is_empty() {
-            "no credential"
-        } else {
+        let reason = if offered {
+            signin::failed(&state, peer);
             "unknown, expired or revoked credential"
+        } else {
+            "no credential"
         };
         audit::auth_failed(peer, method.as_str(), &path, reason);
         state.sessions.metrics().auth_failed();

@@ -15,7 +15,7 @@ use axum::{Extension, Json};
 use super::cookies;
 use super::error::{ApiError, ErrorBody};
 use super::guard::{peer_of, Caller};
-use super::AppState;
+use super::{signin, AppState};
 use crate::access::Credential;
 use crate::assets::asset;
 
@@ -49,12 +49,18 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
     let Some(token) = query_token(request.uri()) else {
         return file(name);
     };
-    let grant = state
+    let (peer, secure) = peer_of(state, request);
+    if let Err(refused) = signin::refuse_blocked(state, peer) {
+        return Ok(refused);
+    }
+    let Some(grant) = state
         .access
         .authenticate(&token)
         .filter(|g| !matches!(g.credential(), Credential::Link(_)))
-        .ok_or_else(ApiError::unauthorized)?;
-    let (_, secure) = peer_of(state, request);
+    else {
+        signin::failed(state, peer);
+        return Err(ApiError::unauthorized());
+    };
     let max_age = state.config.limits.cookie_max_age_secs;
     let path = format!("{}/", state.config.base_path);
     let cookie = cookies::set(cookies::TOKEN, &token, &path, max_age, secure)
@@ -110,6 +116,9 @@ enum PageResponses {
     /// unauthorized: the query's token is not valid
     #[response(status = 401)]
     Unauthorized(ErrorBody),
+    /// too_many_auth_failures: this address presented too many wrong credentials this minute
+    #[response(status = 429)]
+    TooManyFailures(ErrorBody),
 }
 
 /// `GET /`: the session list.
