@@ -34,6 +34,8 @@ mod logs;
 mod metrics_access;
 #[path = "security/names.rs"]
 mod names;
+#[path = "security/origins.rs"]
+mod origins;
 #[path = "security/probing.rs"]
 mod probing;
 #[path = "security/process.rs"]

@@ -85,7 +85,7 @@ impl Caller {
         headers: &HeaderMap,
         allowed: &[String],
     ) -> Result<(), ApiError> {
-        if self.cookie && !origin_allowed(headers, allowed, true) {
+        if self.cookie && !origin_allowed(headers, allowed, true, self.secure) {
             return Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 "origin_forbidden",
@@ -273,7 +273,9 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
     };
 
     if source == Source::Cookie && !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
-        if let Err(error) = same_site_write(request.headers(), &state.config.allowed_origins) {
+        if let Err(error) =
+            same_site_write(request.headers(), &state.config.allowed_origins, secure)
+        {
             return error.into_response();
         }
     }
@@ -314,9 +316,9 @@ fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
 /// A write authenticated by a cookie must come from a page of this server
 /// (or an allowed origin) and be JSON, which a cross-site form cannot send
 /// without a preflight.
-fn same_site_write(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
+fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Result<(), ApiError> {
     let csrf = |message: &str| ApiError::new(StatusCode::FORBIDDEN, "csrf", message);
-    if !origin_allowed(headers, allowed, false) || headers.get(header::ORIGIN).is_none() {
+    if !origin_allowed(headers, allowed, false, secure) || headers.get(header::ORIGIN).is_none() {
         return Err(csrf(
             "a request authenticated by cookie must come from this server's pages (Origin)",
         ));
@@ -334,18 +336,31 @@ fn same_site_write(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiErr
     Ok(())
 }
 
-/// Same origin (the Origin's host is the Host header), a configured origin,
-/// or no Origin at all (not a browser) when `absent_ok`.
-pub fn origin_allowed(headers: &HeaderMap, allowed: &[String], absent_ok: bool) -> bool {
+/// Same origin (the Origin's scheme is the one the client used, https
+/// when it came over TLS or a trusted proxy says so, and its host is the
+/// Host header), a configured origin, or no Origin at all (not a browser)
+/// when `absent_ok`. An http page is not the https server's origin.
+pub fn origin_allowed(
+    headers: &HeaderMap,
+    allowed: &[String],
+    absent_ok: bool,
+    secure: bool,
+) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
         return absent_ok;
     };
     if allowed.iter().any(|a| a == origin) {
         return true;
     }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
-    host.is_some() && origin_host == host
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let scheme = if secure { "https" } else { "http" };
+    origin
+        .split_once("://")
+        .is_some_and(|(origin_scheme, origin_host)| {
+            origin_scheme.eq_ignore_ascii_case(scheme) && origin_host.eq_ignore_ascii_case(host)
+        })
 }
 
 /// The role a stream asked for (`?role=`), as the grant allows it: a view
@@ -419,23 +434,40 @@ mod tests {
             }
             map
         };
-        assert!(origin_allowed(&h(None), &[], true));
-        assert!(!origin_allowed(&h(None), &[], false));
+        assert!(origin_allowed(&h(None), &[], true, false));
+        assert!(!origin_allowed(&h(None), &[], false, false));
         assert!(origin_allowed(
             &h(Some("http://127.0.0.1:7681")),
             &[],
+            false,
             false
         ));
         assert!(!origin_allowed(
             &h(Some("http://127.0.0.1:8080")),
             &[],
-            true
+            true,
+            false
         ));
         assert!(origin_allowed(
             &h(Some("https://dash.example")),
             &["https://dash.example".into()],
+            false,
             false
         ));
+        assert!(origin_allowed(
+            &h(Some("https://127.0.0.1:7681")),
+            &[],
+            false,
+            true
+        ));
+        assert!(
+            !origin_allowed(&h(Some("http://127.0.0.1:7681")), &[], false, true),
+            "an http page is not the https server's origin"
+        );
+        assert!(
+            !origin_allowed(&h(Some("https://127.0.0.1:7681")), &[], false, false),
+            "nor the other way round"
+        );
     }
 
     #[test]
