@@ -28,6 +28,8 @@ mod leftovers;
 mod limits;
 #[path = "security/links.rs"]
 mod links;
+#[path = "security/login_csrf.rs"]
+mod login_csrf;
 #[path = "security/logs.rs"]
 mod logs;
 #[path = "security/metrics_access.rs"]
