@@ -42,6 +42,8 @@ mod origins;
 mod probing;
 #[path = "security/process.rs"]
 mod process;
+#[path = "security/recordings_cut.rs"]
+mod recordings_cut;
 #[path = "security/resize.rs"]
 mod resize;
 #[path = "security/roles.rs"]
