@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use crate::access::Grant;
+use crate::access::{Denied, Grant};
 use crate::config::{
     valid_env_name, valid_session_name, Config, Limits, RecordPolicy, DEFAULT_PROFILE,
 };
@@ -60,9 +60,10 @@ impl CreateRequest {
             ));
         }
         if let Some(name) = self.name.as_deref() {
-            grant
-                .may_name(name)
-                .map_err(|_| ApiError::forbidden(format!("this credential may not name a session '{name}': the name is outside its scope")))?;
+            grant.may_name(name).map_err(|denied| match denied {
+                Denied::Forbidden(message) => ApiError::forbidden(message),
+                Denied::NotFound => ApiError::no_session(name),
+            })?;
         }
         let requested_profile = match (&self.profile, &self.command) {
             (_, Some(_)) => None,

@@ -194,7 +194,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .map_or_else(|| request.uri().path().to_owned(), |u| u.path().to_owned());
     let offered = !presented(request.headers()).is_empty();
     if offered {
-        if let Err(refused) = signin::refuse_blocked(&state, peer) {
+        if let Some(refused) = signin::refusal(&state, peer) {
             return refused;
         }
     }

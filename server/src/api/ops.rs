@@ -50,7 +50,7 @@ pub async fn healthz() -> Json<Health> {
 pub async fn metrics(State(state): State<AppState>, request: Request) -> Response {
     if state.config.metrics == MetricsAccess::Token {
         let (peer, _) = peer_of(&state, &request);
-        if let Err(refused) = signin::refuse_blocked(&state, peer) {
+        if let Some(refused) = signin::refusal(&state, peer) {
             return refused;
         }
         let grant = request

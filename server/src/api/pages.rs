@@ -53,7 +53,7 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
         return file(name);
     };
     let (peer, secure) = peer_of(state, request);
-    if let Err(refused) = signin::refuse_blocked(state, peer) {
+    if let Some(refused) = signin::refusal(state, peer) {
         return Ok(refused);
     }
     let Some(grant) = state

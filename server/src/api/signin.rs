@@ -1,6 +1,6 @@
 //! The limit on failed sign-ins (`limits.auth_failures_per_minute`): every
 //! place that checks a presented credential (the API guard, a page's
-//! `?token=`, `/metrics`) asks [`refuse_blocked`] first and reports a
+//! `?token=`, `/metrics`) asks [`refusal`] first and reports a
 //! wrong credential with [`failed`]. A blocked address gets 429
 //! `too_many_auth_failures` with `Retry-After`, whatever it presents, so
 //! guessing stops; other addresses are unaffected.
@@ -14,10 +14,8 @@ use super::error::ApiError;
 use super::{audit, AppState};
 
 /// The 429 for an address that failed too often, if `peer` is one.
-pub fn refuse_blocked(state: &AppState, peer: IpAddr) -> Result<(), Response> {
-    let Some(left) = state.failures.blocked(peer) else {
-        return Ok(());
-    };
+pub fn refusal(state: &AppState, peer: IpAddr) -> Option<Response> {
+    let left = state.failures.blocked(peer)?;
     let mut response = ApiError::new(
         StatusCode::TOO_MANY_REQUESTS,
         "too_many_auth_failures",
@@ -29,7 +27,7 @@ pub fn refuse_blocked(state: &AppState, peer: IpAddr) -> Result<(), Response> {
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-    Err(response)
+    Some(response)
 }
 
 /// Counts a wrong credential from `peer`; logs the address when this one
