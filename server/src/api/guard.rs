@@ -263,11 +263,13 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         }
     });
 
-    // The strongest credential that reaches the session.
+    // The strongest credential that reaches the session; of equals, one
+    // the request carries itself rather than a cookie (the page's fresh
+    // link over an older link's cookie, which `/login` then replaces).
     let Some((source, checked, grant)) = grants
         .into_iter()
         .filter(|(_, _, g)| target.is_none_or(|t| g.reaches(t)))
-        .max_by_key(|(_, _, g)| g.role())
+        .max_by_key(|(source, _, g)| (g.role(), *source != Source::Cookie))
     else {
         return ApiError::no_session(&asked).into_response();
     };

@@ -124,3 +124,26 @@ fn login_sets_only_the_link_token_that_was_checked() {
     );
     assert!(!set.contains("evil"), "{set}");
 }
+
+#[test]
+fn login_with_a_new_link_replaces_an_older_links_cookie() {
+    let server = Server::start(keyed_config());
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let old = mint(&server, &id, "view");
+    let new = mint(&server, &id, "view");
+    let old_cookie = format!("panecast_link={}", old["token"].as_str().expect("token"));
+    let new_token = new["token"].as_str().expect("token");
+    let auth = format!("Bearer {new_token}");
+    let r = server.raw(
+        "POST",
+        &format!("/api/sessions/{id}/login"),
+        &[("Cookie", &old_cookie), ("Authorization", &auth)],
+        None,
+    );
+    assert_eq!(r.status, 204, "{}", r.body);
+    let set = r.header("set-cookie").expect("the new link's cookie");
+    assert!(
+        set.starts_with(&format!("panecast_link={new_token};")),
+        "{set}"
+    );
+}
