@@ -84,3 +84,65 @@ fn wrong_tokens_on_pages_and_metrics_count_too() {
     }
     assert_eq!(get(&server, guesser, "/api/sessions", TOKEN).0, 429);
 }
+
+#[test]
+fn a_blocked_address_is_logged_once() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::{Command, Stdio};
+
+    let dir = std::env::temp_dir().join(format!("panecast-signin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let config = dir.join("panecast.toml");
+    std::fs::write(&config, "[limits]\nauth_failures_per_minute = 2\n").expect("config");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_panecast"));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PANECAST_") {
+            command.env_remove(name);
+        }
+    }
+    let mut child = command
+        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .env("PANECAST_TOKEN", "signin-log-token-0123")
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the panecast binary");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the startup line");
+    let addr = crate::common::address_in_startup_line(&line);
+    let statuses: Vec<u16> = (0..4)
+        .map(|i| {
+            let auth = format!("Bearer wrong-token-guess-{i:04}");
+            crate::common::http(
+                addr,
+                "GET",
+                "/api/sessions",
+                &[("Authorization", &auth)],
+                None,
+            )
+            .status
+        })
+        .collect();
+    // SAFETY: kill only sends SIGTERM to the server this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let _ = child.wait();
+    let mut logs = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut logs)
+        .expect("read logs");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(statuses, [401, 401, 429, 429]);
+    let blocked: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains("auth_blocked"))
+        .collect();
+    assert_eq!(blocked.len(), 1, "{logs}");
+    assert!(blocked[0].contains("127.0.0.1"), "{}", blocked[0]);
+}
