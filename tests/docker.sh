@@ -27,7 +27,7 @@ BASE=debian:bookworm-slim
 BUILDER=rust:1.95-slim-bookworm
 IMAGE=panecast:test
 NAME=panecast-docker-test-$$
-TOKEN=docker-test-$RANDOM$RANDOM
+TOKEN=docker-test-token-$RANDOM$RANDOM
 PORT=${PANECAST_DOCKER_PORT:-17681}
 export DOCKER_BUILDKIT=0
 

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Parser, Subcommand};
 
-use crate::api::{self, valid_token, Settings};
+use crate::access::secret::check_admin_token;
+use crate::api::{self, Settings};
 use crate::config::{normalize_base_path, Config};
 use crate::record::{looks_like_cast, Cast};
 use crate::render::{self, Format};
@@ -58,7 +59,7 @@ struct ServeArgs {
     /// without it, embedded defaults apply.
     #[arg(long, env = "PANECAST_CONFIG")]
     config: Option<PathBuf>,
-    /// The admin token (letters, digits, '-', '_', '.', '~'); a random one
+    /// The admin token (16 to 256 letters, digits, '-', '_', '.', '~'); a random one
     /// is generated and printed when none is given. Prefer --token-file or
     /// the environment: a command line is visible to other processes.
     #[arg(
@@ -187,9 +188,9 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         (token, None) => token.clone(),
     };
     let (token, generated) = match given {
-        Some(token) if valid_token(&token) => (token, false),
-        Some(_) => {
-            return Err("the token must be 1 to 256 letters, digits, '-', '_', '.' or '~'".into())
+        Some(token) => {
+            check_admin_token(&token)?;
+            (token, false)
         }
         None => (
             random::hex128().map_err(|e| format!("cannot generate a token: {e}"))?,

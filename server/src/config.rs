@@ -75,7 +75,8 @@ pub enum ClipboardAccess {
 pub enum MetricsAccess {
     /// Anyone who can reach the port.
     Open,
-    /// Callers with a credential, of any role.
+    /// The admin token, admin keys and keys with `metrics = true`, as a
+    /// bearer header.
     #[default]
     Token,
 }
@@ -204,6 +205,9 @@ pub struct Limits {
     pub max_link_ttl_secs: u64,
     /// Live share links per session.
     pub max_links_per_session: usize,
+    /// Wrong credentials one client address may present in a minute;
+    /// past it the address is answered 429 until the minute is over.
+    pub auth_failures_per_minute: u32,
     /// Input bytes a session takes per second, from every transport.
     pub input_rate: u32,
     /// Input bytes a session takes in one burst.
@@ -239,6 +243,7 @@ impl Default for Limits {
             link_ttl_secs: 86_400,
             max_link_ttl_secs: 7 * 86_400,
             max_links_per_session: 32,
+            auth_failures_per_minute: 30,
             input_rate: 1 << 20,
             input_burst: 4 << 20,
             max_connections: 1024,
@@ -431,6 +436,10 @@ impl Config {
             ("ping_interval_ms", l.ping_interval_ms),
             ("link_ttl_secs", l.link_ttl_secs),
             ("max_links_per_session", l.max_links_per_session as u64),
+            (
+                "auth_failures_per_minute",
+                u64::from(l.auth_failures_per_minute),
+            ),
             ("input_rate", u64::from(l.input_rate)),
             ("input_burst", u64::from(l.input_burst)),
             ("max_connections", l.max_connections as u64),

@@ -6,6 +6,8 @@ mod common;
 #[path = "security/support.rs"]
 mod support;
 
+#[path = "security/admin_token.rs"]
+mod admin_token;
 #[path = "security/bodies.rs"]
 mod bodies;
 #[path = "security/connections.rs"]
@@ -16,6 +18,8 @@ mod cookies;
 mod credentials;
 #[path = "security/csrf.rs"]
 mod csrf;
+#[path = "security/forwarded.rs"]
+mod forwarded;
 #[path = "security/framing.rs"]
 mod framing;
 #[path = "security/leftovers.rs"]
@@ -24,11 +28,29 @@ mod leftovers;
 mod limits;
 #[path = "security/links.rs"]
 mod links;
+#[path = "security/login_csrf.rs"]
+mod login_csrf;
+#[path = "security/logs.rs"]
+mod logs;
+#[path = "security/metrics_access.rs"]
+mod metrics_access;
+#[path = "security/names.rs"]
+mod names;
+#[path = "security/origins.rs"]
+mod origins;
+#[path = "security/probing.rs"]
+mod probing;
 #[path = "security/process.rs"]
 mod process;
+#[path = "security/recordings_cut.rs"]
+mod recordings_cut;
 #[path = "security/resize.rs"]
 mod resize;
 #[path = "security/roles.rs"]
 mod roles;
+#[path = "security/scopes.rs"]
+mod scopes;
+#[path = "security/signin_rate.rs"]
+mod signin_rate;
 #[path = "security/traversal.rs"]
 mod traversal;

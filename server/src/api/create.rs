@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use crate::access::Grant;
+use crate::access::{Denied, Grant};
 use crate::config::{
     valid_env_name, valid_session_name, Config, Limits, RecordPolicy, DEFAULT_PROFILE,
 };
@@ -58,6 +58,12 @@ impl CreateRequest {
                 "bad_name",
                 format!("'{name}' is not a session name: 1 to 64 letters, digits, '.', '_' or '-', not 32 hex digits"),
             ));
+        }
+        if let Some(name) = self.name.as_deref() {
+            grant.may_name(name).map_err(|denied| match denied {
+                Denied::Forbidden(message) => ApiError::forbidden(message),
+                Denied::NotFound => ApiError::no_session(name),
+            })?;
         }
         let requested_profile = match (&self.profile, &self.command) {
             (_, Some(_)) => None,
@@ -170,6 +176,21 @@ impl CreateRequest {
             },
             scrollback,
         })
+    }
+}
+
+/// Refuses a name that a `[[sessions]]` entry declares: that name belongs
+/// to its declaration, which alone starts (and restarts) it, so no API
+/// caller, admin included, can start another program under it or evict
+/// the declared one when it has exited.
+pub fn not_declared(config: &Config, name: Option<&str>) -> Result<(), ApiError> {
+    match name {
+        Some(name) if config.sessions.iter().any(|s| s.name == name) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "name_reserved",
+            format!("the name '{name}' belongs to a session declared in the config"),
+        )),
+        _ => Ok(()),
     }
 }
 

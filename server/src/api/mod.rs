@@ -26,6 +26,7 @@ mod recordings;
 mod replay;
 mod search;
 mod sessions;
+mod signin;
 mod trace;
 mod view;
 mod ws;
@@ -41,7 +42,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-use crate::access::{Access, TrustedProxies};
+use crate::access::{Access, SignInFailures, TrustedProxies};
 use crate::config::Config;
 use crate::record::Recordings;
 use crate::session::{SessionHandle, Sessions};
@@ -85,6 +86,7 @@ pub struct AppState {
     config: Arc<Config>,
     access: Arc<Access>,
     trusted: Arc<TrustedProxies>,
+    failures: Arc<SignInFailures>,
     allow_any_command: bool,
 }
 
@@ -100,6 +102,7 @@ impl AppState {
             limits.max_links_per_session,
         )?;
         let trusted = TrustedProxies::parse(&settings.config.trusted_proxies)?;
+        let failures = SignInFailures::new(limits.auth_failures_per_minute);
         Ok(AppState {
             sessions: Sessions::new(
                 settings.config.limits.clone(),
@@ -111,6 +114,7 @@ impl AppState {
             config: Arc::new(settings.config),
             access: Arc::new(access),
             trusted: Arc::new(trusted),
+            failures: Arc::new(failures),
             allow_any_command: settings.allow_any_command,
         })
     }

@@ -17,7 +17,7 @@ use crate::config::RecordingLimits;
 use crate::time::rfc3339;
 
 use super::retention::{self, Candidate};
-use super::writer::{Header, Recorder};
+use super::writer::{Header, Recorder, CUT_PREFIX};
 
 /// The extension of recording files.
 const EXTENSION: &str = "cast";
@@ -91,6 +91,9 @@ pub struct RecordingInfo {
     pub live: bool,
     /// The title in its header.
     pub title: Option<String>,
+    /// Why the recording was cut short (`disk full`, the byte cap was
+    /// reached, or another write error); null for a whole recording.
+    pub cut: Option<String>,
 }
 
 /// The recordings directory and its live recordings.
@@ -99,6 +102,9 @@ pub struct Recordings {
     limits: RecordingLimits,
     /// Live recordings by name: their session and when they started.
     live: Mutex<HashMap<String, (String, Instant)>>,
+    /// Why recordings were cut short, by name, since the server started
+    /// (the file's last marker says it too, when there was room for it).
+    cut: Mutex<HashMap<String, String>>,
 }
 
 /// A live recording's place in the registry, released when dropped.
@@ -111,6 +117,11 @@ impl LiveEntry {
     /// The recording's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Notes that the recording was cut short, and why.
+    pub fn cut(&self, reason: String) {
+        lock(&self.recordings.cut).insert(self.name.clone(), reason);
     }
 }
 
@@ -127,6 +138,7 @@ impl Recordings {
             dir,
             limits,
             live: Mutex::new(HashMap::new()),
+            cut: Mutex::new(HashMap::new()),
         })
     }
 
@@ -198,10 +210,18 @@ impl Recordings {
             .as_u64()
             .map(|secs| UNIX_EPOCH + Duration::from_secs(secs));
         let live = self.lock().get(name).map(|(_, since)| since.elapsed());
+        let last = match live {
+            Some(_) => None,
+            None => last_event(&mut file, bytes),
+        };
         let duration = match live {
             Some(elapsed) => elapsed.as_secs_f64(),
-            None => last_event_time(&mut file, bytes).unwrap_or(0.0),
+            None => last.as_ref().map_or(0.0, |(time, _)| *time),
         };
+        let cut = lock(&self.cut)
+            .get(name)
+            .cloned()
+            .or_else(|| last.and_then(|(_, cut)| cut));
         let started = match started {
             Some(started) => started,
             None => file.metadata()?.modified()?,
@@ -217,6 +237,7 @@ impl Recordings {
             bytes,
             live: live.is_some(),
             title: text(&header["title"]),
+            cut,
         })
     }
 
@@ -248,7 +269,9 @@ impl Recordings {
         if !meta.is_file() {
             return Err(RecordError::NotFound(name.to_owned()));
         }
-        std::fs::remove_file(&path).map_err(|e| not_found_or_io(e, name))
+        std::fs::remove_file(&path).map_err(|e| not_found_or_io(e, name))?;
+        lock(&self.cut).remove(name);
+        Ok(())
     }
 
     /// Whether a recording is being written.
@@ -324,9 +347,13 @@ impl Recordings {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, (String, Instant)>> {
-        // Every update is one insert or remove: the map stays consistent.
-        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.live)
     }
+}
+
+fn lock<T>(map: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every update is one insert or remove: the map stays consistent.
+    map.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// True for a usable recording name: 1 to 128 letters, digits, `-` or `_`.
@@ -374,15 +401,20 @@ fn read_header(file: &mut File) -> Option<serde_json::Value> {
     serde_json::from_slice(line).ok()
 }
 
-/// The time of the last complete event line of a file.
-fn last_event_time(file: &mut File, len: u64) -> Option<f64> {
+/// The time of the last complete event line of a file and, when that
+/// event is the marker that ends a recording cut short, its reason.
+fn last_event(file: &mut File, len: u64) -> Option<(f64, Option<String>)> {
     let from = len.saturating_sub(PEEK);
     file.seek(SeekFrom::Start(from)).ok()?;
     let mut tail = Vec::new();
     file.read_to_end(&mut tail).ok()?;
-    tail.split(|&b| b == b'\n')
+    let (time, code, data) = tail
+        .split(|&b| b == b'\n')
         .rev()
         .filter_map(|line| serde_json::from_slice::<(f64, String, serde_json::Value)>(line).ok())
-        .map(|(time, _, _)| time)
-        .next()
+        .next()?;
+    let cut = (code == "m")
+        .then(|| data.as_str()?.strip_prefix(CUT_PREFIX).map(str::to_owned))
+        .flatten();
+    Some((time, cut))
 }

@@ -1,7 +1,7 @@
 //! The registry of open sessions: creates them within the limits, finds
 //! them by id, and ends them all at shutdown.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
@@ -72,6 +72,9 @@ struct State {
     replays: HashMap<String, WeakHandle>,
     /// Sessions being spawned: they hold a slot before they are open.
     starting: usize,
+    /// Names of the sessions being spawned: taken from the moment the
+    /// name is checked, so two creates cannot both pass the check.
+    naming: HashSet<String>,
     closing: bool,
 }
 
@@ -83,6 +86,7 @@ impl Sessions {
                 open: HashMap::new(),
                 replays: HashMap::new(),
                 starting: 0,
+                naming: HashSet::new(),
                 closing: false,
             }),
             limits,
@@ -389,10 +393,12 @@ impl Sessions {
         }
     }
 
-    /// Takes a slot for a new session named `name`. Sessions that have
+    /// Takes a slot for a new session named `name`, and the name with it,
+    /// in one step under the lock: a name being started is taken as surely
+    /// as one running, until the slot is dropped. Sessions that have
     /// exited (lingering with their final screen) give way: the one holding
-    /// the name, and the oldest when every slot is taken. Only running
-    /// sessions can make creation fail.
+    /// the name, and the oldest when every slot is taken. Only running or
+    /// starting sessions can make creation fail.
     fn reserve(&self, name: Option<&str>) -> Result<(Slot<'_>, Vec<SessionHandle>), CreateError> {
         let mut state = self.lock();
         if state.closing {
@@ -400,6 +406,9 @@ impl Sessions {
         }
         let mut evicted = Vec::new();
         if let Some(name) = name {
+            if state.naming.contains(name) {
+                return Err(CreateError::NameTaken(name.to_owned()));
+            }
             let holder = state
                 .open
                 .iter()
@@ -424,7 +433,14 @@ impl Sessions {
             }
         }
         state.starting += 1;
-        Ok((Slot(self), evicted))
+        if let Some(name) = name {
+            state.naming.insert(name.to_owned());
+        }
+        let slot = Slot {
+            sessions: self,
+            name: name.map(str::to_owned),
+        };
+        Ok((slot, evicted))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -434,11 +450,19 @@ impl Sessions {
     }
 }
 
-/// A reserved place for a session being started; released on drop.
-struct Slot<'a>(&'a Sessions);
+/// A reserved place (and name) for a session being started; released on
+/// drop, by which time a started session is open under its name.
+struct Slot<'a> {
+    sessions: &'a Sessions,
+    name: Option<String>,
+}
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        self.0.lock().starting -= 1;
+        let mut state = self.sessions.lock();
+        state.starting -= 1;
+        if let Some(name) = &self.name {
+            state.naming.remove(name);
+        }
     }
 }
