@@ -53,19 +53,20 @@ pub async fn upgrade(
 ) -> Result<Response, ApiError> {
     let ws = ws.map_err(super::ws::not_an_upgrade)?;
     caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
-    let max_viewers = state.config.limits.max_viewers;
+    let sessions = std::sync::Arc::clone(&state.sessions);
     Ok(ws
         .protocols([ALIS_SUBPROTOCOL])
         .on_upgrade(move |mut socket| async move {
-            match session.join_viewer(max_viewers, panecast_proto::Role::View) {
-                Some(slot) => {
+            let who = caller.grant().credential();
+            match sessions.join_stream(&session, who, panecast_proto::Role::View) {
+                Ok(slot) => {
                     let _ = stream(&mut socket, &session, slot).await;
                 }
-                None => {
+                Err(refusal) => {
                     let _ = close(
                         &mut socket,
                         panecast_proto::close::TOO_MANY_VIEWERS,
-                        "too many viewers on this session",
+                        &refusal.to_string(),
                     )
                     .await;
                 }
