@@ -30,5 +30,7 @@ mod process;
 mod resize;
 #[path = "security/roles.rs"]
 mod roles;
+#[path = "security/starvation_viewers.rs"]
+mod starvation_viewers;
 #[path = "security/traversal.rs"]
 mod traversal;

@@ -77,6 +77,10 @@ mod tests {
         assert_eq!(shares.held(&a), 1);
         assert!(shares.take(&a, 2).is_some(), "a's unit came back");
         assert!(shares.take(&a, 0).is_none());
-        assert_eq!(shares.lock().len(), 1, "no entry left for b, nothing for a zero share");
+        assert_eq!(
+            shares.lock().len(),
+            1,
+            "no entry left for b, nothing for a zero share"
+        );
     }
 }
