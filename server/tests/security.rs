@@ -30,6 +30,8 @@ mod process;
 mod resize;
 #[path = "security/roles.rs"]
 mod roles;
+#[path = "security/starvation_replays.rs"]
+mod starvation_replays;
 #[path = "security/starvation_viewers.rs"]
 mod starvation_viewers;
 #[path = "security/traversal.rs"]
