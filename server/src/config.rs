@@ -219,8 +219,13 @@ pub struct Limits {
     pub input_rate: u32,
     /// Input bytes a session takes in one burst.
     pub input_burst: u32,
-    /// Open HTTP connections; past it the oldest idle one is closed.
+    /// Open HTTP connections; past it the longest idle one (of the
+    /// address holding most) is closed.
     pub max_connections: usize,
+    /// Open HTTP connections from one address (an IPv6 address counts by
+    /// its /64); past it that address's longest idle one is closed.
+    /// Trusted proxies are exempt.
+    pub max_connections_per_address: usize,
     /// Time a connection has to send a request's headers, and the longest
     /// a connection may sit idle between requests.
     pub header_timeout_secs: u64,
@@ -257,6 +262,7 @@ impl Default for Limits {
             input_rate: 1 << 20,
             input_burst: 4 << 20,
             max_connections: 1024,
+            max_connections_per_address: 128,
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
         }
@@ -467,6 +473,10 @@ impl Config {
             ("input_rate", u64::from(l.input_rate)),
             ("input_burst", u64::from(l.input_burst)),
             ("max_connections", l.max_connections as u64),
+            (
+                "max_connections_per_address",
+                l.max_connections_per_address as u64,
+            ),
             ("header_timeout_secs", l.header_timeout_secs),
             ("cookie_max_age_secs", l.cookie_max_age_secs),
         ] {

@@ -235,6 +235,8 @@ async fn serve_with(
     let sessions = Arc::clone(state.sessions());
     let limits = listen::ConnectionLimits {
         max: state.config.limits.max_connections,
+        per_address: state.config.limits.max_connections_per_address,
+        proxies: state.trusted().clone(),
         header_timeout: state.config.limits.header_timeout(),
     };
     let boot = boot::start(state.clone());
