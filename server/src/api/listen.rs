@@ -504,7 +504,11 @@ mod tests {
         admit(&mut table, source(1), false, 100, 2).expect("its oldest idle gives way");
         assert!(closed(&mut first[0].2));
         assert_eq!(table.per_source[&source(1)], 2);
-        let busy: Vec<_> = table.open.values().map(|c| Busy::start(&c.activity)).collect();
+        let busy: Vec<_> = table
+            .open
+            .values()
+            .map(|c| Busy::start(&c.activity))
+            .collect();
         assert_eq!(
             admit(&mut table, source(1), false, 100, 2).err(),
             Some(Refusal::AddressBusy)
