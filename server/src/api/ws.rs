@@ -345,11 +345,15 @@ impl Viewer {
     }
 
     /// Sends what brings the client to `screen` (nothing if it has it).
+    /// A frame's pieces stay shared with the other viewers until each is
+    /// written, as the socket takes the one before: a viewer that stops
+    /// reading holds one piece (and the kernel's 64 KiB send buffer).
     async fn update(&mut self, screen: &Snapshot) -> Result<(), Ending> {
         let mut out = Vec::new();
-        self.state.update(screen, &self.cache, &mut out);
+        self.state.update_lazily(screen, &self.cache, &mut out);
         for message in out {
-            self.send(Message::Binary(message.into())).await?;
+            self.send(Message::Binary(message.into_bytes().into()))
+                .await?;
         }
         Ok(())
     }
