@@ -32,6 +32,8 @@ mod resize;
 mod roles;
 #[path = "security/starvation_connections.rs"]
 mod starvation_connections;
+#[path = "security/starvation_memory.rs"]
+mod starvation_memory;
 #[path = "security/starvation_replays.rs"]
 mod starvation_replays;
 #[path = "security/starvation_viewers.rs"]

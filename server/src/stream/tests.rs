@@ -505,7 +505,11 @@ fn a_big_screen_goes_out_in_shared_pieces_and_converges() {
     let expected: Vec<(usize, u64)> = (0..100usize.div_ceil(rows_per_piece))
         .map(|i| (i, i as u64))
         .collect();
-    assert_eq!(pieces(&a_out), expected, "numbered pieces of {rows_per_piece} rows");
+    assert_eq!(
+        pieces(&a_out),
+        expected,
+        "numbered pieces of {rows_per_piece} rows"
+    );
     let shared = a_out.iter().zip(&b_out).any(|pair| match pair {
         (Outgoing::Piece { pieces: x, .. }, Outgoing::Piece { pieces: y, .. }) => {
             std::sync::Arc::ptr_eq(x, y)
