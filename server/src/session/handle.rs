@@ -10,6 +10,7 @@ use panecast_proto::{ReplayControl, ReplayState, Role};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::config::Limits;
+use crate::stream::redraw::{RedrawFeed, RedrawSlot};
 use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
@@ -49,6 +50,8 @@ struct Shared {
     screen: watch::Receiver<Arc<Snapshot>>,
     status: watch::Receiver<Status>,
     frames: Arc<FrameCache>,
+    /// The ANSI redraws the ALiS viewers share, while any is connected.
+    redraws: RedrawSlot,
     viewers: Arc<AtomicUsize>,
     /// Streams each credential holds on this session.
     streams_by: Arc<Shares>,
@@ -131,6 +134,7 @@ impl SessionHandle {
                 screen,
                 status,
                 frames: Arc::default(),
+                redraws: RedrawSlot::default(),
                 viewers: Arc::default(),
                 streams_by: Arc::default(),
                 presence: Arc::new(watch::channel(Presence::default()).0),
@@ -216,6 +220,12 @@ impl SessionHandle {
     /// Encoded frames shared by this session's viewers.
     pub fn frame_cache(&self) -> Arc<FrameCache> {
         Arc::clone(&self.shared.frames)
+    }
+
+    /// The screen's ANSI redraws, rendered once for every ALiS viewer of
+    /// the session (started on first use, ended with its last holder).
+    pub fn redraw_feed(&self) -> Arc<RedrawFeed> {
+        self.shared.redraws.feed(|| self.subscribe())
     }
 
     /// The streams each credential holds on this session.

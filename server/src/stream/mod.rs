@@ -9,6 +9,7 @@
 
 mod encoder;
 mod lines;
+pub mod redraw;
 mod scrollback;
 
 pub use encoder::{FrameCache, Outgoing, ViewerState, PIECE_CELLS};
