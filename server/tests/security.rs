@@ -30,6 +30,8 @@ mod process;
 mod resize;
 #[path = "security/roles.rs"]
 mod roles;
+#[path = "security/starvation_alis.rs"]
+mod starvation_alis;
 #[path = "security/starvation_connections.rs"]
 mod starvation_connections;
 #[path = "security/starvation_memory.rs"]

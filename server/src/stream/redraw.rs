@@ -60,7 +60,10 @@ pub struct RedrawSlot(Mutex<Weak<RedrawFeed>>);
 
 impl RedrawSlot {
     /// The session's feed, started on `screens` if no viewer holds one.
-    pub fn feed(&self, screens: impl FnOnce() -> watch::Receiver<Arc<Snapshot>>) -> Arc<RedrawFeed> {
+    pub fn feed(
+        &self,
+        screens: impl FnOnce() -> watch::Receiver<Arc<Snapshot>>,
+    ) -> Arc<RedrawFeed> {
         // The slot is one pointer, consistent after any panic.
         let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(feed) = slot.upgrade() {
@@ -158,8 +161,15 @@ mod tests {
             .expect("a redraw")
             .clone()
             .expect("some");
-        let same = rb.wait_for(Option::is_some).await.expect("a redraw").clone();
-        assert!(Arc::ptr_eq(&first, &same.expect("some")), "one render for both");
+        let same = rb
+            .wait_for(Option::is_some)
+            .await
+            .expect("a redraw")
+            .clone();
+        assert!(
+            Arc::ptr_eq(&first, &same.expect("some")),
+            "one render for both"
+        );
         assert!(first.text.contains("first"));
         term.advance(b"\r\nlast");
         tx.send_replace(Arc::new(term.snapshot()));
