@@ -72,6 +72,9 @@ pub async fn upgrade(
             ),
         ));
     }
+    // The slot first: reading and parsing the file is part of the work a
+    // slot bounds.
+    let slot = state.sessions.reserve_replay(caller.grant().credential())?;
     let cast = {
         let name = name.clone();
         blocking(move || read_cast(&recordings, &name, max_bytes)).await??
@@ -80,9 +83,7 @@ pub async fn upgrade(
         let limit = state.config.recordings.idle_time_limit_ms;
         (limit > 0).then(|| limit as f64 / 1000.0)
     });
-    let session = state
-        .sessions
-        .replay(caller.grant().credential(), &name, cast, idle_limit)?;
+    let session = state.sessions.replay(slot, &name, cast, idle_limit)?;
     let ping_every = state.config.limits.ping_interval();
     let sessions = Arc::clone(&state.sessions);
     Ok(ws

@@ -28,7 +28,7 @@ use crate::record::RecordOptions;
 
 pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
 pub use metrics::Metrics;
-pub use registry::{CreateError, Sessions};
+pub use registry::{CreateError, ReplaySlot, Sessions};
 
 /// Everything needed to start a session.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use crate::term::Term;
 use super::actor::Actor;
 use super::handle::{StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
-use super::shares::Shares;
+use super::shares::{Share, Shares};
 use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
@@ -57,6 +57,19 @@ pub enum CreateError {
     /// Something the server needs failed (randomness, a thread).
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// A replay's place among `limits.max_replays`, and its credential's
+/// share; given back when dropped (when the replay ends).
+pub struct ReplaySlot {
+    replays: Arc<AtomicUsize>,
+    _share: Share,
+}
+
+impl Drop for ReplaySlot {
+    fn drop(&mut self) {
+        self.replays.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Every open session, by id.
@@ -272,34 +285,39 @@ impl Sessions {
             .ok_or(StreamRefusal::Full)
     }
 
-    /// Starts a replay of the recording `name` (parsed into `cast`) for
-    /// one viewer: a read-only session, listed nowhere, that ends when its
-    /// last handle is dropped. Pauses longer than `idle_limit` seconds are
-    /// shortened. It starts paused at the beginning.
-    pub fn replay(
-        self: &Arc<Self>,
-        who: &Credential,
-        name: &str,
-        cast: Cast,
-        idle_limit: Option<f64>,
-    ) -> Result<SessionHandle, CreateError> {
+    /// Takes a replay slot for `who`, before its recording is read: at most
+    /// `limits.max_replays` replays are read, prepared or played at once,
+    /// and at most `limits.max_replays_per_credential` for one credential.
+    pub fn reserve_replay(&self, who: &Credential) -> Result<ReplaySlot, CreateError> {
+        let per_credential = self.limits.max_replays_per_credential;
         let share = self
             .replays_by
-            .take(who, self.limits.max_replays_per_credential)
-            .ok_or(CreateError::TooManyReplaysForCredential(
-                self.limits.max_replays_per_credential,
-            ))?;
+            .take(who, per_credential)
+            .ok_or(CreateError::TooManyReplaysForCredential(per_credential))?;
         let max = self.limits.max_replays;
         self.replays
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
             .map_err(|_| CreateError::TooManyReplays(max))?;
-        let replays = Arc::clone(&self.replays);
-        let release = move || {
-            replays.fetch_sub(1, Ordering::AcqRel);
-            drop(share);
-        };
+        Ok(ReplaySlot {
+            replays: Arc::clone(&self.replays),
+            _share: share,
+        })
+    }
+
+    /// Starts a replay of the recording `name` (parsed into `cast`) in
+    /// `slot`, for one viewer: a read-only session, listed nowhere, that ends when its
+    /// last handle is dropped. Pauses longer than `idle_limit` seconds are
+    /// shortened. It starts paused at the beginning.
+    pub fn replay(
+        self: &Arc<Self>,
+        slot: ReplaySlot,
+        name: &str,
+        cast: Cast,
+        idle_limit: Option<f64>,
+    ) -> Result<SessionHandle, CreateError> {
+        let release = move || drop(slot);
         let id = match random::hex128() {
             Ok(id) => id,
             Err(e) => {

@@ -9,9 +9,12 @@ use serde_json::json;
 use crate::common::{session_id, test_config, ws, Server, TOKEN};
 
 /// ALiS readers of the flooding session.
-const READERS: usize = 20;
-/// Longest 99th-percentile `/healthz` while they read.
-const P99_BOUND: Duration = Duration::from_millis(150);
+const READERS: usize = 10;
+/// Longest 99th-percentile `/healthz` while they read. A render per
+/// connection on the async workers shows up as a second or more (p99
+/// 1.4 s with 20 readers); this leaves room for a loaded 2-core machine
+/// running a debug build and other tests at once.
+const P99_BOUND: Duration = Duration::from_millis(300);
 
 #[test]
 fn alis_readers_of_a_flooding_big_screen_leave_healthz_fast() {
