@@ -38,6 +38,7 @@ use tower::ServiceExt;
 
 use super::guard::Tls;
 use crate::access::TrustedProxies;
+use crate::session::Metrics;
 
 /// How the listener treats connections.
 #[derive(Debug, Clone)]
@@ -189,7 +190,7 @@ impl Table {
     }
 
     /// Makes room for a connection from `source` and enters it; returns
-    /// its number and activity. An idle connection (never used, or between
+    /// its number, its activity, and how many idle connections it closed. An idle connection (never used, or between
     /// requests) gives way: the longest idle of the same source when that
     /// source holds `limits.per_address` (unless `exempt`), else, with
     /// `limits.max` open, the longest idle of the source holding most.
@@ -200,11 +201,13 @@ impl Table {
         max: usize,
         per_address: usize,
         close: oneshot::Sender<()>,
-    ) -> Result<(u64, Arc<Activity>), Refusal> {
+    ) -> Result<(u64, Arc<Activity>, usize), Refusal> {
+        let mut evicted = 0;
         let held = self.per_source.get(&source).copied().unwrap_or(0);
         if !exempt && held >= per_address {
             let victim = self.longest_idle(|s| s == source);
             self.remove(victim.ok_or(Refusal::AddressBusy)?);
+            evicted += 1;
         }
         if self.open.len() >= max {
             let heaviest = self
@@ -215,6 +218,7 @@ impl Table {
                 .max_by_key(|s| self.per_source.get(s).copied().unwrap_or(0));
             let victim = heaviest.and_then(|h| self.longest_idle(|s| s == h));
             self.remove(victim.ok_or(Refusal::AllBusy)?);
+            evicted += 1;
         }
         let number = self.next;
         self.next += 1;
@@ -228,7 +232,7 @@ impl Table {
             },
         );
         *self.per_source.entry(source).or_default() += 1;
-        Ok((number, activity))
+        Ok((number, activity, evicted))
     }
 
     /// The connection idle the longest among those whose source `matches`.
@@ -290,6 +294,7 @@ pub async fn serve(
     router: Router,
     tls: Option<TlsAcceptor>,
     limits: ConnectionLimits,
+    metrics: Arc<Metrics>,
     shutdown: impl Future<Output = ()>,
     drain: Duration,
 ) {
@@ -323,13 +328,15 @@ pub async fn serve(
             close_tx,
         );
         let (number, activity) = match admitted {
-            Ok(admitted) => admitted,
-            Err(Refusal::AddressBusy) => {
-                tracing::warn!(%peer, per_address = limits.per_address, "connection refused: this address's connections are all busy");
-                continue;
+            Ok((number, activity, evicted)) => {
+                for _ in 0..evicted {
+                    metrics.connection_evicted();
+                }
+                (number, activity)
             }
-            Err(Refusal::AllBusy) => {
-                tracing::warn!(%peer, max = limits.max, "connection refused: every connection is busy");
+            Err(refusal) => {
+                metrics.connection_refused();
+                refuse(peer, refusal, &limits);
                 continue;
             }
         };
@@ -375,6 +382,22 @@ pub async fn serve(
         }
     })
     .await;
+}
+
+/// Logs a refused connection.
+fn refuse(peer: SocketAddr, refusal: Refusal, limits: &ConnectionLimits) {
+    match refusal {
+        Refusal::AddressBusy => tracing::warn!(
+            %peer,
+            per_address = limits.per_address,
+            "connection refused: this address's connections are all busy"
+        ),
+        Refusal::AllBusy => tracing::warn!(
+            %peer,
+            max = limits.max,
+            "connection refused: every connection is busy"
+        ),
+    }
 }
 
 /// The router for one connection from `peer`: each request counts the
@@ -457,7 +480,7 @@ mod tests {
         let (tx, rx) = oneshot::channel();
         table
             .admit(from, exempt, max, per_address, tx)
-            .map(|(n, a)| (n, a, rx))
+            .map(|(n, a, _)| (n, a, rx))
     }
 
     fn closed(rx: &mut oneshot::Receiver<()>) -> bool {

@@ -247,6 +247,7 @@ async fn serve_with(
         router(state),
         tls,
         limits,
+        Arc::clone(sessions.metrics()),
         async move {
             // A dropped sender also means stop.
             let _ = stopped.await;

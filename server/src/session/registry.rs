@@ -127,7 +127,7 @@ impl Sessions {
     }
 
     /// The counters of every session.
-    pub fn metrics(&self) -> &Metrics {
+    pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
     }
 
@@ -256,6 +256,19 @@ impl Sessions {
     /// `limits.max_streams_per_credential` over all. Every transport
     /// (WebSocket, ALiS, replays) joins here.
     pub fn join_stream(
+        &self,
+        session: &SessionHandle,
+        who: &Credential,
+        role: panecast_proto::Role,
+    ) -> Result<ViewerSlot, StreamRefusal> {
+        let joined = self.take_stream_slot(session, who, role);
+        if joined.is_err() {
+            self.metrics.stream_refused();
+        }
+        joined
+    }
+
+    fn take_stream_slot(
         &self,
         session: &SessionHandle,
         who: &Credential,

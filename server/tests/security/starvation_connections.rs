@@ -123,8 +123,17 @@ async fn one_address_keeps_only_its_share_of_the_table() {
         }
     }
     assert_eq!(open, (24..40).collect::<Vec<_>>());
-    // Another address is not held back by it.
-    let status =
-        tokio::task::spawn_blocking(move || server.raw("GET", "/healthz", &[], None).status);
-    assert_eq!(status.await.expect("ran"), 200);
+    // Another address is not held back by it, and /metrics counts the
+    // 24 connections closed to make room.
+    let metrics = tokio::task::spawn_blocking(move || server.call("GET", "/metrics", None));
+    let metrics = metrics.await.expect("ran");
+    assert_eq!(metrics.status, 200);
+    assert!(
+        metrics
+            .body
+            .lines()
+            .any(|l| l == "panecast_connections_evicted_total 24"),
+        "{}",
+        metrics.body
+    );
 }
