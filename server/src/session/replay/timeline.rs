@@ -247,6 +247,18 @@ mod tests {
     }
 
     #[test]
+    fn preparing_stops_as_soon_as_it_is_cancelled() {
+        let asked = std::cell::Cell::new(0);
+        let cancelled = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 10
+        };
+        assert!(Timeline::prepare(numbered(400), None, cancelled).is_none());
+        assert_eq!(asked.get(), 11, "it stopped at the first answer yes");
+        assert!(Timeline::prepare(numbered(40), None, || false).is_some());
+    }
+
+    #[test]
     fn a_seek_shows_what_playing_from_the_start_shows() {
         let cast = numbered(400);
         let timeline = Timeline::new(cast.clone(), None);
