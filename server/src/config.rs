@@ -168,6 +168,8 @@ pub struct Limits {
     /// Replays open at once (each holds its recording's events and up to
     /// 32 MiB of keyframes).
     pub max_replays: usize,
+    /// Replays one credential plays at once.
+    pub max_replays_per_credential: usize,
     /// Widest session, in columns (at most 1000).
     pub max_cols: u16,
     /// Tallest session, in rows (at most 1000).
@@ -193,8 +195,17 @@ pub struct Limits {
     pub grace_ms: u64,
     /// Largest request body, in bytes.
     pub max_body_bytes: usize,
-    /// WebSocket connections to one session at once.
+    /// Stream connections (WebSocket, ALiS) to one session at once.
     pub max_viewers: usize,
+    /// Of those, slots view streams leave free for control streams and
+    /// the admin token.
+    pub viewer_reserve: usize,
+    /// Streams one credential (other than the admin token) holds on one
+    /// session.
+    pub max_viewers_per_credential: usize,
+    /// Streams one credential (other than the admin token) holds over all
+    /// sessions.
+    pub max_streams_per_credential: usize,
     /// Time between two pings on an idle WebSocket stream; keep it below
     /// the read timeout of any proxy in front. A stream that answers nothing
     /// for three intervals is closed.
@@ -212,8 +223,13 @@ pub struct Limits {
     pub input_rate: u32,
     /// Input bytes a session takes in one burst.
     pub input_burst: u32,
-    /// Open HTTP connections; past it the oldest idle one is closed.
+    /// Open HTTP connections; past it the longest idle one (of the
+    /// address holding most) is closed.
     pub max_connections: usize,
+    /// Open HTTP connections from one address (an IPv6 address counts by
+    /// its /64); past it that address's longest idle one is closed.
+    /// Trusted proxies are exempt.
+    pub max_connections_per_address: usize,
     /// Time a connection has to send a request's headers, and the longest
     /// a connection may sit idle between requests.
     pub header_timeout_secs: u64,
@@ -226,6 +242,7 @@ impl Default for Limits {
         Limits {
             max_sessions: 64,
             max_replays: 8,
+            max_replays_per_credential: 2,
             max_cols: MAX_DIMENSION,
             max_rows: MAX_DIMENSION,
             default_cols: 80,
@@ -239,6 +256,9 @@ impl Default for Limits {
             grace_ms: 2000,
             max_body_bytes: 1 << 20,
             max_viewers: 256,
+            viewer_reserve: 16,
+            max_viewers_per_credential: 32,
+            max_streams_per_credential: 128,
             ping_interval_ms: 15_000,
             link_ttl_secs: 86_400,
             max_link_ttl_secs: 7 * 86_400,
@@ -247,6 +267,7 @@ impl Default for Limits {
             input_rate: 1 << 20,
             input_burst: 4 << 20,
             max_connections: 1024,
+            max_connections_per_address: 128,
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
         }
@@ -421,6 +442,12 @@ impl Config {
                 l.scrollback, l.max_scrollback
             ));
         }
+        if l.viewer_reserve >= l.max_viewers {
+            return invalid(format!(
+                "limits.viewer_reserve = {} must be below limits.max_viewers ({})",
+                l.viewer_reserve, l.max_viewers
+            ));
+        }
         if l.link_ttl_secs > l.max_link_ttl_secs {
             return invalid(format!(
                 "limits.link_ttl_secs = {} exceeds limits.max_link_ttl_secs ({})",
@@ -433,6 +460,18 @@ impl Config {
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
             ("max_viewers", l.max_viewers as u64),
+            (
+                "max_viewers_per_credential",
+                l.max_viewers_per_credential as u64,
+            ),
+            (
+                "max_streams_per_credential",
+                l.max_streams_per_credential as u64,
+            ),
+            (
+                "max_replays_per_credential",
+                l.max_replays_per_credential as u64,
+            ),
             ("ping_interval_ms", l.ping_interval_ms),
             ("link_ttl_secs", l.link_ttl_secs),
             ("max_links_per_session", l.max_links_per_session as u64),
@@ -443,6 +482,10 @@ impl Config {
             ("input_rate", u64::from(l.input_rate)),
             ("input_burst", u64::from(l.input_burst)),
             ("max_connections", l.max_connections as u64),
+            (
+                "max_connections_per_address",
+                l.max_connections_per_address as u64,
+            ),
             ("header_timeout_secs", l.header_timeout_secs),
             ("cookie_max_age_secs", l.cookie_max_age_secs),
         ] {

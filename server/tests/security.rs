@@ -52,5 +52,15 @@ mod roles;
 mod scopes;
 #[path = "security/signin_rate.rs"]
 mod signin_rate;
+#[path = "security/starvation_alis.rs"]
+mod starvation_alis;
+#[path = "security/starvation_connections.rs"]
+mod starvation_connections;
+#[path = "security/starvation_memory.rs"]
+mod starvation_memory;
+#[path = "security/starvation_replays.rs"]
+mod starvation_replays;
+#[path = "security/starvation_viewers.rs"]
+mod starvation_viewers;
 #[path = "security/traversal.rs"]
 mod traversal;

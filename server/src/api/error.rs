@@ -106,7 +106,9 @@ impl From<CreateError> for ApiError {
     fn from(err: CreateError) -> ApiError {
         let (status, code) = match err {
             CreateError::TooMany(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions"),
-            CreateError::TooManyReplays(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_replays"),
+            CreateError::TooManyReplays(_) | CreateError::TooManyReplaysForCredential(_) => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_replays")
+            }
             CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
             CreateError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),

@@ -239,6 +239,8 @@ async fn serve_with(
     let sessions = Arc::clone(state.sessions());
     let limits = listen::ConnectionLimits {
         max: state.config.limits.max_connections,
+        per_address: state.config.limits.max_connections_per_address,
+        proxies: state.trusted().clone(),
         header_timeout: state.config.limits.header_timeout(),
     };
     let boot = boot::start(state.clone());
@@ -249,6 +251,7 @@ async fn serve_with(
         router(state),
         tls,
         limits,
+        Arc::clone(sessions.metrics()),
         async move {
             // A dropped sender also means stop.
             let _ = stopped.await;

@@ -83,7 +83,7 @@ pub async fn metrics(State(state): State<AppState>, request: Request) -> Respons
         let p = s.presence();
         (v + p.view, c + p.control)
     });
-    let rows: [(&str, &str, &str, u64); 12] = [
+    let rows: [(&str, &str, &str, u64); 15] = [
         (
             "panecast_sessions",
             "gauge",
@@ -155,6 +155,24 @@ pub async fn metrics(State(state): State<AppState>, request: Request) -> Respons
             "counter",
             "Times a pty reader waited for its session to catch up (the program was held back).",
             m.pty_backpressure_waits(),
+        ),
+        (
+            "panecast_streams_refused_total",
+            "counter",
+            "Streams refused a viewer slot (session full, or the credential at its share): close 4029.",
+            m.streams_refused(),
+        ),
+        (
+            "panecast_connections_evicted_total",
+            "counter",
+            "Idle HTTP connections closed to make room for new ones.",
+            m.connections_evicted(),
+        ),
+        (
+            "panecast_connections_refused_total",
+            "counter",
+            "New HTTP connections refused: those they could replace were all busy.",
+            m.connections_refused(),
         ),
     ];
     let mut body = String::new();

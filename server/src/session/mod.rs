@@ -14,6 +14,7 @@ mod pacer;
 mod registry;
 pub mod replay;
 pub mod search;
+mod shares;
 mod thread;
 
 use std::time::{Duration, SystemTime};
@@ -25,9 +26,9 @@ use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
-pub use handle::{Presence, SessionHandle, ViewerSlot};
+pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
 pub use metrics::Metrics;
-pub use registry::{CreateError, Sessions};
+pub use registry::{CreateError, ReplaySlot, Sessions};
 
 /// Everything needed to start a session.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
+use crate::access::Credential;
 use crate::config::Limits;
 use crate::pty::{self, SpawnError};
 use crate::random;
@@ -16,8 +17,9 @@ use crate::record::{Cast, RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
-use super::handle::WeakHandle;
+use super::handle::{StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
+use super::shares::{Share, Shares};
 use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
@@ -37,6 +39,9 @@ pub enum CreateError {
     /// As many replays play as `limits.max_replays` allows.
     #[error("{0} replays are open, the limit; close one first")]
     TooManyReplays(usize),
+    /// The credential plays `limits.max_replays_per_credential` replays.
+    #[error("this credential plays {0} replays, its limit; close one first")]
+    TooManyReplaysForCredential(usize),
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -54,6 +59,19 @@ pub enum CreateError {
     Internal(String),
 }
 
+/// A replay's place among `limits.max_replays`, and its credential's
+/// share; given back when dropped (when the replay ends).
+pub struct ReplaySlot {
+    replays: Arc<AtomicUsize>,
+    _share: Share,
+}
+
+impl Drop for ReplaySlot {
+    fn drop(&mut self) {
+        self.replays.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Every open session, by id.
 pub struct Sessions {
     state: Mutex<State>,
@@ -63,6 +81,10 @@ pub struct Sessions {
     /// Replays playing now (each has a thread, its recording's events and
     /// keyframes), at most `limits.max_replays`.
     replays: Arc<AtomicUsize>,
+    /// Replays each credential plays now.
+    replays_by: Arc<Shares>,
+    /// Streams each credential holds over all sessions.
+    streams_by: Arc<Shares>,
 }
 
 struct State {
@@ -93,6 +115,8 @@ impl Sessions {
             metrics: Arc::new(Metrics::default()),
             recordings,
             replays: Arc::default(),
+            replays_by: Arc::default(),
+            streams_by: Arc::default(),
         })
     }
 
@@ -107,7 +131,7 @@ impl Sessions {
     }
 
     /// The counters of every session.
-    pub fn metrics(&self) -> &Metrics {
+    pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
     }
 
@@ -228,26 +252,89 @@ impl Sessions {
         Ok(handle)
     }
 
-    /// Starts a replay of the recording `name` (parsed into `cast`) for
-    /// one viewer: a read-only session, listed nowhere, that ends when its
-    /// last handle is dropped. Pauses longer than `idle_limit` seconds are
-    /// shortened. It starts paused at the beginning.
-    pub fn replay(
-        self: &Arc<Self>,
-        name: &str,
-        cast: Cast,
-        idle_limit: Option<f64>,
-    ) -> Result<SessionHandle, CreateError> {
+    /// Gives a stream of `who` with `role` a place among `session`'s
+    /// viewers. View streams of credentials other than the admin token
+    /// leave `limits.viewer_reserve` slots free for control streams and
+    /// the admin; and every credential but the admin token holds at most
+    /// `limits.max_viewers_per_credential` streams on one session and
+    /// `limits.max_streams_per_credential` over all. Every transport
+    /// (WebSocket, ALiS, replays) joins here.
+    pub fn join_stream(
+        &self,
+        session: &SessionHandle,
+        who: &Credential,
+        role: panecast_proto::Role,
+    ) -> Result<ViewerSlot, StreamRefusal> {
+        let joined = self.take_stream_slot(session, who, role);
+        if joined.is_err() {
+            self.metrics.stream_refused();
+        }
+        joined
+    }
+
+    fn take_stream_slot(
+        &self,
+        session: &SessionHandle,
+        who: &Credential,
+        role: panecast_proto::Role,
+    ) -> Result<ViewerSlot, StreamRefusal> {
+        let l = &self.limits;
+        let admin = *who == Credential::Admin;
+        let mut shares = Vec::new();
+        if !admin {
+            let on_session = session
+                .streams_by()
+                .take(who, l.max_viewers_per_credential)
+                .ok_or(StreamRefusal::CredentialOnSession)?;
+            let overall = self
+                .streams_by
+                .take(who, l.max_streams_per_credential)
+                .ok_or(StreamRefusal::Credential)?;
+            shares = vec![on_session, overall];
+        }
+        let limit = if admin || role == panecast_proto::Role::Control {
+            l.max_viewers
+        } else {
+            l.max_viewers.saturating_sub(l.viewer_reserve)
+        };
+        session
+            .join_viewer(limit, role, shares)
+            .ok_or(StreamRefusal::Full)
+    }
+
+    /// Takes a replay slot for `who`, before its recording is read: at most
+    /// `limits.max_replays` replays are read, prepared or played at once,
+    /// and at most `limits.max_replays_per_credential` for one credential.
+    pub fn reserve_replay(&self, who: &Credential) -> Result<ReplaySlot, CreateError> {
+        let per_credential = self.limits.max_replays_per_credential;
+        let share = self
+            .replays_by
+            .take(who, per_credential)
+            .ok_or(CreateError::TooManyReplaysForCredential(per_credential))?;
         let max = self.limits.max_replays;
         self.replays
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
             .map_err(|_| CreateError::TooManyReplays(max))?;
-        let replays = Arc::clone(&self.replays);
-        let release = move || {
-            replays.fetch_sub(1, Ordering::AcqRel);
-        };
+        Ok(ReplaySlot {
+            replays: Arc::clone(&self.replays),
+            _share: share,
+        })
+    }
+
+    /// Starts a replay of the recording `name` (parsed into `cast`) in
+    /// `slot`, for one viewer: a read-only session, listed nowhere, that ends when its
+    /// last handle is dropped. Pauses longer than `idle_limit` seconds are
+    /// shortened. It starts paused at the beginning.
+    pub fn replay(
+        self: &Arc<Self>,
+        slot: ReplaySlot,
+        name: &str,
+        cast: Cast,
+        idle_limit: Option<f64>,
+    ) -> Result<SessionHandle, CreateError> {
+        let release = move || drop(slot);
         let id = match random::hex128() {
             Ok(id) => id,
             Err(e) => {
