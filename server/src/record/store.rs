@@ -119,8 +119,12 @@ impl LiveEntry {
         &self.name
     }
 
-    /// Notes that the recording was cut short, and why.
+    /// Notes that the recording was cut short, and why: it is no longer
+    /// live from then on. The live state ends before the reason is kept,
+    /// and [`Recordings::info`] reads the reason first, so no listing shows
+    /// a recording both cut and live.
     pub fn cut(&self, reason: String) {
+        self.recordings.lock().remove(&self.name);
         lock(&self.recordings.cut).insert(self.name.clone(), reason);
     }
 }
@@ -209,6 +213,8 @@ impl Recordings {
         let started = header["timestamp"]
             .as_u64()
             .map(|secs| UNIX_EPOCH + Duration::from_secs(secs));
+        // The reason before the live state: see [`LiveEntry::cut`].
+        let cut_now = lock(&self.cut).get(name).cloned();
         let live = self.lock().get(name).map(|(_, since)| since.elapsed());
         let last = match live {
             Some(_) => None,
@@ -218,10 +224,7 @@ impl Recordings {
             Some(elapsed) => elapsed.as_secs_f64(),
             None => last.as_ref().map_or(0.0, |(time, _)| *time),
         };
-        let cut = lock(&self.cut)
-            .get(name)
-            .cloned()
-            .or_else(|| last.and_then(|(_, cut)| cut));
+        let cut = cut_now.or_else(|| last.and_then(|(_, cut)| cut));
         let started = match started {
             Some(started) => started,
             None => file.metadata()?.modified()?,

@@ -109,8 +109,10 @@ fn a_recording_cut_by_a_full_disk_says_why_and_keeps_its_duration() {
             return;
         }
     };
-    // A little output, a pause, then far more than the disk holds.
-    let body = r#"{"record": true, "command": ["sh", "-c", "echo start; sleep 0.3; seq 1 200000; sleep 60"]}"#;
+    // A little output, twice, with pauses, then far more than the disk
+    // holds. However the flood is cut into writes, the two lines before it
+    // are whole events on the disk, the second at 0.3 s or later.
+    let body = r#"{"record": true, "command": ["sh", "-c", "echo start; sleep 0.3; echo middle; sleep 0.3; seq 1 200000; sleep 60"]}"#;
     let r = server.call("POST", "/api/sessions", Some(body));
     assert_eq!(r.status, 201, "{}", r.body);
     let recording: Value = eventually("the recording to be cut", || {
@@ -133,9 +135,17 @@ fn a_recording_cut_by_a_full_disk_says_why_and_keeps_its_duration() {
     let mut lines = file.body.lines();
     let header: Value = serde_json::from_str(lines.next().expect("a header")).expect("JSON");
     assert_eq!(header["version"], 2);
+    let mut last = 0.0;
     for line in lines {
         let event: (f64, String, Value) =
             serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
         assert!(["o", "m", "r"].contains(&event.1.as_str()), "{line}");
+        last = event.0;
     }
+    // The listing's duration is the last whole event's time.
+    let duration = recording["duration"].as_f64().expect("a duration");
+    assert!(
+        (duration - last).abs() < 1e-3,
+        "{duration} vs the last event at {last}"
+    );
 }
