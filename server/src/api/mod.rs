@@ -43,6 +43,7 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::access::{Access, TrustedProxies};
 use crate::config::Config;
+use crate::pty::Isolation;
 use crate::record::Recordings;
 use crate::session::{SessionHandle, Sessions};
 
@@ -106,6 +107,10 @@ impl AppState {
                 Recordings::new(
                     settings.config.recordings_dir.clone(),
                     settings.config.recordings.clone(),
+                ),
+                Isolation::new(
+                    settings.config.session_uids,
+                    settings.config.session_homes.clone(),
                 ),
             ),
             config: Arc::new(settings.config),

@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::config::Limits;
-use crate::pty::{self, SpawnError};
+use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
 use crate::record::{Cast, RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
@@ -24,6 +24,30 @@ use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 /// How long shutting down waits for an ended session's viewers to close
 /// (their close handshake waits on each client).
 const VIEWERS_CLOSE_WITHIN: Duration = Duration::from_secs(2);
+
+/// Makes the session's sandbox, sets its user, `HOME` and cgroup in the
+/// spec, and starts the child. Blocking.
+fn sandbox_and_spawn(
+    isolation: &Isolation,
+    id: &str,
+    spec: &mut SessionSpec,
+    waits: Arc<AtomicU64>,
+) -> Result<(pty::Pty, pty::PtyEvents, pty::Sandbox), SpawnError> {
+    let sandbox = isolation
+        .enter(id, spec.user.as_deref())
+        .map_err(|reason| SpawnError {
+            program: spec.spawn.argv.first().cloned().unwrap_or_default(),
+            reason,
+        })?;
+    if let Some(home) = sandbox.home().and_then(|home| home.to_str()) {
+        spec.spawn.env.retain(|(name, _)| name != "HOME");
+        spec.spawn.env.push(("HOME".to_owned(), home.to_owned()));
+    }
+    spec.spawn.identity = sandbox.identity().cloned();
+    spec.spawn.cgroup_procs = sandbox.cgroup_procs();
+    let (pty, events) = pty::spawn(&spec.spawn, waits)?;
+    Ok((pty, events, sandbox))
+}
 
 /// Commands queued to an actor before senders wait.
 const COMMAND_QUEUE: usize = 32;
@@ -63,6 +87,8 @@ pub struct Sessions {
     /// Replays playing now (each has a thread, its recording's events and
     /// keyframes), at most `limits.max_replays`.
     replays: Arc<AtomicUsize>,
+    /// How sessions are walled off from each other and ended.
+    isolation: Arc<Isolation>,
 }
 
 struct State {
@@ -76,8 +102,9 @@ struct State {
 }
 
 impl Sessions {
-    /// An empty registry enforcing `limits`, recording into `recordings`.
-    pub fn new(limits: Limits, recordings: Arc<Recordings>) -> Arc<Sessions> {
+    /// An empty registry enforcing `limits`, recording into `recordings`,
+    /// walling sessions off with `isolation`.
+    pub fn new(limits: Limits, recordings: Arc<Recordings>, isolation: Isolation) -> Arc<Sessions> {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
@@ -89,7 +116,13 @@ impl Sessions {
             metrics: Arc::new(Metrics::default()),
             recordings,
             replays: Arc::default(),
+            isolation: Arc::new(isolation),
         })
+    }
+
+    /// How sessions are walled off from each other and ended.
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
     }
 
     /// The limits the registry enforces.
@@ -140,11 +173,17 @@ impl Sessions {
             None => None,
         };
         let waits = self.metrics.pty_wait_counter();
-        let (spawned, spec) =
-            tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn, waits), spec))
-                .await
-                .map_err(|e| CreateError::Internal(e.to_string()))?;
-        let (pty, events) = spawned?;
+        let isolation = Arc::clone(&self.isolation);
+        let sandboxed = id.clone();
+        let (spawned, spec) = tokio::task::spawn_blocking(move || {
+            (
+                sandbox_and_spawn(&isolation, &sandboxed, &mut spec, waits),
+                spec,
+            )
+        })
+        .await
+        .map_err(|e| CreateError::Internal(e.to_string()))?;
+        let (pty, events, sandbox) = spawned?;
 
         let info = SessionInfo {
             id: id.clone(),
@@ -187,6 +226,7 @@ impl Sessions {
             term,
             pty: Some(pty),
             events,
+            sandbox,
             commands: commands_rx,
             screen: screen_tx,
             clipboard: handle.clipboard_sender(),
