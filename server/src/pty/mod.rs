@@ -29,9 +29,9 @@ use tokio::sync::{mpsc, oneshot};
 pub use env::child_env;
 pub use leftovers::{become_subreaper, kill_leftovers, reap_orphans, MARKER};
 pub use reader::READ_BUFFER;
-pub use sandbox::{Isolation, Mode, Sandbox, User};
+pub use sandbox::{EnterError, Isolation, Mode, Sandbox, User};
 pub use spawn::Identity;
-pub use waiter::ExitStatus;
+pub use waiter::{ChildState, ExitStatus};
 
 /// Chunks of output queued between the reader thread and the session.
 pub const OUTPUT_QUEUE: usize = 4;
@@ -181,6 +181,12 @@ impl Pty {
     /// The child's process id, which is also its process group and session id.
     pub fn pid(&self) -> u32 {
         self.child.pid().unsigned_abs()
+    }
+
+    /// The child's state, which outlives the terminal: signals and the
+    /// session's sweep go through it.
+    pub fn child(&self) -> Arc<ChildState> {
+        Arc::clone(&self.child)
     }
 
     /// Queues bytes for the child without blocking.

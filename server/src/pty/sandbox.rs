@@ -56,6 +56,17 @@ impl Mode {
     }
 }
 
+/// A session's sandbox could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum EnterError {
+    /// Every uid of `session_uids` is held by a session or a live process.
+    #[error("every session uid ({0} to {1}) is in use; end a session, or widen session_uids")]
+    NoUid(u32, u32),
+    /// Anything else (an unknown user, a home or cgroup not made).
+    #[error("{0}")]
+    Other(String),
+}
+
 /// A Unix user from the password database.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {
@@ -148,6 +159,9 @@ impl Isolation {
         };
         let [first, last] = session_uids;
         if mode == Mode::Uid {
+            if let Err(error) = make_homes(&homes) {
+                tracing::error!(homes = %homes.display(), %error, "cannot make the sessions' homes directory: sessions cannot start");
+            }
             tracing::info!(
                 first,
                 last,
@@ -170,6 +184,12 @@ impl Isolation {
         }
     }
 
+    /// True when the server may change uids, so that sessions get uids of
+    /// their own.
+    pub fn possible() -> bool {
+        missing_capabilities().is_empty()
+    }
+
     /// The mode found at start.
     pub fn mode(&self) -> Mode {
         self.mode
@@ -177,22 +197,22 @@ impl Isolation {
 
     /// Makes the sandbox of session `id`, running as `user` (a profile's)
     /// or, with `None`, as a uid of its own where the server may.
-    pub fn enter(&self, id: &str, user: Option<&str>) -> Result<Sandbox, String> {
-        let cgroup = || -> Result<Option<Cgroup>, String> {
+    pub fn enter(&self, id: &str, user: Option<&str>) -> Result<Sandbox, EnterError> {
+        let cgroup = || -> Result<Option<Cgroup>, EnterError> {
             self.cgroups
                 .as_ref()
                 .map(|root| root.session(id))
                 .transpose()
-                .map_err(|e| format!("cannot make the session's cgroup: {e}"))
+                .map_err(|e| EnterError::Other(format!("cannot make the session's cgroup: {e}")))
         };
         if let Some(name) = user {
-            let user = User::lookup(name)?;
+            let user = User::lookup(name).map_err(EnterError::Other)?;
             // SAFETY: geteuid cannot fail.
             if self.mode != Mode::Uid && user.uid != unsafe { libc::geteuid() } {
-                return Err(format!(
+                return Err(EnterError::Other(format!(
                     "the profile runs as '{name}', which needs the server to run as root \
                      (or with CAP_SETUID and CAP_SETGID)"
-                ));
+                )));
             }
             return Ok(Sandbox {
                 identity: Some(Identity {
@@ -202,6 +222,7 @@ impl Isolation {
                     no_new_privs: false,
                 }),
                 own_uid: None,
+                uid_lock: None,
                 home: Some(user.home),
                 private_home: false,
                 cgroup: cgroup()?,
@@ -211,15 +232,16 @@ impl Isolation {
             return Ok(Sandbox {
                 identity: None,
                 own_uid: None,
+                uid_lock: None,
                 home: None,
                 private_home: false,
                 cgroup: cgroup()?,
             });
         }
-        let uid = self.pool.take().ok_or_else(|| {
-            let [first, last] = [self.pool.first(), self.pool.last()];
-            format!("every session uid ({first} to {last}) is in use; end a session or widen session_uids")
-        })?;
+        let (uid, lock) = self
+            .pool
+            .take(&self.homes)
+            .ok_or_else(|| EnterError::NoUid(self.pool.first(), self.pool.last()))?;
         let mut sandbox = Sandbox {
             identity: Some(Identity {
                 uid,
@@ -228,15 +250,16 @@ impl Isolation {
                 no_new_privs: true,
             }),
             own_uid: Some(uid),
+            uid_lock: Some(lock),
             home: None,
             private_home: true,
             cgroup: None,
         };
         let home = make_home(&self.homes, id, uid).map_err(|e| {
-            format!(
+            EnterError::Other(format!(
                 "cannot make the session's home in {}: {e}",
                 self.homes.display()
-            )
+            ))
         })?;
         sandbox.home = Some(home);
         Ok(sandbox)
@@ -249,6 +272,8 @@ pub struct Sandbox {
     identity: Option<Identity>,
     /// The uid of its own, given back once nothing of it is left.
     own_uid: Option<u32>,
+    /// The uid's lock file, held while the uid is the session's.
+    uid_lock: Option<std::fs::File>,
     home: Option<PathBuf>,
     /// The home was made for the session and goes with it.
     private_home: bool,
@@ -274,7 +299,7 @@ impl Sandbox {
     /// Ends every process of the session whose program was `program` and
     /// whose id is `id`: by uid, by cgroup, or by tracking. Returns whether
     /// it is sure nothing is left. Blocking.
-    pub fn end(&mut self, program: u32, id: &str) -> bool {
+    pub fn end(&mut self, program: &super::ChildState, id: &str) -> bool {
         if let Some(uid) = self.own_uid {
             let clean = match uids::sweep(uid) {
                 Ok(clean) => clean,
@@ -288,6 +313,7 @@ impl Sandbox {
                 self.remove_home();
                 self.own_uid = None;
                 uids::give_back(uid);
+                self.uid_lock = None;
             } else {
                 tracing::error!(
                     uid,
@@ -305,7 +331,14 @@ impl Sandbox {
                 }
             };
         }
-        super::kill_leftovers(program, id);
+        let killed = super::kill_leftovers(program, id);
+        if killed > 0 {
+            tracing::info!(
+                id,
+                processes = killed,
+                "killed the session's leftover processes"
+            );
+        }
         false
     }
 
@@ -326,14 +359,17 @@ impl Drop for Sandbox {
             if !uids::in_use(uid) {
                 self.remove_home();
                 uids::give_back(uid);
+                self.uid_lock = None;
+            } else {
+                // Out of use for as long as this process lives.
+                std::mem::forget(self.uid_lock.take());
             }
         }
     }
 }
 
-/// Makes `homes` (0711, owned by the server) if missing, then `homes/id`,
-/// 0700, owned by `uid`.
-fn make_home(homes: &Path, id: &str, uid: u32) -> io::Result<PathBuf> {
+/// Makes `homes` (0711, owned by the server) if missing.
+fn make_homes(homes: &Path) -> io::Result<()> {
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o711)
@@ -348,6 +384,11 @@ fn make_home(homes: &Path, id: &str, uid: u32) -> io::Result<PathBuf> {
     if meta.mode() & 0o022 != 0 {
         std::fs::set_permissions(homes, std::fs::Permissions::from_mode(0o711))?;
     }
+    Ok(())
+}
+
+/// Makes `homes/id`, 0700, owned by `uid`.
+fn make_home(homes: &Path, id: &str, uid: u32) -> io::Result<PathBuf> {
     let home = homes.join(id);
     std::fs::DirBuilder::new().mode(0o700).create(&home)?;
     std::os::unix::fs::chown(&home, Some(uid), Some(uid))?;

@@ -1,10 +1,19 @@
 //! Uids of their own for sessions: a pool over a configured range that
 //! never hands out a uid while a process of it is alive, and the sweep that
 //! ends every process of a uid without naming any pid.
+//!
+//! Servers in one process share a set of the uids they hold; servers in
+//! different processes share a lock file per uid in their homes' directory
+//! (`.uid-N.lock`, held with `flock` for the session's life and released
+//! by the kernel if the server dies).
 
 use std::collections::BTreeSet;
+use std::fs::File;
 use std::io;
 use std::ops::RangeInclusive;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -34,20 +43,22 @@ impl UidPool {
     }
 
     /// A uid no session holds and no live process has (as its real,
-    /// effective or saved uid); `None` when every one is busy.
-    pub fn take(&self) -> Option<u32> {
+    /// effective or saved uid), with its lock file in `locks`, held until
+    /// dropped; `None` when every one is busy.
+    pub fn take(&self, locks: &Path) -> Option<(u32, File)> {
         let busy = uids_in_use();
         // Each lock guards plain values: consistent after a panic.
         let mut taken = TAKEN.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = self.next.lock().unwrap_or_else(PoisonError::into_inner);
         let (first, last) = (*self.range.start(), *self.range.end());
         let start = (*next).clamp(first, last);
-        let found = (start..=last)
+        let (found, lock) = (start..=last)
             .chain(first..start)
-            .find(|uid| !taken.contains(uid) && !busy.contains(uid))?;
+            .filter(|uid| !taken.contains(uid) && !busy.contains(uid))
+            .find_map(|uid| Some((uid, lock(locks, uid)?)))?;
         taken.insert(found);
         *next = found.checked_add(1).unwrap_or(first);
-        Some(found)
+        Some((found, lock))
     }
 
     /// The first uid of the range.
@@ -67,6 +78,20 @@ pub fn give_back(uid: u32) {
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .remove(&uid);
+}
+
+/// The lock of `uid` in `locks`, if no other process holds it.
+fn lock(locks: &Path, uid: u32) -> Option<File> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+        .open(locks.join(format!(".uid-{uid}.lock")))
+        .ok()?;
+    // SAFETY: flock on a descriptor we own.
+    (unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0).then_some(file)
 }
 
 /// The uids of every live (not zombie) process: real, effective and saved.
@@ -172,23 +197,34 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_skips_uids_in_use_and_taken_and_wraps() {
+    fn the_pool_skips_uids_in_use_taken_or_locked_and_wraps() {
         // SAFETY: getuid cannot fail.
         let me = unsafe { libc::getuid() };
+        let locks = std::env::temp_dir().join(format!("panecast-uids-{}", std::process::id()));
+        std::fs::create_dir_all(&locks).expect("a lock directory");
+        let uid = |taken: Option<(u32, File)>| taken.map(|(uid, _)| uid);
         let pool = UidPool::new(me, me);
         assert_eq!(
-            pool.take(),
+            uid(pool.take(&locks)),
             None,
             "a uid with a live process is never handed out"
         );
         let free = 3_999_000_000;
         let pool = UidPool::new(free, free + 1);
-        assert_eq!(pool.take(), Some(free));
-        assert_eq!(pool.take(), Some(free + 1));
-        assert_eq!(pool.take(), None, "every uid is taken");
+        assert_eq!(uid(pool.take(&locks)), Some(free));
+        let held = pool.take(&locks).expect("the second uid");
+        assert_eq!(held.0, free + 1);
+        assert_eq!(uid(pool.take(&locks)), None, "every uid is taken");
         give_back(free);
-        assert_eq!(pool.take(), Some(free));
+        assert_eq!(uid(pool.take(&locks)), Some(free));
         give_back(free);
+        // Taken by no server of this process, but its lock is held (as
+        // another process's server would hold it).
         give_back(free + 1);
+        assert_eq!(uid(pool.take(&locks)), Some(free));
+        assert_eq!(uid(pool.take(&locks)), None, "a locked uid is skipped");
+        give_back(free);
+        drop(held);
+        let _ = std::fs::remove_dir_all(&locks);
     }
 }

@@ -18,10 +18,11 @@ pub struct ExitStatus {
     pub signal: Option<String>,
 }
 
-/// A child and whether it has been reaped.
+/// A child and when it was reaped (in the clock ticks of `/proc` start
+/// times), if it was.
 pub struct ChildState {
     pid: libc::pid_t,
-    reaped: Mutex<bool>,
+    reaped: Mutex<Option<u64>>,
 }
 
 impl ChildState {
@@ -33,10 +34,18 @@ impl ChildState {
     /// Sends `signal` to the child's process group, only while the child is
     /// not reaped (so its pid cannot have been reused); true if sent.
     pub fn signal_group(&self, signal: libc::c_int) -> bool {
-        // The flag is a plain bool: consistent after a panic.
+        self.while_reaped_at(|reaped| {
+            // SAFETY: killpg only sends a signal; the group is the unreaped child's.
+            reaped.is_none() && unsafe { libc::killpg(self.pid, signal) } == 0
+        })
+    }
+
+    /// Runs `f` with the time the child was reaped (`None`: not yet),
+    /// holding the lock: an unreaped child stays unreaped until `f` returns.
+    pub fn while_reaped_at<R>(&self, f: impl FnOnce(Option<u64>) -> R) -> R {
+        // A plain value: consistent after a panic.
         let reaped = self.reaped.lock().unwrap_or_else(PoisonError::into_inner);
-        // SAFETY: killpg only sends a signal; the group is the unreaped child's.
-        !*reaped && unsafe { libc::killpg(self.pid, signal) } == 0
+        f(*reaped)
     }
 }
 
@@ -73,7 +82,7 @@ impl Waiter {
     pub fn watch(self, pid: libc::pid_t) -> Arc<ChildState> {
         let child = Arc::new(ChildState {
             pid,
-            reaped: Mutex::new(false),
+            reaped: Mutex::new(None),
         });
         if self.child.send(Arc::clone(&child)).is_err() {
             // The thread is gone (it cannot be, short of a panic): reap here.
@@ -102,6 +111,8 @@ fn wait(child: &ChildState) -> ExitStatus {
         }
     }
     let mut reaped = child.reaped.lock().unwrap_or_else(PoisonError::into_inner);
+    // Taken before the pid is freed: whatever reuses it starts later.
+    let reaping = super::leftovers::now_ticks();
     let mut status = 0;
     let r = loop {
         // SAFETY: waitpid on our own child, writing one int.
@@ -110,7 +121,7 @@ fn wait(child: &ChildState) -> ExitStatus {
             break r;
         }
     };
-    *reaped = true;
+    *reaped = Some(reaping);
     drop(reaped);
     if r != child.pid {
         return ExitStatus {

@@ -18,7 +18,7 @@ use tokio::time::{sleep_until, Instant};
 use panecast_proto::Scrollback;
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
-use crate::pty::{ExitStatus, Pty, PtyEvents, Sandbox};
+use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
 use crate::stream::{encode_row, wire_style_linked};
@@ -43,6 +43,8 @@ pub(super) struct Actor {
     pub events: PtyEvents,
     /// The session's walls, which end every process it started.
     pub sandbox: Sandbox,
+    /// The program's state, which outlives the terminal.
+    pub program: Arc<ChildState>,
     pub commands: mpsc::Receiver<Command>,
     pub screen: watch::Sender<Arc<Snapshot>>,
     pub clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
@@ -81,7 +83,7 @@ impl Actor {
             Ending::Exited => actor.linger().await,
             Ending::Killed(reply) => reply,
         };
-        end_processes(actor.sandbox, &actor.info).await;
+        end_processes(actor.sandbox, actor.program, &actor.info).await;
         if let Some(reply) = reply {
             let _ = reply.send(());
         }
@@ -368,9 +370,9 @@ impl Live {
 /// Ends what an ended session's program left running (background jobs,
 /// `setsid` children), through its sandbox: a session that goes leaves
 /// nothing behind.
-async fn end_processes(mut sandbox: Sandbox, info: &SessionInfo) {
-    let (pid, id) = (info.pid, info.id.clone());
-    let ended = tokio::task::spawn_blocking(move || sandbox.end(pid, &id)).await;
+async fn end_processes(mut sandbox: Sandbox, program: Arc<ChildState>, info: &SessionInfo) {
+    let id = info.id.clone();
+    let ended = tokio::task::spawn_blocking(move || sandbox.end(&program, &id)).await;
     if ended.is_err() {
         tracing::error!(id = %info.id, "ending the session's processes failed");
     }

@@ -32,12 +32,15 @@ fn sandbox_and_spawn(
     id: &str,
     spec: &mut SessionSpec,
     waits: Arc<AtomicU64>,
-) -> Result<(pty::Pty, pty::PtyEvents, pty::Sandbox), SpawnError> {
+) -> Result<(pty::Pty, pty::PtyEvents, pty::Sandbox), CreateError> {
     let sandbox = isolation
         .enter(id, spec.user.as_deref())
-        .map_err(|reason| SpawnError {
-            program: spec.spawn.argv.first().cloned().unwrap_or_default(),
-            reason,
+        .map_err(|e| match e {
+            pty::EnterError::NoUid(..) => CreateError::NoUid(e),
+            pty::EnterError::Other(reason) => CreateError::Spawn(SpawnError {
+                program: spec.spawn.argv.first().cloned().unwrap_or_default(),
+                reason,
+            }),
         })?;
     if let Some(home) = sandbox.home().and_then(|home| home.to_str()) {
         spec.spawn.env.retain(|(name, _)| name != "HOME");
@@ -67,6 +70,9 @@ pub enum CreateError {
     /// A running session already has this name.
     #[error("a running session is already named '{0}'")]
     NameTaken(String),
+    /// Every uid sessions may have is in use.
+    #[error(transparent)]
+    NoUid(pty::EnterError),
     /// The child could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
@@ -224,6 +230,7 @@ impl Sessions {
         let actor = Actor {
             info,
             term,
+            program: pty.child(),
             pty: Some(pty),
             events,
             sandbox,
