@@ -218,6 +218,16 @@ mod tests {
         assert_eq!(kill_found(i32::MAX, None, "no-such-session"), 0);
     }
 
+    /// A child of this test, killed and reaped when dropped.
+    struct Decoy(std::process::Child);
+
+    impl Drop for Decoy {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
     #[test]
     fn a_reaped_programs_pid_reused_as_a_session_id_is_not_signalled() {
         use std::os::unix::process::CommandExt;
@@ -226,10 +236,11 @@ mod tests {
         while now_ticks() <= reaped_at {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        // A process that has the "program's" pid as its session id, as one
-        // that reused the pid and called setsid would.
-        let mut command = std::process::Command::new("sleep");
-        command.arg("1000");
+        // A session led by a process started after the "reaping", as one
+        // that reused the program's pid and called setsid would be, with a
+        // member.
+        let mut command = std::process::Command::new("sh");
+        command.args(["-c", "sleep 1000 & wait"]);
         // SAFETY: setsid is async-signal-safe.
         unsafe {
             command.pre_exec(|| {
@@ -237,25 +248,28 @@ mod tests {
                 Ok(())
             });
         }
-        let mut decoy = command.spawn().expect("sleep");
-        let pid = decoy.id() as i32;
-        let found = wait_for(|| process(pid).is_some_and(|p| p.session == pid));
-        assert!(found, "the decoy leads its own session");
+        let decoy = Decoy(command.spawn().expect("sh"));
+        let leader = decoy.0.id() as i32;
+        let member = || {
+            processes()
+                .into_iter()
+                .find(|p| p.session == leader && p.pid != leader && !p.zombie)
+        };
+        assert!(
+            wait_for(|| member().is_some()),
+            "the decoy's session has a member"
+        );
         assert_eq!(
-            kill_found(pid, Some(reaped_at), "x"),
+            kill_found(leader, Some(reaped_at), "x"),
             0,
             "nothing started after the reaping is signalled"
         );
-        assert!(
-            decoy.try_wait().expect("try_wait").is_none(),
-            "the decoy lives"
-        );
+        assert!(member().is_some(), "the member lives");
         assert_eq!(
-            kill_found(pid, None, "x"),
+            kill_found(leader, None, "x"),
             1,
-            "while unreaped, the session is the program's"
+            "while the program is unreaped, its session's members are its own"
         );
-        decoy.wait().expect("the decoy ends");
     }
 
     /// Polls `check` for up to 5 s.
