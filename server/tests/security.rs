@@ -18,6 +18,8 @@ mod credentials;
 mod csrf;
 #[path = "security/framing.rs"]
 mod framing;
+#[path = "security/isolation.rs"]
+mod isolation;
 #[path = "security/leftovers.rs"]
 mod leftovers;
 #[path = "security/limits.rs"]
