@@ -173,6 +173,11 @@ fn kill_all_as(uid: u32) -> io::Result<()> {
             break;
         }
         let err = io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::ECHILD) {
+            // The orphan reaper took its status: the next look at /proc
+            // tells whether it did its work.
+            return Ok(());
+        }
         if err.kind() != io::ErrorKind::Interrupted {
             return Err(err);
         }
