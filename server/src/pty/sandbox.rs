@@ -34,6 +34,11 @@ const NEEDED: [(u32, &str); 6] = [
     (7, "SETUID"),
 ];
 
+/// The world-writable directories whose entries a session's uid leaves
+/// are removed with it, so that the next session given that uid cannot
+/// read them.
+const SHARED_TMP: [&str; 3] = ["/tmp", "/var/tmp", "/dev/shm"];
+
 /// How sessions are walled off and ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -309,8 +314,12 @@ impl Sandbox {
                 }
             };
             if clean {
-                // Gone with its home, and then free for another session.
+                // Gone with its home and its files in the shared temporary
+                // directories, and then free for another session.
                 self.remove_home();
+                for dir in SHARED_TMP {
+                    remove_owned(Path::new(dir), uid);
+                }
                 self.own_uid = None;
                 uids::give_back(uid);
                 self.uid_lock = None;
@@ -364,6 +373,31 @@ impl Drop for Sandbox {
                 // Out of use for as long as this process lives.
                 std::mem::forget(self.uid_lock.take());
             }
+        }
+    }
+}
+
+/// Removes the entries of `dir` that belong to `uid` (without following
+/// symbolic links).
+fn remove_owned(dir: &Path, uid: u32) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.uid() != uid {
+            continue;
+        }
+        let removed = if meta.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        if let Err(error) = removed {
+            tracing::warn!(path = %path.display(), %error, "cannot remove a file the session left");
         }
     }
 }

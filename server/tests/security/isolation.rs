@@ -105,6 +105,22 @@ fn sessions_run_as_uids_of_their_own_with_a_private_home_and_pty() {
 }
 
 #[test]
+fn what_a_sessions_uid_leaves_in_tmp_goes_with_it() {
+    needs_root!();
+    let server = Server::start(test_config());
+    let left = PathBuf::from(format!("/tmp/panecast-left-{}", std::process::id()));
+    let write = format!(
+        "umask 077; echo secret > {0}; echo wrote=$?; exec cat",
+        left.display()
+    );
+    let id = session_id(&server.create(&["sh", "-c", &write], json!({})));
+    assert_eq!(field(&server, &id, "wrote"), "0");
+    assert!(left.exists(), "the session wrote its file");
+    assert_eq!(server.delete(&id).status, 200);
+    assert!(!left.exists(), "the file went with the session's uid");
+}
+
+#[test]
 fn a_session_cannot_open_another_sessions_pty_or_signal_its_processes() {
     needs_root!();
     let server = Server::start(test_config());
