@@ -369,17 +369,18 @@ fn the_uid_pool_never_hands_out_a_uid_a_process_has() {
 }
 
 #[test]
-fn delete_after_the_program_was_reaped_spares_a_process_that_reused_its_pid() {
+fn delete_after_the_program_was_reaped_spares_processes_that_reused_its_pid() {
     needs_root!();
     let server = Server::start(test_config());
     let id = session_id(&server.create(&["true"], json!({})));
     let pid = server.wait_exit(&id)["pid"].as_u64().expect("a pid") as i32;
     // Make the kernel hand the reaped program's pid to a new process that
-    // leads its own session, as the processes killed in the trial did.
-    let decoy = (0..50).find_map(|_| {
+    // leads a terminal session of its own with a member, as the processes
+    // killed in the trial did.
+    let leader = (0..50).find_map(|_| {
         std::fs::write("/proc/sys/kernel/ns_last_pid", (pid - 1).to_string()).ok()?;
-        let mut command = Command::new("sleep");
-        command.arg("1000");
+        let mut command = Command::new("sh");
+        command.args(["-c", "sleep 1000 & wait"]);
         // SAFETY: setsid is async-signal-safe.
         unsafe {
             command.pre_exec(|| {
@@ -390,12 +391,32 @@ fn delete_after_the_program_was_reaped_spares_a_process_that_reused_its_pid() {
         let stray = Stray(command.spawn().ok()?);
         (stray.0.id() as i32 == pid).then_some(stray)
     });
-    let Some(decoy) = decoy else {
+    let Some(leader) = leader else {
         eprintln!("skipped: could not get pid {pid} again through /proc/sys/kernel/ns_last_pid");
         return;
     };
+    let member = eventually("the new session's member", || session_member(pid));
     assert_eq!(server.delete(&id).status, 200);
-    assert!(alive(decoy.0.id()), "the process that reused the pid lives");
+    assert!(
+        alive(leader.0.id()),
+        "the process that reused the pid lives"
+    );
+    assert!(alive(member), "the member of its session lives");
+    // SAFETY: kill only sends SIGKILL to the sleep this test started.
+    unsafe { libc::kill(member as i32, libc::SIGKILL) };
+}
+
+/// A live process, other than its leader, of the terminal session `sid`.
+fn session_member(sid: i32) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != sid as u32 && alive(pid))
+        .find(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+            rest.split_whitespace().nth(3) == Some(&sid.to_string())
+        })
 }
 
 #[test]
