@@ -270,7 +270,8 @@ fn private_token_file(path: &std::path::Path) -> std::io::Result<()> {
 }
 
 /// Closes what a session's programs could use against the server, which
-/// is their parent and runs as the same user: no core dumps and no
+/// is their parent and, when sessions cannot have uids of their own, runs
+/// as the same user: no core dumps and no
 /// `/proc/PID/environ`, `cmdline` or ptrace for them (non-dumpable); the
 /// server becomes the reaper of their orphaned background jobs, so
 /// deleting a session can end them, and a thread reaps those that exit.
