@@ -164,8 +164,11 @@ impl Isolation {
         };
         let [first, last] = session_uids;
         if mode == Mode::Uid {
-            if let Err(error) = make_homes(&homes) {
-                tracing::error!(homes = %homes.display(), %error, "cannot make the sessions' homes directory: sessions cannot start");
+            match make_homes(&homes) {
+                Ok(()) => remove_stale_homes(&homes),
+                Err(error) => {
+                    tracing::error!(homes = %homes.display(), %error, "cannot make the sessions' homes directory: sessions cannot start")
+                }
             }
             tracing::info!(
                 first,
@@ -419,6 +422,36 @@ fn make_homes(homes: &Path) -> io::Result<()> {
         std::fs::set_permissions(homes, std::fs::Permissions::from_mode(0o711))?;
     }
     Ok(())
+}
+
+/// Removes the homes a server that died left behind: those whose uid no
+/// server holds (its lock is free, and held while removing) and no live
+/// process has.
+fn remove_stale_homes(homes: &Path) {
+    let Ok(entries) = std::fs::read_dir(homes) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_dir()
+            || path
+                .file_name()
+                .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."))
+        {
+            continue;
+        }
+        let Some(_held) = uids::lock(homes, meta.uid()) else {
+            continue;
+        };
+        if !uids::in_use(meta.uid()) {
+            if let Err(error) = std::fs::remove_dir_all(&path) {
+                tracing::warn!(home = %path.display(), %error, "cannot remove a stale session home");
+            }
+        }
+    }
 }
 
 /// Makes `homes/id`, 0700, owned by `uid`.

@@ -80,8 +80,8 @@ pub fn give_back(uid: u32) {
         .remove(&uid);
 }
 
-/// The lock of `uid` in `locks`, if no other process holds it.
-fn lock(locks: &Path, uid: u32) -> Option<File> {
+/// The lock of `uid` in `locks`, if no other holder has it.
+pub fn lock(locks: &Path, uid: u32) -> Option<File> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

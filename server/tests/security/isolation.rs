@@ -420,6 +420,20 @@ fn session_member(sid: i32) -> Option<u32> {
 }
 
 #[test]
+fn a_home_left_by_a_server_that_died_is_removed_at_start() {
+    needs_root!();
+    let homes = test_config().session_homes;
+    std::fs::create_dir_all(&homes).expect("the homes directory");
+    let stale = homes.join(format!("stale-{}", std::process::id()));
+    std::fs::create_dir_all(&stale).expect("a stale home");
+    std::os::unix::fs::chown(&stale, Some(62010), Some(62010)).expect("chown");
+    let server = Server::start(test_config());
+    // Answered once the server has started, and so looked at its homes.
+    assert_eq!(server.raw("GET", "/healthz", &[], None).status, 200);
+    assert!(!stale.exists(), "the stale home was removed");
+}
+
+#[test]
 fn healthz_reports_the_isolation() {
     let server = Server::start(test_config());
     let health = server.raw("GET", "/healthz", &[], None).json();
