@@ -42,9 +42,16 @@ fn sandbox_and_spawn(
                 reason,
             }),
         })?;
+    let mut set = |name: &str, value: &str| {
+        spec.spawn.env.retain(|(n, _)| n != name);
+        spec.spawn.env.push((name.to_owned(), value.to_owned()));
+    };
     if let Some(home) = sandbox.home().and_then(|home| home.to_str()) {
-        spec.spawn.env.retain(|(name, _)| name != "HOME");
-        spec.spawn.env.push(("HOME".to_owned(), home.to_owned()));
+        set("HOME", home);
+    }
+    if let Some(user) = spec.user.clone() {
+        set("USER", &user);
+        set("LOGNAME", &user);
     }
     spec.spawn.identity = sandbox.identity().cloned();
     spec.spawn.cgroup_procs = sandbox.cgroup_procs();
