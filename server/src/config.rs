@@ -56,7 +56,18 @@ pub struct Config {
     pub metrics: MetricsAccess,
     /// Whether programs may set the clipboard of viewers (OSC 52).
     pub clipboard: ClipboardAccess,
+    /// The uids (`[FIRST, LAST]`) sessions get one of each, as their uid
+    /// and gid, when the server may change uids.
+    pub session_uids: [u32; 2],
+    /// The directory the private `HOME` of each session with a uid of its
+    /// own is made in (created 0711 when missing).
+    pub session_homes: PathBuf,
 }
+
+/// The default of `session_uids`: 500 uids between systemd-homed's range
+/// (60001-60513) and DynamicUser's (61184-65519), below 65536 so that a
+/// container's user namespace maps them.
+pub const DEFAULT_SESSION_UIDS: [u32; 2] = [60600, 61099];
 
 /// Whose clipboard a program may set with OSC 52.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -319,6 +330,9 @@ pub struct Profile {
     pub env: BTreeMap<String, String>,
     /// Working directory; absent means `$HOME`.
     pub cwd: Option<PathBuf>,
+    /// The Unix user to run as (with its uid, groups and home), when the
+    /// server may change uids; absent: a uid of the session's own.
+    pub user: Option<String>,
     /// Record every session of this profile.
     pub record: bool,
     /// Also record what is typed (`i` events). Off by default: input
@@ -368,6 +382,8 @@ impl Default for Config {
             public_names: Vec::new(),
             metrics: MetricsAccess::Token,
             clipboard: ClipboardAccess::Off,
+            session_uids: DEFAULT_SESSION_UIDS,
+            session_homes: PathBuf::from("/var/lib/panecast/homes"),
         }
     }
 }
@@ -502,6 +518,18 @@ impl Config {
         if self.recordings.max_bytes == 0 {
             return invalid("recordings.max_bytes must be at least 1".to_owned());
         }
+        let [first, last] = self.session_uids;
+        if first == 0 || first > last {
+            return invalid(format!(
+                "session_uids = [{first}, {last}]: give [FIRST, LAST] with 0 < FIRST <= LAST"
+            ));
+        }
+        if !self.session_homes.is_absolute() {
+            return invalid(format!(
+                "session_homes = '{}': give an absolute path",
+                self.session_homes.display()
+            ));
+        }
         if self.recordings_dir.as_os_str().is_empty() {
             return invalid("recordings_dir is empty".to_owned());
         }
@@ -511,6 +539,10 @@ impl Config {
             }
             if profile.command.as_deref() == Some("") {
                 return invalid(format!("profiles.{name}.command is empty"));
+            }
+            if let Some(user) = &profile.user {
+                crate::pty::User::lookup(user)
+                    .map_err(|e| ConfigError::Invalid(format!("profiles.{name}.user: {e}")))?;
             }
             for key in profile.env.keys() {
                 if !valid_env_name(key) {

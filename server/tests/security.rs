@@ -22,6 +22,8 @@ mod csrf;
 mod forwarded;
 #[path = "security/framing.rs"]
 mod framing;
+#[path = "security/isolation.rs"]
+mod isolation;
 #[path = "security/leftovers.rs"]
 mod leftovers;
 #[path = "security/limits.rs"]

@@ -97,6 +97,7 @@ impl CreateRequest {
         }
 
         let mut profile_record = (false, false);
+        let mut user = None;
         let (profile, argv, profile_env, profile_cwd) = match (self.profile, self.command) {
             (Some(_), Some(_)) => {
                 return Err(ApiError::bad_request(
@@ -124,6 +125,7 @@ impl CreateRequest {
                     ));
                 };
                 profile_record = (profile.record, profile.record_input);
+                user = profile.user.clone();
                 (
                     Some(name),
                     profile.argv(),
@@ -151,8 +153,9 @@ impl CreateRequest {
                 .chain(&request_env)
                 .map(|(k, v)| (k.as_str(), v.as_str())),
         );
-        let cwd = self.cwd.or(profile_cwd).unwrap_or_else(|| home(&env));
-        if !cwd.is_dir() {
+        // Absent: the session's HOME, known once its sandbox is made.
+        let cwd = self.cwd.or(profile_cwd);
+        if let Some(cwd) = cwd.as_ref().filter(|cwd| !cwd.is_dir()) {
             return Err(ApiError::bad_request(
                 "bad_cwd",
                 format!("working directory {} is not a directory", cwd.display()),
@@ -167,12 +170,15 @@ impl CreateRequest {
             name: self.name,
             owner: Some(grant.credential().clone()),
             profile,
+            user,
             spawn: SpawnSpec {
                 argv,
                 env,
                 cwd,
                 cols,
                 rows,
+                identity: None,
+                cgroup_procs: None,
             },
             scrollback,
         })
@@ -252,12 +258,6 @@ fn forbidden(field: &str, what: &str) -> ApiError {
     )
 }
 
-fn home(env: &[(String, String)]) -> PathBuf {
-    env.iter()
-        .find(|(name, _)| name == "HOME")
-        .map_or_else(|| PathBuf::from("/"), |(_, home)| PathBuf::from(home))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,7 +293,7 @@ mod tests {
             .expect("allowed");
         assert_eq!(spec.spawn.argv, ["top"]);
         assert!(spec.spawn.env.contains(&("A".to_owned(), "1".to_owned())));
-        assert_eq!(spec.spawn.cwd, PathBuf::from("/tmp"));
+        assert_eq!(spec.spawn.cwd, Some(PathBuf::from("/tmp")));
         assert_eq!((spec.spawn.cols, spec.spawn.rows), (100, 30));
     }
 

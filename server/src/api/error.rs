@@ -105,7 +105,9 @@ impl From<SessionError> for ApiError {
 impl From<CreateError> for ApiError {
     fn from(err: CreateError) -> ApiError {
         let (status, code) = match err {
-            CreateError::TooMany(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions"),
+            CreateError::TooMany(_) | CreateError::NoUid(_) => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions")
+            }
             CreateError::TooManyReplays(_) | CreateError::TooManyReplaysForCredential(_) => {
                 (StatusCode::TOO_MANY_REQUESTS, "too_many_replays")
             }

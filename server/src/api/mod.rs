@@ -44,6 +44,7 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::access::{Access, SignInFailures, TrustedProxies};
 use crate::config::Config;
+use crate::pty::Isolation;
 use crate::record::Recordings;
 use crate::session::{SessionHandle, Sessions};
 
@@ -109,6 +110,10 @@ impl AppState {
                 Recordings::new(
                     settings.config.recordings_dir.clone(),
                     settings.config.recordings.clone(),
+                ),
+                Isolation::new(
+                    settings.config.session_uids,
+                    settings.config.session_homes.clone(),
                 ),
             ),
             config: Arc::new(settings.config),

@@ -19,17 +19,26 @@ use crate::config::MetricsAccess;
 pub struct Health {
     /// Always `ok`.
     status: &'static str,
+    /// How sessions are walled off: `uid` (each runs as a uid of its own,
+    /// ended by uid), `cgroup` (all run as the server's user; each is ended
+    /// by its cgroup) or `none` (all run as the server's user; ended by
+    /// tracking, best effort).
+    #[schema(example = "uid")]
+    isolation: &'static str,
 }
 
-/// `GET /healthz`: 200 while the server runs.
+/// `GET /healthz`: 200 while the server runs, with its isolation mode.
 #[utoipa::path(
     get,
     path = "/healthz",
     responses((status = 200, description = "The server runs", body = Health)),
     security(())
 )]
-pub async fn healthz() -> Json<Health> {
-    Json(Health { status: "ok" })
+pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
+    Json(Health {
+        status: "ok",
+        isolation: state.sessions().isolation().mode().name(),
+    })
 }
 
 /// `GET /metrics`: counters and gauges in the Prometheus text format. With

@@ -151,9 +151,12 @@ impl Recordings {
         &self.limits
     }
 
-    /// Starts recording a session: creates its file and writes the header.
+    /// Starts recording a session: creates its file (0600) and writes the
+    /// header; creates the directory (0700) when missing, and closes it to
+    /// others when it is open to them: only the server's user reads
+    /// recordings, whose text may hold secrets.
     pub fn start(self: &Arc<Self>, session: &SessionToRecord<'_>) -> Result<Recorder, RecordError> {
-        std::fs::create_dir_all(&self.dir)?;
+        private_dir(&self.dir)?;
         let now = SystemTime::now();
         let name = format!("{}-{}", compact_utc(now), session.id);
         let argv = session.argv;
@@ -175,6 +178,7 @@ impl Recordings {
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
             .open(self.path(&name))?;
         let line = header.line();
@@ -420,4 +424,19 @@ fn last_event(file: &mut File, len: u64) -> Option<(f64, Option<String>)> {
         .then(|| data.as_str()?.strip_prefix(CUT_PREFIX).map(str::to_owned))
         .flatten();
     Some((time, cut))
+}
+
+/// Makes `dir` (0700) when missing; takes group and other access away
+/// when it has any.
+fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let mode = std::fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o700))?;
+    }
+    Ok(())
 }

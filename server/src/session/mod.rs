@@ -39,6 +39,9 @@ pub struct SessionSpec {
     pub owner: Option<Credential>,
     /// The profile it came from; `None` for a command given in the request.
     pub profile: Option<String>,
+    /// The Unix user its profile runs as; `None`: a uid of its own (or the
+    /// server's, when the server may not change uids).
+    pub user: Option<String>,
     /// What to run, where, at which size.
     pub spawn: SpawnSpec,
     /// Scrollback lines kept.

@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 
 use crate::access::Credential;
 use crate::config::Limits;
-use crate::pty::{self, SpawnError};
+use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
 use crate::record::{Cast, RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
@@ -26,6 +26,40 @@ use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 /// How long shutting down waits for an ended session's viewers to close
 /// (their close handshake waits on each client).
 const VIEWERS_CLOSE_WITHIN: Duration = Duration::from_secs(2);
+
+/// Makes the session's sandbox, sets its user, `HOME` and cgroup in the
+/// spec, and starts the child. Blocking.
+fn sandbox_and_spawn(
+    isolation: &Isolation,
+    id: &str,
+    spec: &mut SessionSpec,
+    waits: Arc<AtomicU64>,
+) -> Result<(pty::Pty, pty::PtyEvents, pty::Sandbox), CreateError> {
+    let sandbox = isolation
+        .enter(id, spec.user.as_deref())
+        .map_err(|e| match e {
+            pty::EnterError::NoUid(..) => CreateError::NoUid(e),
+            pty::EnterError::Other(reason) => CreateError::Spawn(SpawnError {
+                program: spec.spawn.argv.first().cloned().unwrap_or_default(),
+                reason,
+            }),
+        })?;
+    let mut set = |name: &str, value: &str| {
+        spec.spawn.env.retain(|(n, _)| n != name);
+        spec.spawn.env.push((name.to_owned(), value.to_owned()));
+    };
+    if let Some(home) = sandbox.home().and_then(|home| home.to_str()) {
+        set("HOME", home);
+    }
+    if let Some(user) = spec.user.clone() {
+        set("USER", &user);
+        set("LOGNAME", &user);
+    }
+    spec.spawn.identity = sandbox.identity().cloned();
+    spec.spawn.cgroup_procs = sandbox.cgroup_procs();
+    let (pty, events) = pty::spawn(&spec.spawn, waits)?;
+    Ok((pty, events, sandbox))
+}
 
 /// Commands queued to an actor before senders wait.
 const COMMAND_QUEUE: usize = 32;
@@ -48,6 +82,9 @@ pub enum CreateError {
     /// A running session already has this name.
     #[error("a running session is already named '{0}'")]
     NameTaken(String),
+    /// Every uid sessions may have is in use.
+    #[error(transparent)]
+    NoUid(pty::EnterError),
     /// The child could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
@@ -85,6 +122,8 @@ pub struct Sessions {
     replays_by: Arc<Shares>,
     /// Streams each credential holds over all sessions.
     streams_by: Arc<Shares>,
+    /// How sessions are walled off from each other and ended.
+    isolation: Arc<Isolation>,
 }
 
 struct State {
@@ -101,8 +140,9 @@ struct State {
 }
 
 impl Sessions {
-    /// An empty registry enforcing `limits`, recording into `recordings`.
-    pub fn new(limits: Limits, recordings: Arc<Recordings>) -> Arc<Sessions> {
+    /// An empty registry enforcing `limits`, recording into `recordings`,
+    /// walling sessions off with `isolation`.
+    pub fn new(limits: Limits, recordings: Arc<Recordings>, isolation: Isolation) -> Arc<Sessions> {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
@@ -117,7 +157,13 @@ impl Sessions {
             replays: Arc::default(),
             replays_by: Arc::default(),
             streams_by: Arc::default(),
+            isolation: Arc::new(isolation),
         })
+    }
+
+    /// How sessions are walled off from each other and ended.
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
     }
 
     /// The limits the registry enforces.
@@ -168,11 +214,17 @@ impl Sessions {
             None => None,
         };
         let waits = self.metrics.pty_wait_counter();
-        let (spawned, spec) =
-            tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn, waits), spec))
-                .await
-                .map_err(|e| CreateError::Internal(e.to_string()))?;
-        let (pty, events) = spawned?;
+        let isolation = Arc::clone(&self.isolation);
+        let sandboxed = id.clone();
+        let (spawned, spec) = tokio::task::spawn_blocking(move || {
+            (
+                sandbox_and_spawn(&isolation, &sandboxed, &mut spec, waits),
+                spec,
+            )
+        })
+        .await
+        .map_err(|e| CreateError::Internal(e.to_string()))?;
+        let (pty, events, sandbox) = spawned?;
 
         let info = SessionInfo {
             id: id.clone(),
@@ -213,8 +265,10 @@ impl Sessions {
         let actor = Actor {
             info,
             term,
+            program: pty.child(),
             pty: Some(pty),
             events,
+            sandbox,
             commands: commands_rx,
             screen: screen_tx,
             clipboard: handle.clipboard_sender(),
