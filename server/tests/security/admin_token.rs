@@ -2,6 +2,7 @@
 //! under 16 characters however it is given, with a message and a non-zero
 //! exit, before it listens.
 
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
 fn serve(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
@@ -24,6 +25,9 @@ fn a_short_admin_token_is_refused_from_every_source() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("token");
     std::fs::write(&file, "x\n").expect("token file");
+    // Readable by its owner only, as an isolated server demands, so that
+    // only its length is refused.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     let file = file.to_str().expect("UTF-8 path");
     for (what, args, env) in [
         ("--token", vec!["--token", "x"], vec![]),
