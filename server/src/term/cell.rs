@@ -1,5 +1,7 @@
 //! One character cell: 8 bytes (a `char`, a style id, a width and flags).
 
+use serde::{Deserialize, Serialize};
+
 use super::style::StyleId;
 
 /// One cell of the grid.
@@ -7,7 +9,7 @@ use super::style::StyleId;
 /// Text that does not fit one `char` (a base character with combining marks or
 /// joiners) keeps its first `char` here and the whole cluster in the row's
 /// out-of-line table, flagged by [`Cell::has_cluster`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Cell {
     ch: char,
     style: StyleId,

@@ -1,13 +1,15 @@
 //! OSC 8 hyperlinks, interned so a style refers to a link by a 16-bit id.
 //! The handler refuses URIs longer than [`MAX_URI_BYTES`] before interning.
 
+use serde::{Deserialize, Serialize};
+
 use std::sync::Arc;
 
 use super::ref_set::RefCountedSet;
 
 /// A hyperlink target: the URI and the optional `id=` parameter that joins
 /// separated pieces of one link.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Hyperlink {
     /// The `id=` parameter, if any.
     pub id: Option<Arc<str>>,

@@ -21,7 +21,9 @@
 //!   interning and reclaiming their ids, `published_set.rs`: the sets as
 //!   snapshots share them; `modes.rs`: the modes table;
 //! - `snapshot.rs`: what viewers are sent; `push_log.rs`: which rows left the
-//!   screen for the scrollback unchanged, so viewers may keep their copies.
+//!   screen for the scrollback unchanged, so viewers may keep their copies;
+//! - `palette.rs`: the colour themes, shared with the renderers;
+//! - `persist/`: the whole state written out and read back exactly.
 
 mod cell;
 mod charset;
@@ -30,7 +32,9 @@ mod emulator;
 mod grid;
 mod links;
 mod modes;
+pub mod palette;
 mod parser;
+mod persist;
 mod published_set;
 mod push_log;
 mod ref_set;
@@ -64,6 +68,14 @@ use emulator::Emulator;
 pub const MAX_DIMENSION: u16 = 1000;
 /// Scrollback lines kept by default.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
+/// Width of a cell in px, as window size reports (XTWINOPS) give it and the
+/// SVG renderer draws it.
+pub const CELL_WIDTH: f64 = 8.4;
+/// Height of a cell (the line height) in px, as for [`CELL_WIDTH`].
+pub const CELL_HEIGHT: f64 = 17.0;
+/// Largest clipboard text (OSC 52) kept, in bytes; the wire's limit for a
+/// `Clipboard` message is no smaller (checked where the two meet).
+pub const MAX_CLIPBOARD: usize = 64 * 1024;
 
 /// A terminal emulator instance. A clone is a whole copy, the parser's
 /// state included (a replay's keyframes are clones).
@@ -116,7 +128,7 @@ impl Term {
 
     /// Sets the theme colour queries (OSC 4, 10, 11, 12) are answered from
     /// where the program has not set the colour itself.
-    pub fn set_theme(&mut self, theme: &'static crate::render::theme::ThemeColors) {
+    pub fn set_theme(&mut self, theme: &'static palette::ThemeColors) {
         self.emu.set_theme(theme);
     }
 

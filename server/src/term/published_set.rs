@@ -2,19 +2,21 @@
 //! snapshots. Publishing copies only the chunks whose ids were (re)defined
 //! since the last snapshot, so no snapshot copies the whole table.
 
+use serde::{Deserialize, Serialize};
+
 use std::sync::Arc;
 
 use super::ref_set::{RefCountedSet, CHUNK};
 
 /// One published id: its value and which definition it is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Entry<T> {
     value: T,
     stamp: u32,
 }
 
 /// A published set: cheap to clone, indexed by id.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PublishedSet<T> {
     chunks: Vec<Arc<[Entry<T>]>>,
     len: usize,

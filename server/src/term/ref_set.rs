@@ -8,6 +8,8 @@
 //! unused once the owner has brought every count up to date. Id 0 holds a
 //! fixed value and is never counted or freed.
 
+use serde::{Deserialize, Serialize};
+
 use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
@@ -27,7 +29,7 @@ pub enum Interned {
 }
 
 /// The bookkeeping of one id.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 struct Slot {
     /// Users counted so far.
     refs: u32,
@@ -39,7 +41,8 @@ struct Slot {
 }
 
 /// Interned values with reference counts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de> + Eq + Hash"))]
 pub struct RefCountedSet<T> {
     values: Vec<T>,
     slots: Vec<Slot>,

@@ -1,6 +1,8 @@
 //! A row of cells with its generation number, soft-wrap flag and the rare
 //! out-of-line text of grapheme clusters.
 
+use serde::{Deserialize, Serialize};
+
 use compact_str::CompactString;
 use unicode_width::UnicodeWidthChar;
 
@@ -20,7 +22,7 @@ pub(crate) struct RowSpan {
 /// style table. It does so lazily: writes only clear `tallied`, and
 /// [`Row::update_tally`] settles the difference when the table needs
 /// up-to-date counts, so the print path pays one store per write.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Row {
     cells: Vec<Cell>,
     clusters: Vec<(u16, CompactString)>,

@@ -5,6 +5,8 @@
 //! of it in the style table, from the moment it is pushed until its line is
 //! dropped, so the methods that add or drop lines take the table.
 
+use serde::{Deserialize, Serialize};
+
 use std::collections::VecDeque;
 
 use compact_str::CompactString;
@@ -16,7 +18,7 @@ use super::style::StyleTable;
 /// Cells per block: 16,384 cells of 8 bytes is 128 KiB.
 const BLOCK_CELLS: usize = 16 * 1024;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 struct LineMeta {
     start: u32,
     len: u32,
@@ -25,7 +27,7 @@ struct LineMeta {
     styled: bool,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Block {
     cells: Vec<Cell>,
     lines: Vec<LineMeta>,
@@ -68,7 +70,7 @@ impl<'a> StoredLine<'a> {
 }
 
 /// The scrollback: at most `limit` lines, oldest dropped first.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Scrollback {
     blocks: VecDeque<Block>,
     /// Lines at the front of the first block that are logically gone.

@@ -2,11 +2,13 @@
 //! reference-counted table so a cell holds only a 16-bit id (Ghostty's
 //! lesson: styles are few, cells many).
 
+use serde::{Deserialize, Serialize};
+
 use super::cell::Cell;
 use super::ref_set::RefCountedSet;
 
 /// A colour as the program asked for it; the theme resolves it when painting.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub enum Color {
     /// The terminal's default foreground or background.
     #[default]
@@ -18,7 +20,7 @@ pub enum Color {
 }
 
 /// The shape of an underline (SGR 4 and its `4:n` sub-parameters).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 #[repr(u8)]
 pub enum Underline {
     /// No underline.
@@ -51,7 +53,7 @@ impl Underline {
 }
 
 /// Boolean text attributes, one bit each.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub struct Attrs(u8);
 
 impl Attrs {
@@ -91,7 +93,7 @@ impl Attrs {
 }
 
 /// Everything about how a cell looks except its text.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub struct Style {
     /// Foreground colour.
     pub fg: Color,
@@ -174,7 +176,9 @@ impl Style {
 }
 
 /// Index of a style in a [`StyleTable`]; 0 is always the default style.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct StyleId(pub u16);
 
 impl StyleId {

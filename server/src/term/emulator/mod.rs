@@ -4,6 +4,8 @@
 //! `edit.rs`, ...). The fields are private to this module and its
 //! submodules: [`Term`](super::Term) reads the state through methods.
 
+use serde::{Deserialize, Serialize};
+
 mod checksum;
 mod clipboard;
 mod colors;
@@ -15,6 +17,7 @@ mod margins;
 mod rect;
 mod rectangles;
 mod resize;
+mod restore_check;
 mod status_strings;
 mod termcap;
 mod window_ops;
@@ -37,7 +40,7 @@ use super::titles::Titles;
 use colors::ColorOverrides;
 
 /// Cursor shapes a program can ask for with DECSCUSR.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub enum CursorShape {
     /// A filled block.
     #[default]
@@ -49,7 +52,7 @@ pub enum CursorShape {
 }
 
 /// The whole emulator state. The parser drives it through `handler.rs`.
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Emulator {
     cols: usize,
     rows: usize,

@@ -15,6 +15,8 @@
 //! - **Chunks split anywhere.** A UTF-8 character cut by the end of one
 //!   chunk is completed from the next.
 
+use serde::{Deserialize, Serialize};
+
 mod params;
 mod utf8;
 
@@ -70,7 +72,7 @@ pub trait Actions {
     fn unhook(&mut self);
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 enum State {
     #[default]
     Ground,
@@ -90,7 +92,7 @@ enum State {
 }
 
 /// The parser's state between calls: chunks may split anywhere.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct Parser {
     state: State,
     params: Params,
