@@ -13,6 +13,7 @@ mod metrics;
 mod pacer;
 mod registry;
 pub mod replay;
+mod saved;
 pub mod search;
 mod thread;
 
@@ -28,6 +29,9 @@ use crate::record::RecordOptions;
 pub use handle::{Presence, SessionHandle, ViewerSlot};
 pub use metrics::Metrics;
 pub use registry::{CreateError, Sessions};
+pub use saved::{
+    SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
+};
 
 /// Everything needed to start a session.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 
 use super::emulator::Emulator;
 use super::parser::Parser;
-use super::{Hyperlink, PublishedSet, RecentPushes, Style, Term};
+use super::{Hyperlink, PublishedSet, RecentPushes, Row, Style, Term};
 
 /// The first bytes of every terminal state.
 const MAGIC: &[u8; 8] = b"PCTERM\0\x01";
@@ -66,13 +66,13 @@ pub enum StateError {
     Inconsistent(&'static str),
 }
 
-/// What is written of a [`Term`]: everything but the rows of the last
-/// snapshot, which the next snapshot rebuilds (sharing is lost once, the
-/// content is the same).
+/// What is written of a [`Term`]: all of it, the rows of the last snapshot
+/// included (the next snapshot reuses the unchanged ones, as it would have).
 #[derive(Serialize)]
 struct TermStateRef<'a> {
     parser: &'a Parser,
     emu: &'a Emulator,
+    published: &'a [Arc<Row>],
     styles: &'a PublishedSet<Style>,
     links: &'a PublishedSet<Hyperlink>,
     title: &'a Arc<str>,
@@ -84,6 +84,7 @@ struct TermStateRef<'a> {
 struct TermState {
     parser: Parser,
     emu: Emulator,
+    published: Vec<Arc<Row>>,
     styles: PublishedSet<Style>,
     links: PublishedSet<Hyperlink>,
     title: Arc<str>,
@@ -98,6 +99,7 @@ impl Term {
         let state = TermStateRef {
             parser: &self.parser,
             emu: &self.emu,
+            published: &self.published,
             styles: &self.styles,
             links: &self.links,
             title: &self.title,
@@ -124,7 +126,7 @@ impl Term {
         Ok(Term {
             parser: state.parser,
             emu: state.emu,
-            published: Vec::new(),
+            published: state.published,
             styles: state.styles,
             links: state.links,
             title: state.title,

@@ -92,3 +92,43 @@ fn a_payload_of_the_wrong_shape_is_refused() {
     let err = Term::restore(&super::frame(&payload)).err();
     assert!(matches!(err, Some(StateError::Decode(_))), "{err:?}");
 }
+
+mod never_panics {
+    use proptest::prelude::*;
+
+    use super::busy;
+    use crate::term::persist::{frame, HEADER_LEN};
+    use crate::term::Term;
+
+    proptest! {
+        /// Random bytes, with or without a valid header, are refused.
+        #[test]
+        fn random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512), framed in any::<bool>()) {
+            let input = if framed { frame(&bytes) } else { bytes };
+            let _ = Term::restore(&input);
+        }
+
+        /// Every truncation of a valid state is refused.
+        #[test]
+        fn truncations(cut in any::<prop::sample::Index>()) {
+            let state = busy().save();
+            let cut = cut.index(state.len());
+            prop_assert!(Term::restore(&state[..cut]).is_err());
+        }
+
+        /// A valid state with bytes of its payload changed, and its checksum
+        /// made to match, is decoded or refused, never a panic.
+        #[test]
+        fn changed_payloads(
+            changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        ) {
+            let state = busy().save();
+            let mut payload = state[HEADER_LEN..].to_vec();
+            for (at, byte) in changes {
+                let at = at.index(payload.len());
+                payload[at] = byte;
+            }
+            let _ = Term::restore(&frame(&payload));
+        }
+    }
+}
