@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::style::StyleId;
+use super::style::{StyleId, StyleTable};
 
 /// One cell of the grid.
 ///
@@ -150,6 +150,36 @@ impl Default for Cell {
     fn default() -> Self {
         Cell::EMPTY
     }
+}
+
+impl StyleTable {
+    /// Counts the cells as users of their styles; returns true when some
+    /// cell has a style other than the default.
+    pub fn retain_cells(&mut self, cells: &[Cell]) -> bool {
+        let mut styled = false;
+        for (id, n) in style_runs(cells) {
+            self.retain(id.0, n);
+            styled = true;
+        }
+        styled
+    }
+
+    /// Stops counting the cells as users of their styles.
+    pub fn release_cells(&mut self, cells: &[Cell]) {
+        for (id, n) in style_runs(cells) {
+            self.release(id.0, n);
+        }
+    }
+}
+
+/// The runs of cells that share a style other than the default, as (style,
+/// length): text is written in runs, so counting per run is cheaper than
+/// per cell.
+pub fn style_runs(cells: &[Cell]) -> impl Iterator<Item = (StyleId, u32)> + '_ {
+    cells
+        .chunk_by(|a, b| a.style() == b.style())
+        .map(|run| (run[0].style(), run.len() as u32))
+        .filter(|&(id, _)| id != StyleId::DEFAULT)
 }
 
 #[cfg(test)]

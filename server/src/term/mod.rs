@@ -28,6 +28,7 @@
 mod cell;
 mod charset;
 mod dcs_request;
+mod effect;
 mod emulator;
 mod grid;
 mod links;
@@ -53,13 +54,14 @@ mod titles;
 use std::sync::Arc;
 
 pub use cell::Cell;
-pub use emulator::CursorShape;
+pub use effect::Effect;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
+pub use persist::{StateError, STATE_VERSION};
 pub use published_set::PublishedSet;
 pub use push_log::RecentPushes;
 pub use row::Row;
-pub use snapshot::{CursorState, Snapshot};
+pub use snapshot::{CursorShape, CursorState, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
 
 use emulator::Emulator;
@@ -120,8 +122,20 @@ impl Term {
         self.parser.advance(&mut self.emu, bytes);
     }
 
-    /// Takes the bytes the terminal wants written back to the program
-    /// (answers to DA, DSR, CPR, DECRQM, ...).
+    /// Takes what the terminal asks its host to carry out: the replies
+    /// for the program (at most one [`Effect::Reply`]), then the latest
+    /// clipboard write, if any.
+    pub fn take_effects(&mut self) -> impl Iterator<Item = Effect> {
+        let replies = self.emu.take_replies();
+        let clipboard = self.emu.take_clipboard();
+        (!replies.is_empty())
+            .then_some(Effect::Reply(replies))
+            .into_iter()
+            .chain(clipboard.map(Effect::Clipboard))
+    }
+
+    /// Takes only the replies (the bytes of [`Effect::Reply`]), for a host
+    /// that carries out nothing else (a replay, `render`, tests).
     pub fn take_replies(&mut self) -> Vec<u8> {
         self.emu.take_replies()
     }
@@ -130,11 +144,6 @@ impl Term {
     /// where the program has not set the colour itself.
     pub fn set_theme(&mut self, theme: &'static palette::ThemeColors) {
         self.emu.set_theme(theme);
-    }
-
-    /// Takes the text a program last put on the clipboard (OSC 52), if any.
-    pub fn take_clipboard(&mut self) -> Option<String> {
-        self.emu.take_clipboard()
     }
 
     /// Changes the size (clamped to `1..=MAX_DIMENSION`), reflowing the main screen.

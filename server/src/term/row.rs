@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use compact_str::CompactString;
 use unicode_width::UnicodeWidthChar;
 
-use super::cell::Cell;
-use super::style::{style_runs, StyleId, StyleTable};
+use super::cell::{style_runs, Cell};
+use super::style::{StyleId, StyleTable};
 
 /// Cells cut from a row with their cluster text, columns counted from the
 /// span's start (what scrolling inside left and right margins moves).

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cell::Cell;
 use super::ref_set::RefCountedSet;
 
 /// A colour as the program asked for it; the theme resolves it when painting.
@@ -204,34 +203,6 @@ impl RefCountedSet<Style> {
     pub fn style(&self, id: StyleId) -> Style {
         self.get(id.0).copied().unwrap_or_default()
     }
-
-    /// Counts the cells as users of their styles; returns true when some
-    /// cell has a style other than the default.
-    pub fn retain_cells(&mut self, cells: &[Cell]) -> bool {
-        let mut styled = false;
-        for (id, n) in style_runs(cells) {
-            self.retain(id.0, n);
-            styled = true;
-        }
-        styled
-    }
-
-    /// Stops counting the cells as users of their styles.
-    pub fn release_cells(&mut self, cells: &[Cell]) {
-        for (id, n) in style_runs(cells) {
-            self.release(id.0, n);
-        }
-    }
-}
-
-/// The runs of cells that share a style other than the default, as (style,
-/// length): text is written in runs, so counting per run is cheaper than
-/// per cell.
-pub fn style_runs(cells: &[Cell]) -> impl Iterator<Item = (StyleId, u32)> + '_ {
-    cells
-        .chunk_by(|a, b| a.style() == b.style())
-        .map(|run| (run[0].style(), run.len() as u32))
-        .filter(|&(id, _)| id != StyleId::DEFAULT)
 }
 
 #[cfg(test)]

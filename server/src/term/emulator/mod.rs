@@ -33,23 +33,11 @@ use super::push_log::{PushLog, CHANGED_NOW};
 use super::row::Row;
 use super::screen::Screen;
 use super::scrollback::Scrollback;
-use super::snapshot::CursorState;
+use super::snapshot::{CursorShape, CursorState};
 use super::style::{new_style_table, Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
 use super::titles::Titles;
 use colors::ColorOverrides;
-
-/// Cursor shapes a program can ask for with DECSCUSR.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
-pub enum CursorShape {
-    /// A filled block.
-    #[default]
-    Block,
-    /// A line under the cell.
-    Underline,
-    /// A vertical bar at the left of the cell.
-    Bar,
-}
 
 /// The whole emulator state. The parser drives it through `handler.rs`.
 #[derive(Clone, Serialize, Deserialize)]
