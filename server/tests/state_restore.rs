@@ -57,6 +57,9 @@ fn stream(max: usize) -> impl Strategy<Value = Vec<u8>> {
 /// colour: what a program could do next.
 const EPILOGUE: &[u8] = b"\x1b[?1049l\x1b[6n\x1b[?2004$p\x1b]4;1;?\x07\x1b]11;?\x07\x1b[c";
 
+/// A run of a scrollback line: start, end (exclusive), style and link.
+type Run = (usize, usize, Style, Option<String>);
+
 /// Everything a viewer or the program could observe.
 #[derive(Debug, PartialEq)]
 struct Observed {
@@ -68,7 +71,7 @@ struct Observed {
     title: String,
     bells: u64,
     /// Each scrollback line's text and its runs of styles (with links).
-    scrollback: Vec<(String, Vec<(usize, usize, Style, Option<String>)>)>,
+    scrollback: Vec<(String, Vec<Run>)>,
 }
 
 fn observe(term: &mut Term) -> Observed {
