@@ -6,7 +6,8 @@
 //! title, bells, replies written back to the program (before and after the
 //! break), and the published snapshot, rows, generations and style table
 //! included. A fixed epilogue then shows the main screen again and asks for
-//! replies, so the next bytes' effect is compared too.
+//! replies, so the next bytes' effect is compared too. Some cases resize
+//! the terminal before the break, so reflowed states are saved too.
 
 use panecast::render::ScreenJson;
 use panecast::term::{Modes, Style, Term};
@@ -107,6 +108,8 @@ struct AtBreak {
     snapshot: bool,
     /// Takes the replies before saving (else they travel in the state).
     drain: bool,
+    /// Resizes the terminal before the break (reflowing the main screen).
+    resize: Option<(u16, u16)>,
 }
 
 /// Feeds `bytes` cut at `cut`, with `restore` between the parts, and
@@ -122,6 +125,9 @@ fn run(
     let mut term = Term::new(size.0, size.1, 40);
     let mut replies = Vec::new();
     term.advance(&bytes[..cut]);
+    if let Some((cols, rows)) = at.resize {
+        term.resize(cols, rows);
+    }
     if at.snapshot {
         term.snapshot();
     }
@@ -152,9 +158,10 @@ proptest! {
         cut in any::<Index>(),
         snapshot in any::<bool>(),
         drain in any::<bool>(),
+        resize in prop::option::weighted(0.3, (1..=40u16, 1..=12u16)),
     ) {
         let cut = cut.index(bytes.len() + 1);
-        let at = AtBreak { snapshot, drain };
+        let at = AtBreak { snapshot, drain, resize };
         let unbroken = run((cols, rows), &bytes, cut, at, false);
         let restored = run((cols, rows), &bytes, cut, at, true);
         prop_assert_eq!(restored, unbroken);
@@ -177,6 +184,7 @@ fn a_break_inside_any_unfinished_input_is_carried_over() {
             let at = AtBreak {
                 snapshot: true,
                 drain: false,
+                resize: None,
             };
             let unbroken = run((20, 3), bytes, cut, at, false);
             let restored = run((20, 3), bytes, cut, at, true);

@@ -23,6 +23,8 @@
 //! - `snapshot.rs`: what viewers are sent; `push_log.rs`: which rows left the
 //!   screen for the scrollback unchanged, so viewers may keep their copies;
 //! - `palette.rs`: the colour themes, shared with the renderers;
+//! - `effect.rs`: what the terminal asks its host to carry out (replies,
+//!   clipboard writes): the terminal itself does no I/O;
 //! - `persist/`: the whole state written out and read back exactly.
 
 mod cell;
