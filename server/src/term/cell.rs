@@ -1,7 +1,5 @@
 //! One character cell: 8 bytes (a `char`, a style id, a width and flags).
 
-use serde::{Deserialize, Serialize};
-
 use super::style::{StyleId, StyleTable};
 
 /// One cell of the grid.
@@ -9,7 +7,7 @@ use super::style::{StyleId, StyleTable};
 /// Text that does not fit one `char` (a base character with combining marks or
 /// joiners) keeps its first `char` here and the whole cluster in the row's
 /// out-of-line table, flagged by [`Cell::has_cluster`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Cell {
     ch: char,
     style: StyleId,
@@ -22,6 +20,25 @@ const WIDE_PAD: u8 = 1 << 1;
 const PROTECTED: u8 = 1 << 2;
 
 impl Cell {
+    /// The cell as a saved state holds it: the `char`, the style id, the
+    /// width and the flags, little-endian.
+    pub(crate) fn to_bytes(self) -> [u8; 8] {
+        let [c0, c1, c2, c3] = (self.ch as u32).to_le_bytes();
+        let [s0, s1] = self.style.0.to_le_bytes();
+        [c0, c1, c2, c3, s0, s1, self.width, self.flags]
+    }
+
+    /// A cell from [`Cell::to_bytes`]; `None` when the first four bytes are
+    /// not a `char`.
+    pub(crate) fn from_bytes([c0, c1, c2, c3, s0, s1, width, flags]: [u8; 8]) -> Option<Cell> {
+        Some(Cell {
+            ch: char::from_u32(u32::from_le_bytes([c0, c1, c2, c3]))?,
+            style: StyleId(u16::from_le_bytes([s0, s1])),
+            width,
+            flags,
+        })
+    }
+
     /// A never-written cell with the default style.
     pub const EMPTY: Cell = Cell {
         ch: '\0',

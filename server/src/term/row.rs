@@ -24,6 +24,7 @@ pub(crate) struct RowSpan {
 /// up-to-date counts, so the print path pays one store per write.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Row {
+    #[serde(with = "crate::term::persist::cells")]
     cells: Vec<Cell>,
     clusters: Vec<(u16, CompactString)>,
     generation: u64,

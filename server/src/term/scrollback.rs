@@ -29,6 +29,7 @@ struct LineMeta {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Block {
+    #[serde(with = "crate::term::persist::cells")]
     cells: Vec<Cell>,
     lines: Vec<LineMeta>,
     /// (line index in block, column, text) of grapheme clusters.

@@ -13,7 +13,7 @@
 
 mod serde_helpers;
 
-pub(crate) use serde_helpers::{boxed_array, theme_ref};
+pub(crate) use serde_helpers::{boxed_array, cells, theme_ref};
 
 use std::sync::Arc;
 

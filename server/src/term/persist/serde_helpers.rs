@@ -26,6 +26,62 @@ pub(crate) mod boxed_array {
     }
 }
 
+/// Cells as one byte string, 8 bytes a cell (`Cell::to_bytes`): as a
+/// struct, a cell would cost about three times as much in CBOR.
+pub(crate) mod cells {
+    use std::fmt;
+
+    use serde::de::{Error, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    use crate::term::Cell;
+
+    /// Writes the cells as bytes.
+    pub(crate) fn serialize<S: Serializer>(
+        cells: &[Cell],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = cells.iter().flat_map(|cell| cell.to_bytes()).collect();
+        serializer.serialize_bytes(&bytes)
+    }
+
+    /// Reads cells back, refusing a length that is not a multiple of 8 or
+    /// a `char` that is not one.
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<Cell>, D::Error> {
+        deserializer.deserialize_byte_buf(CellBytes)
+    }
+
+    struct CellBytes;
+
+    impl Visitor<'_> for CellBytes {
+        type Value = Vec<Cell>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("cells, 8 bytes each")
+        }
+
+        fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<Cell>, E> {
+            if bytes.len() % 8 != 0 {
+                return Err(E::invalid_length(bytes.len(), &self));
+            }
+            bytes
+                .chunks_exact(8)
+                .map(|chunk| {
+                    // chunks_exact(8) yields 8-byte chunks only.
+                    let raw: [u8; 8] = chunk.try_into().expect("8 bytes");
+                    Cell::from_bytes(raw).ok_or_else(|| E::custom("a cell holds no char"))
+                })
+                .collect()
+        }
+
+        fn visit_byte_buf<E: Error>(self, bytes: Vec<u8>) -> Result<Vec<Cell>, E> {
+            self.visit_bytes(&bytes)
+        }
+    }
+}
+
 /// A theme (always one of the palette's) by its index in [`THEMES`].
 pub(crate) mod theme_ref {
     use serde::de::Error as _;

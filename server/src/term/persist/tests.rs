@@ -132,3 +132,17 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn a_full_scrollback_costs_about_eight_bytes_a_cell() {
+    let mut term = Term::new(80, 24, 1000);
+    for i in 0..1100 {
+        term.advance(
+            format!("\x1b[3{}mline {i:>5} {}\x1b[0m\r\n", i % 8, "x".repeat(60)).as_bytes(),
+        );
+    }
+    let cells = (1000 + 24) * 80;
+    let bytes = term.save().len();
+    eprintln!("{bytes} bytes for {cells} cells");
+    assert!(bytes < cells * 10, "{bytes} bytes for {cells} cells");
+}
