@@ -49,3 +49,41 @@ fn screen_fits(screen: &Screen, cols: usize, rows: usize) -> bool {
         && saved.row < rows
         && saved.col < cols
 }
+
+#[cfg(test)]
+impl Emulator {
+    /// Puts the cursor below the screen, as no sequence can: a state to
+    /// refuse.
+    pub(crate) fn misplace_cursor_for_test(&mut self) {
+        self.screen.cursor_mut().row = self.rows;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Emulator;
+
+    #[test]
+    fn a_fresh_state_passes_and_broken_shapes_are_named() {
+        let emu = Emulator::new(10, 5, 10);
+        assert_eq!(emu.check_restored(), Ok(()));
+        let mut cursor = emu.clone();
+        cursor.misplace_cursor_for_test();
+        assert_eq!(
+            cursor.check_restored(),
+            Err("the shown screen does not fit the size")
+        );
+        let mut margins = emu.clone();
+        margins.bottom = 5;
+        assert_eq!(margins.check_restored(), Err("margins out of the screen"));
+        let mut size = emu.clone();
+        size.cols = 11;
+        assert_eq!(
+            size.check_restored(),
+            Err("the shown screen does not fit the size")
+        );
+        let mut tabs = emu;
+        tabs.tabs.resize(9);
+        assert_eq!(tabs.check_restored(), Err("tab stops do not fit the width"));
+    }
+}

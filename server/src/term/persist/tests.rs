@@ -146,3 +146,16 @@ fn a_full_scrollback_costs_about_eight_bytes_a_cell() {
     eprintln!("{bytes} bytes for {cells} cells");
     assert!(bytes < cells * 10, "{bytes} bytes for {cells} cells");
 }
+
+#[test]
+fn a_state_whose_parts_do_not_fit_is_refused() {
+    let mut term = busy();
+    term.emu.misplace_cursor_for_test();
+    let err = Term::restore(&term.save()).err();
+    assert_eq!(
+        err,
+        Some(StateError::Inconsistent(
+            "the shown screen does not fit the size"
+        ))
+    );
+}
