@@ -63,7 +63,7 @@ pub(crate) mod cells {
         }
 
         fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<Cell>, E> {
-            if bytes.len() % 8 != 0 {
+            if !bytes.len().is_multiple_of(8) {
                 return Err(E::invalid_length(bytes.len(), &self));
             }
             bytes
