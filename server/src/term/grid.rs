@@ -2,9 +2,9 @@
 //! rotates a small array of row numbers instead of moving the rows, so a
 //! line feed costs the same for a 3-row region as for a 1000-row screen.
 
-use serde::{Deserialize, Serialize};
-
 use std::ops::{Index, IndexMut};
+
+use serde::{Deserialize, Serialize};
 
 use super::row::Row;
 

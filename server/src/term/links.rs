@@ -1,9 +1,9 @@
 //! OSC 8 hyperlinks, interned so a style refers to a link by a 16-bit id.
 //! The handler refuses URIs longer than [`MAX_URI_BYTES`] before interning.
 
-use serde::{Deserialize, Serialize};
-
 use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use super::ref_set::RefCountedSet;
 

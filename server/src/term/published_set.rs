@@ -2,9 +2,9 @@
 //! snapshots. Publishing copies only the chunks whose ids were (re)defined
 //! since the last snapshot, so no snapshot copies the whole table.
 
-use serde::{Deserialize, Serialize};
-
 use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use super::ref_set::{RefCountedSet, CHUNK};
 

@@ -4,9 +4,9 @@
 //! still what it holds ([`RecentPushes::kept`]), so it never keeps a row that
 //! changed before it left.
 
-use serde::{Deserialize, Serialize};
-
 use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use super::MAX_DIMENSION;
 

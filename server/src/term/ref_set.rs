@@ -8,11 +8,10 @@
 //! unused once the owner has brought every count up to date. Id 0 holds a
 //! fixed value and is never counted or freed.
 
-use serde::{Deserialize, Serialize};
-
 use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
 /// Ids per publishing chunk (see [`super::published_set`]).
 pub const CHUNK: usize = 1024;

@@ -1,9 +1,8 @@
 //! A row of cells with its generation number, soft-wrap flag and the rare
 //! out-of-line text of grapheme clusters.
 
-use serde::{Deserialize, Serialize};
-
 use compact_str::CompactString;
+use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::{style_runs, Cell};

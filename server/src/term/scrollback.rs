@@ -5,11 +5,10 @@
 //! of it in the style table, from the moment it is pushed until its line is
 //! dropped, so the methods that add or drop lines take the table.
 
-use serde::{Deserialize, Serialize};
-
 use std::collections::VecDeque;
 
 use compact_str::CompactString;
+use serde::{Deserialize, Serialize};
 
 use super::cell::Cell;
 use super::row::Row;

@@ -4,8 +4,6 @@
 //! `edit.rs`, ...). The fields are private to this module and its
 //! submodules: [`Term`](super::Term) reads the state through methods.
 
-use serde::{Deserialize, Serialize};
-
 mod checksum;
 mod clipboard;
 mod colors;
@@ -22,6 +20,7 @@ mod status_strings;
 mod termcap;
 mod window_ops;
 
+use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;

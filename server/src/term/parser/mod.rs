@@ -15,10 +15,10 @@
 //! - **Chunks split anywhere.** A UTF-8 character cut by the end of one
 //!   chunk is completed from the next.
 
-use serde::{Deserialize, Serialize};
-
 mod params;
 mod utf8;
+
+use serde::{Deserialize, Serialize};
 
 pub use params::Params;
 #[cfg(test)]
