@@ -19,7 +19,7 @@ use std::time::Duration;
 pub use failures::SignInFailures;
 pub use grant::{Action, Credential, Denied, Grant, Target};
 pub use keys::{config_entry, KeyConfig};
-pub use links::{LinkError, LinkInfo, LinkTicket, Links, ViewerGuard};
+pub use links::{LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard};
 pub use peer::{client_address, TrustedProxies};
 pub use role::Role;
 pub use secret::valid_token;

@@ -37,6 +37,8 @@ use crate::term::Snapshot;
 /// intervals (`limits.ping_interval_ms`) is dead; so is one whose socket
 /// has not taken a message for as long.
 const DEAD_AFTER_PINGS: u32 = 3;
+/// The clipboard text the terminal keeps always fits a `Clipboard` message.
+const _: () = assert!(crate::term::MAX_CLIPBOARD <= panecast_proto::limits::MAX_CLIPBOARD);
 /// How long closing may take: sending the `Error` and the close, and
 /// waiting for the client's close in answer.
 const CLOSE_WAIT: Duration = Duration::from_secs(2);

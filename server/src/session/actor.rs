@@ -23,7 +23,7 @@ use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
 use crate::stream::{encode_row, wire_style_linked};
 use crate::term::Mode;
-use crate::term::{Snapshot, StyleId, Term};
+use crate::term::{Effect, Snapshot, StyleId, Term};
 
 use super::pacer::Pacer;
 use super::search;
@@ -263,13 +263,14 @@ impl Live {
     fn output(&mut self, bytes: Vec<u8>) {
         let len = bytes.len();
         self.apply(bytes);
-        let replies = self.actor.term.take_replies();
-        if !replies.is_empty() {
-            // A child that does not read cannot take answers either: drop them.
-            let _ = self.write(replies);
-        }
-        if let Some(text) = self.actor.term.take_clipboard() {
-            self.actor.clipboard.send_replace(Some(text.into()));
+        for effect in self.actor.term.take_effects() {
+            match effect {
+                // A child that does not read cannot take answers either: drop them.
+                Effect::Reply(replies) => drop(self.write(replies)),
+                Effect::Clipboard(text) => {
+                    self.actor.clipboard.send_replace(Some(text.into()));
+                }
+            }
         }
         // The reader gathers reads into one chunk until its buffer is nearly
         // full or the pty has nothing more ready; a big chunk means the

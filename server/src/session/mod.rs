@@ -13,6 +13,7 @@ mod metrics;
 mod pacer;
 mod registry;
 pub mod replay;
+mod saved;
 pub mod search;
 mod shares;
 mod thread;
@@ -29,6 +30,9 @@ use crate::record::RecordOptions;
 pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
 pub use metrics::Metrics;
 pub use registry::{CreateError, ReplaySlot, Sessions};
+pub use saved::{
+    SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
+};
 
 /// Everything needed to start a session.
 #[derive(Debug, Clone, PartialEq, Eq)]

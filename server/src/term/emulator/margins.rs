@@ -68,7 +68,7 @@ impl Emulator {
     pub fn scroll_block_up(&mut self, top: usize, bottom: usize, n: usize) {
         let n = n.min(bottom + 1 - top);
         let (left, end) = (self.left, self.right + 1);
-        for r in top..=bottom - n {
+        for r in top..bottom + 1 - n {
             let span = self.screen.grid()[r + n].span(left, end);
             self.screen.grid_mut()[r].set_span(left, span);
         }

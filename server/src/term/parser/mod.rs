@@ -18,6 +18,8 @@
 mod params;
 mod utf8;
 
+use serde::{Deserialize, Serialize};
+
 pub use params::Params;
 #[cfg(test)]
 use params::MAX_PARAMS;
@@ -70,7 +72,7 @@ pub trait Actions {
     fn unhook(&mut self);
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 enum State {
     #[default]
     Ground,
@@ -90,7 +92,7 @@ enum State {
 }
 
 /// The parser's state between calls: chunks may split anywhere.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct Parser {
     state: State,
     params: Params,
