@@ -29,6 +29,9 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 BIN=$CARGO_TARGET_DIR/release
 
 WORK=$(mktemp -d)
+# A server run as root gives each session a uid of its own: the files the
+# sessions read from here must be readable by others.
+chmod 755 "$WORK"
 SERVER_PID=
 TMUX_SOCKET=panecast-flood-$$
 cleanup() {

@@ -35,6 +35,9 @@ fi
 "$VENV/bin/asciinema" --version
 
 WORK=$(mktemp -d)
+# A server run as root gives each session a uid of its own: the files the
+# sessions read from here must be readable by others.
+chmod 755 "$WORK"
 SERVER_PID=
 cleanup() {
     if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
@@ -42,7 +45,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-printf 'recordings_dir = "%s/recordings"\n' "$WORK" > "$WORK/panecast.toml"
+# asciinema rec runs from the venv, whose Python may live where only root
+# may look (pyenv under /root), and writes into WORK: its profile runs it as
+# root. Commands from requests run as uids of their own.
+# (TOML basic string: each backslash of printf's escapes doubled)
+REC_TEXT="printf 'rec \\\\033[1mbold\\\\033[m\\\\r\\\\n\\\\033[32mgreen\\\\033[m 中文'"
+cat > "$WORK/panecast.toml" <<TOML
+recordings_dir = "$WORK/recordings"
+
+[profiles.rec]
+command = "$VENV/bin/asciinema"
+args = ["rec", "-q", "-c", "$REC_TEXT", "$WORK/real.cast"]
+env = { ASCIINEMA_CONFIG_HOME = "$WORK/asciinema" }
+cwd = "$WORK"
+user = "root"
+TOML
 "$BIN" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
     --config "$WORK/panecast.toml" > "$WORK/serve.out" 2> "$WORK/serve.err" &
 SERVER_PID=$!
@@ -82,7 +99,7 @@ cmp "$WORK/payload" "$WORK/cat.out" || fail "asciinema cat does not give back th
 echo "ok: $(wc -c < "$WORK/payload") bytes identical"
 
 step "a file recorded by the real asciinema rec, rendered by panecast render"
-ID=$(create "{\"command\": [\"$VENV/bin/asciinema\", \"rec\", \"-q\", \"-c\", \"printf 'rec \\\\033[1mbold\\\\033[m\\\\r\\\\n\\\\033[32mgreen\\\\033[m 中文'\", \"$WORK/real.cast\"], \"env\": {\"ASCIINEMA_CONFIG_HOME\": \"$WORK/asciinema\"}, \"cols\": 60, \"rows\": 10}")
+ID=$(create '{"profile": "rec", "cols": 60, "rows": 10}')
 wait_exit "$ID"
 [[ -s $WORK/real.cast ]] || fail "asciinema rec wrote nothing: $(api "$BASE/api/sessions/$ID/screen")"
 head -c 300 "$WORK/real.cast"; echo
