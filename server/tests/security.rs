@@ -16,6 +16,8 @@ mod cookies;
 mod credentials;
 #[path = "security/csrf.rs"]
 mod csrf;
+#[path = "security/expensive_sequences.rs"]
+mod expensive_sequences;
 #[path = "security/framing.rs"]
 mod framing;
 #[path = "security/leftovers.rs"]
@@ -30,5 +32,7 @@ mod process;
 mod resize;
 #[path = "security/roles.rs"]
 mod roles;
+#[path = "security/starvation_search.rs"]
+mod starvation_search;
 #[path = "security/traversal.rs"]
 mod traversal;

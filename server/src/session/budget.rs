@@ -1,8 +1,15 @@
-//! The input budget of a session: a token bucket of bytes shared by every
-//! transport (HTTP and WebSocket), so no client can flood a program's input
-//! by switching transports or opening more connections.
+//! The budgets of a session, shared by every transport (HTTP and
+//! WebSocket), so no client can get more by switching transports or
+//! opening more connections: the input budget, a token bucket of bytes, and
+//! each credential's share of the actor's time for reads (searches and
+//! scrollback), a token bucket of seconds.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The share of a session actor's time one credential's reads may take.
+pub const READ_SHARE: f64 = 0.1;
+/// The actor time one credential's reads may take in a burst.
+pub const READ_BURST: Duration = Duration::from_millis(500);
 
 /// A token bucket for input bytes.
 #[derive(Debug)]
@@ -37,6 +44,45 @@ impl InputBudget {
     }
 }
 
+/// A credential's share of the actor's time for reads: a bucket of
+/// seconds refilled at [`READ_SHARE`] of the clock, up to [`READ_BURST`].
+/// A read is refused while the bucket is empty, and charged with the time
+/// it took once it is done (so it may run the bucket below empty).
+#[derive(Debug)]
+pub struct ReadShare {
+    seconds: f64,
+    at: Instant,
+}
+
+impl ReadShare {
+    /// A full bucket.
+    pub fn new(now: Instant) -> ReadShare {
+        ReadShare {
+            seconds: READ_BURST.as_secs_f64(),
+            at: now,
+        }
+    }
+
+    /// Refills the bucket to `now`; true when it holds any time.
+    pub fn allows(&mut self, now: Instant) -> bool {
+        let refill = now.saturating_duration_since(self.at).as_secs_f64() * READ_SHARE;
+        self.seconds = (self.seconds + refill).min(READ_BURST.as_secs_f64());
+        self.at = now;
+        self.seconds > 0.0
+    }
+
+    /// True when the bucket is full at `now` (it may be forgotten).
+    pub fn full(&self, now: Instant) -> bool {
+        let refill = now.saturating_duration_since(self.at).as_secs_f64() * READ_SHARE;
+        self.seconds + refill >= READ_BURST.as_secs_f64()
+    }
+
+    /// Takes `cost` of actor time.
+    pub fn charge(&mut self, cost: Duration) {
+        self.seconds -= cost.as_secs_f64();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -52,5 +98,18 @@ mod tests {
         assert!(budget.take(500, start + Duration::from_millis(500)));
         assert!(!budget.take(600, start + Duration::from_millis(500)));
         assert!(budget.take(4000, start + Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn reads_take_their_share_of_the_actor() {
+        let start = Instant::now();
+        let mut share = ReadShare::new(start);
+        assert!(share.allows(start));
+        share.charge(READ_BURST + Duration::from_millis(100));
+        assert!(!share.allows(start), "a read over the burst empties it");
+        // 100 ms owed refills at READ_SHARE: a second pays it back.
+        assert!(!share.allows(start + Duration::from_millis(900)));
+        assert!(share.allows(start + Duration::from_millis(1100)));
+        assert!(share.full(start + Duration::from_secs(60)));
     }
 }
