@@ -208,6 +208,11 @@ pub struct Limits {
     pub input_rate: u32,
     /// Input bytes a session takes in one burst.
     pub input_burst: u32,
+    /// The share of a session's actor time, in percent, one credential's
+    /// searches and scrollback reads may take, from every transport.
+    pub read_share_percent: u8,
+    /// Actor time one credential's reads may take in one burst.
+    pub read_burst_ms: u64,
     /// Open HTTP connections; past it the oldest idle one is closed.
     pub max_connections: usize,
     /// Time a connection has to send a request's headers, and the longest
@@ -241,6 +246,8 @@ impl Default for Limits {
             max_links_per_session: 32,
             input_rate: 1 << 20,
             input_burst: 4 << 20,
+            read_share_percent: 10,
+            read_burst_ms: 500,
             max_connections: 1024,
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
@@ -416,6 +423,12 @@ impl Config {
                 l.scrollback, l.max_scrollback
             ));
         }
+        if !(1..=100).contains(&l.read_share_percent) {
+            return invalid(format!(
+                "limits.read_share_percent = {}: use 1 to 100",
+                l.read_share_percent
+            ));
+        }
         if l.link_ttl_secs > l.max_link_ttl_secs {
             return invalid(format!(
                 "limits.link_ttl_secs = {} exceeds limits.max_link_ttl_secs ({})",
@@ -431,6 +444,7 @@ impl Config {
             ("ping_interval_ms", l.ping_interval_ms),
             ("link_ttl_secs", l.link_ttl_secs),
             ("max_links_per_session", l.max_links_per_session as u64),
+            ("read_burst_ms", l.read_burst_ms),
             ("input_rate", u64::from(l.input_rate)),
             ("input_burst", u64::from(l.input_burst)),
             ("max_connections", l.max_connections as u64),

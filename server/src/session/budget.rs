@@ -6,11 +6,6 @@
 
 use std::time::{Duration, Instant};
 
-/// The share of a session actor's time one credential's reads may take.
-pub const READ_SHARE: f64 = 0.1;
-/// The actor time one credential's reads may take in a burst.
-pub const READ_BURST: Duration = Duration::from_millis(500);
-
 /// A token bucket for input bytes.
 #[derive(Debug)]
 pub struct InputBudget {
@@ -44,37 +39,51 @@ impl InputBudget {
     }
 }
 
+/// How much of a session actor's time one credential's reads may take.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadLimit {
+    /// The share of the clock, 0 to 1.
+    pub share: f64,
+    /// The most taken in one burst.
+    pub burst: Duration,
+}
+
 /// A credential's share of the actor's time for reads: a bucket of
-/// seconds refilled at [`READ_SHARE`] of the clock, up to [`READ_BURST`].
+/// seconds refilled at the limit's share of the clock, up to its burst.
 /// A read is refused while the bucket is empty, and charged with the time
 /// it took once it is done (so it may run the bucket below empty).
 #[derive(Debug)]
 pub struct ReadShare {
+    limit: ReadLimit,
     seconds: f64,
     at: Instant,
 }
 
 impl ReadShare {
     /// A full bucket.
-    pub fn new(now: Instant) -> ReadShare {
+    pub fn new(limit: ReadLimit, now: Instant) -> ReadShare {
         ReadShare {
-            seconds: READ_BURST.as_secs_f64(),
+            limit,
+            seconds: limit.burst.as_secs_f64(),
             at: now,
         }
     }
 
+    /// The bucket at `now`, unbounded.
+    fn refilled(&self, now: Instant) -> f64 {
+        self.seconds + now.saturating_duration_since(self.at).as_secs_f64() * self.limit.share
+    }
+
     /// Refills the bucket to `now`; true when it holds any time.
     pub fn allows(&mut self, now: Instant) -> bool {
-        let refill = now.saturating_duration_since(self.at).as_secs_f64() * READ_SHARE;
-        self.seconds = (self.seconds + refill).min(READ_BURST.as_secs_f64());
+        self.seconds = self.refilled(now).min(self.limit.burst.as_secs_f64());
         self.at = now;
         self.seconds > 0.0
     }
 
     /// True when the bucket is full at `now` (it may be forgotten).
     pub fn full(&self, now: Instant) -> bool {
-        let refill = now.saturating_duration_since(self.at).as_secs_f64() * READ_SHARE;
-        self.seconds + refill >= READ_BURST.as_secs_f64()
+        self.refilled(now) >= self.limit.burst.as_secs_f64()
     }
 
     /// Takes `cost` of actor time.
@@ -103,11 +112,15 @@ mod tests {
     #[test]
     fn reads_take_their_share_of_the_actor() {
         let start = Instant::now();
-        let mut share = ReadShare::new(start);
+        let limit = ReadLimit {
+            share: 0.1,
+            burst: Duration::from_millis(500),
+        };
+        let mut share = ReadShare::new(limit, start);
         assert!(share.allows(start));
-        share.charge(READ_BURST + Duration::from_millis(100));
+        share.charge(limit.burst + Duration::from_millis(100));
         assert!(!share.allows(start), "a read over the burst empties it");
-        // 100 ms owed refills at READ_SHARE: a second pays it back.
+        // 100 ms owed refills at a tenth of the clock: a second pays it back.
         assert!(!share.allows(start + Duration::from_millis(900)));
         assert!(share.allows(start + Duration::from_millis(1100)));
         assert!(share.full(start + Duration::from_secs(60)));

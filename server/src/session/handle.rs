@@ -15,7 +15,7 @@ use crate::config::Limits;
 use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
-use super::budget::{InputBudget, ReadShare};
+use super::budget::{InputBudget, ReadLimit, ReadShare};
 use super::replay::ReplayLink;
 use super::search;
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
@@ -64,6 +64,7 @@ struct Shared {
     /// Each credential's share of the actor's time for searches and
     /// scrollback, by credential; full shares are forgotten.
     reads: Mutex<HashMap<String, ReadShare>>,
+    read_limit: ReadLimit,
     max_cols: u16,
     max_rows: u16,
     /// Screens published, counted by the actor.
@@ -122,6 +123,10 @@ impl SessionHandle {
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
                 budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
                 reads: Mutex::default(),
+                read_limit: ReadLimit {
+                    share: f64::from(limits.read_share_percent) / 100.0,
+                    burst: Duration::from_millis(limits.read_burst_ms),
+                },
                 max_cols: limits.max_cols,
                 max_rows: limits.max_rows,
                 published,
@@ -254,7 +259,7 @@ impl SessionHandle {
         }
         let share = reads
             .entry(who.to_string())
-            .or_insert_with(|| ReadShare::new(now));
+            .or_insert_with(|| ReadShare::new(self.shared.read_limit, now));
         if share.allows(now) {
             Ok(())
         } else {

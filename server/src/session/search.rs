@@ -195,7 +195,9 @@ impl Job {
         let now = Instant::now();
         self.spent += now.saturating_duration_since(started);
         if now >= self.deadline && !self.done() {
+            // Out of time: what was laid out and matched is the answer.
             self.truncated = true;
+            self.next = None;
             self.at = self.text.text.len();
         }
         self.done()
