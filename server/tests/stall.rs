@@ -350,7 +350,10 @@ fn hostile_sessions_do_not_stall_the_server_and_give_their_memory_back() {
     let took = start.elapsed();
     assert_eq!(response.status, 200, "delete: {}", response.body);
     eprintln!("DELETE of a DECRARA loop took {took:?}");
-    assert!(took < DELETE_BOUND, "DELETE of a DECRARA loop took {took:?}");
+    assert!(
+        took < DELETE_BOUND,
+        "DELETE of a DECRARA loop took {took:?}"
+    );
     assert_p99("healthz beside a DECRARA loop", prober.finish());
     assert_p99("echo beside a DECRARA loop", echoes);
 

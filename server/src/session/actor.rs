@@ -330,9 +330,8 @@ impl Live {
         // full or the pty has nothing more ready; a big chunk means the
         // program was still writing. Publishing after each chunk that merely
         // outran the reader would send a frame every millisecond of a flood.
-        let more_expected = !finished
-            || !self.actor.events.output.is_empty()
-            || len >= crate::pty::READ_BUFFER / 2;
+        let more_expected =
+            !finished || !self.actor.events.output.is_empty() || len >= crate::pty::READ_BUFFER / 2;
         self.changed(more_expected);
     }
 

@@ -272,12 +272,9 @@ impl Job {
             }
             let end = piece_end(text, self.at, self.piece);
             let wanted = self.limit - self.matches.len();
-            let (found, full) = self.text.find(
-                &self.pattern,
-                usize::from(self.cols),
-                wanted,
-                self.at..end,
-            );
+            let (found, full) =
+                self.text
+                    .find(&self.pattern, usize::from(self.cols), wanted, self.at..end);
             self.matches.extend(found);
             let took = now.elapsed();
             self.piece = if took > SEARCH_SLICE / 4 {
@@ -302,7 +299,10 @@ impl Job {
 fn piece_end(text: &str, at: usize, len: usize) -> usize {
     let from = (at + len).min(text.len());
     let limit = (from + MAX_PIECE).min(text.len());
-    match text.as_bytes()[from..limit].iter().position(|&b| b == b'\n') {
+    match text.as_bytes()[from..limit]
+        .iter()
+        .position(|&b| b == b'\n')
+    {
         Some(i) => from + i + 1,
         None if limit == text.len() => limit,
         None => (limit..text.len())

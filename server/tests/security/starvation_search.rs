@@ -30,17 +30,17 @@ const SLOW_PATTERN: &str = r"(?:\w+\s+){3}\w*zq";
 fn full_session(server: &Server) -> String {
     let line = "word ".repeat(199);
     let script = format!("yes '{line}' | head -n 12000; echo FILLED; exec cat");
-    let session = server.create(
-        &["sh", "-c", &script],
-        json!({ "cols": 1000, "rows": 40 }),
-    );
+    let session = server.create(&["sh", "-c", &script], json!({ "cols": 1000, "rows": 40 }));
     let id = session_id(&session);
     server.wait_screen(&id, "the scrollback to fill", |s| s.contains("FILLED"));
     id
 }
 
 fn search_path(id: &str) -> String {
-    let q = SLOW_PATTERN.replace('\\', "%5C").replace('+', "%2B").replace(' ', "%20");
+    let q = SLOW_PATTERN
+        .replace('\\', "%5C")
+        .replace('+', "%2B")
+        .replace(' ', "%20");
     format!("/api/sessions/{id}/search?q={q}&regex=1")
 }
 
