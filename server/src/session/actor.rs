@@ -8,10 +8,12 @@
 //! commands looked at between slices: a kill, input or shutdown never waits
 //! behind more than one slice, whatever a program prints, and no more pty
 //! output is read while a chunk is being parsed (backpressure). Searches
-//! run in slices of their own between the others. Once the child has exited and its output is drained (or
-//! after it was killed), the final screen and exit status are published and
-//! the session lingers, answering commands with [`SessionError::Exited`],
-//! until the linger time passes or it is killed.
+//! run in slices of their own between the others.
+//!
+//! Once the child has exited and its output is drained (or after it was
+//! killed), the final screen and exit status are published and the session
+//! lingers, answering commands with [`SessionError::Exited`], until the
+//! linger time passes or it is killed.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -413,12 +415,14 @@ impl Live {
         let mut work = FINISH_WORK;
         while let Ok(bytes) = self.actor.events.output.try_recv() {
             self.actor.metrics.chunk_read(bytes.len());
-            if self.killed || work == 0 {
+            if self.killed {
                 continue;
             }
-            let term = &mut self.actor.term;
-            term.advance_within(&bytes, work);
-            work = work.saturating_sub(term.work());
+            if work > 0 {
+                let term = &mut self.actor.term;
+                term.advance_within(&bytes, work);
+                work = work.saturating_sub(term.work());
+            }
             if let Some(recorder) = self.actor.recorder.as_mut() {
                 recorder.output(bytes);
             }
