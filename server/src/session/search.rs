@@ -513,6 +513,22 @@ mod tests {
     }
 
     #[test]
+    fn a_job_resumes_after_output_by_absolute_line() {
+        let mut term = Term::new(10, 3, 100);
+        term.advance(b"one\r\ntwo\r\nthree");
+        let pattern = Pattern::new("o", false, false).unwrap();
+        let mut job = Job::new(&term, pattern, 100);
+        assert!(!job.step(&mut term, Instant::now()), "no time: not done");
+        // Output scrolls the screen between two steps.
+        term.advance(b"\r\nfour\r\nfive one");
+        while !job.step(&mut term, Instant::now() + Duration::from_secs(5)) {}
+        let f = job.found();
+        assert_eq!(at(&f), vec![(0, 0, 1), (1, 2, 3), (3, 1, 2), (4, 5, 6)]);
+        assert_eq!(f.screen_top, 2);
+        assert!(!f.truncated);
+    }
+
+    #[test]
     fn limits_and_bad_patterns() {
         let f = {
             let mut term = Term::new(10, 3, 100);

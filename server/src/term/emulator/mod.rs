@@ -184,10 +184,11 @@ impl Emulator {
         emu
     }
 
-    /// Adds `cells` to the work meter.
+    /// Adds `cells` to the work meter (reset at every advance, and no
+    /// advance does 2^64 units of work: a plain add cannot overflow).
     #[inline]
     pub fn spend(&mut self, cells: usize) {
-        self.work = self.work.saturating_add(cells as u64);
+        self.work += cells as u64;
     }
 
     /// Resets the work meter and makes the parser stop once it reaches `limit`.
