@@ -1,8 +1,18 @@
 # panecast in a container: `docker build -t panecast .`, then
-#   docker run -p 127.0.0.1:7681:7681 -e PANECAST_TOKEN=... panecast
+#   docker run -p 127.0.0.1:7681:7681 -e PANECAST_TOKEN=... \
+#     --cap-drop ALL --cap-add CHOWN,DAC_OVERRIDE,FOWNER,KILL,SETGID,SETUID panecast
 # The image listens on 0.0.0.0:7681 inside the container (the one place a
 # non-loopback default is right); publish it on loopback or behind a proxy.
 # Without PANECAST_TOKEN, serve generates one and logs the URL to open.
+#
+# The server runs as root in the container, with only the capabilities
+# above (Docker's defaults include them), so that every session runs as a
+# uid of its own (session_uids, 60600-61099 by default): /healthz says
+# "isolation": "uid". PANECAST_TOKEN is then only in the environment of
+# root's processes (tini and the server, which also wipes it), which no
+# session can read. Without those capabilities (e.g. --user 10001) the server
+# still starts, warns, and says "isolation": "none": every session can then
+# read every other and the token.
 
 # --- build -----------------------------------------------------------------
 FROM rust:1.95-slim-bookworm AS builder
@@ -41,14 +51,18 @@ RUN apt-get update \
       bash ca-certificates tini \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
+ && mkdir -p -m 0711 /var/lib/panecast /var/lib/panecast/homes \
  && useradd --system --uid 10001 --user-group --create-home \
       --home-dir /home/panecast --shell /bin/bash panecast
 COPY --from=builder /src/target/release/panecast /usr/local/bin/panecast
 ENV LANG=C.UTF-8 \
     SHELL=/bin/bash \
     PANECAST_LISTEN=0.0.0.0:7681
-USER panecast
-WORKDIR /home/panecast
+# Recordings go to /var/lib/panecast/recordings (0700); each session's
+# private HOME to /var/lib/panecast/homes/SESSIONID (0700, its own uid). The
+# user panecast (10001) is for running without the capabilities (the
+# Kubernetes manifests do: "isolation": "none"), from /home/panecast.
+WORKDIR /var/lib/panecast
 EXPOSE 7681
 # `panecast health` asks /healthz of the server PANECAST_LISTEN and
 # PANECAST_BASE_PATH describe (the image has no curl).

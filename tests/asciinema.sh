@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 BIN=${PANECAST_BIN:-$PWD/target/debug/panecast}
 VENV=$PWD/target/asciinema-venv
-TOKEN=asciinema-test
+TOKEN=asciinema-test-token
 
 step() { printf '\n==> %s\n' "$*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }

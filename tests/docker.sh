@@ -3,7 +3,10 @@
 # unchanged, runs it, and checks what a user relies on:
 #   - the HEALTHCHECK (`panecast health`) turns healthy;
 #   - a session created through the API shows its output on its screen;
-#   - the server runs as a non-root user;
+#   - sessions are isolated with Docker's minimal capability set: /healthz
+#     says "isolation": "uid", a session's uid is neither root nor the
+#     server's, and a session cannot read the token from /proc/1/environ
+#     (tini's) or the server's;
 #   - `docker stop` ends it cleanly (exit 0) within 5 s.
 #
 # It installs what it needs, idempotently (docker.io and mmdebstrap from
@@ -27,7 +30,7 @@ BASE=debian:bookworm-slim
 BUILDER=rust:1.95-slim-bookworm
 IMAGE=panecast:test
 NAME=panecast-docker-test-$$
-TOKEN=docker-test-$RANDOM$RANDOM
+TOKEN=docker-test-token-$RANDOM$RANDOM
 PORT=${PANECAST_DOCKER_PORT:-17681}
 export DOCKER_BUILDKIT=0
 
@@ -117,7 +120,8 @@ echo "built in $((SECONDS - start)) s; image size: $(docker image inspect "$IMAG
 docker image prune -f --filter until=1h >/dev/null
 
 step "run it on 127.0.0.1:$PORT and wait for the HEALTHCHECK"
-docker run -d --name "$NAME" -p "127.0.0.1:$PORT:7681" -e PANECAST_TOKEN="$TOKEN" "$IMAGE" >/dev/null
+docker run -d --name "$NAME" -p "127.0.0.1:$PORT:7681" -e PANECAST_TOKEN="$TOKEN" \
+  --cap-drop ALL --cap-add CHOWN,DAC_OVERRIDE,FOWNER,KILL,SETGID,SETUID "$IMAGE" >/dev/null
 health=""
 for _ in $(seq 1 120); do
   health=$(docker inspect "$NAME" --format '{{.State.Health.Status}}')
@@ -137,22 +141,33 @@ api() {
 base="http://127.0.0.1:$PORT"
 session=$(api -X POST "$base/api/sessions" -d '{"profile": "shell"}')
 id=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' <<<"$session")
-api -X POST "$base/api/sessions/$id/input" -d '{"text": "echo hello-$((6*7)) from $(id -un)\r"}' >/dev/null
+api -X POST "$base/api/sessions/$id/input" -d '{"text": "echo hello-$((6*7)) uid=$(id -u)\r"}' >/dev/null
 screen=""
 for _ in $(seq 1 50); do
   screen=$(api "$base/api/sessions/$id/screen")
-  grep -q 'hello-42 from panecast' <<<"$screen" && break
+  grep -q 'hello-42 uid=[0-9]' <<<"$screen" && break
   sleep 0.2
 done
-grep -q 'hello-42 from panecast' <<<"$screen" || { printf '%s\n' "$screen" >&2; die "the echo never showed"; }
+grep -q 'hello-42 uid=[0-9]' <<<"$screen" || { printf '%s\n' "$screen" >&2; die "the echo never showed"; }
 echo "the screen shows the shell's answer"
 
-step "non-root"
-user=$(docker exec "$NAME" id -u)
-[[ $user != 0 ]] || die "the container runs as root"
+step "isolation"
+isolation=$(curl -sS --max-time 5 "$base/healthz" | python3 -c 'import json, sys; print(json.load(sys.stdin)["isolation"])')
+[[ $isolation == uid ]] || die "/healthz says isolation '$isolation'"
+session_uid=$(grep -o 'hello-42 uid=[0-9]*' <<<"$screen" | tail -1 | cut -d= -f2)
 server_uid=$(docker exec "$NAME" sh -c 'for p in /proc/[0-9]*; do [ "$(cat $p/comm)" = panecast ] && awk "/^Uid:/ {print \$2}" $p/status; done' | head -1)
-[[ -n $server_uid && $server_uid != 0 ]] || die "panecast runs as uid '$server_uid'"
-echo "panecast runs as uid $server_uid"
+[[ -n $server_uid && -n $session_uid ]] || die "no uid for the server ('$server_uid') or the session ('$session_uid')"
+[[ $session_uid != 0 && $session_uid != "$server_uid" ]] ||
+  die "the session runs as uid $session_uid, the server as $server_uid"
+api -X POST "$base/api/sessions/$id/input" -d '{"text": "cat /proc/1/environ /proc/$PPID/environ; echo read=$?\r"}' >/dev/null
+for _ in $(seq 1 50); do
+  screen=$(api "$base/api/sessions/$id/screen")
+  grep -q 'read=[0-9]' <<<"$screen" && break
+  sleep 0.2
+done
+grep -q 'read=1' <<<"$screen" || { printf '%s\n' "$screen" >&2; die "the environ files were readable"; }
+! grep -q "$TOKEN" <<<"$screen" || die "a session read the token"
+echo "isolation: uid; the session runs as uid $session_uid, the server as $server_uid; the token is out of reach"
 
 step "docker stop: a clean exit within 5 s"
 start=$(date +%s%N)

@@ -26,7 +26,7 @@ die() { echo "proxy.sh: $*" >&2; exit 1; }
 BIN=${PANECAST_BIN:-$PWD/target/debug/panecast}
 [[ -x $BIN ]] || die "$BIN is missing: cargo build -p panecast-server --bin panecast"
 NAME=panecast.example.com
-TOKEN=proxy-test-$RANDOM$RANDOM
+TOKEN=proxy-test-token-$RANDOM$RANDOM
 # The proxies' read timeout in the test, and panecast's ping interval: the
 # idle stream stays quiet for three timeouts and must survive them.
 READ_TIMEOUT_S=2

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Parser, Subcommand};
 
-use crate::api::{self, valid_token, Settings};
+use crate::access::secret::check_admin_token;
+use crate::api::{self, Settings};
 use crate::config::{normalize_base_path, Config};
 use crate::record::{looks_like_cast, Cast};
 use crate::render::{self, Format};
@@ -58,7 +59,7 @@ struct ServeArgs {
     /// without it, embedded defaults apply.
     #[arg(long, env = "PANECAST_CONFIG")]
     config: Option<PathBuf>,
-    /// The admin token (letters, digits, '-', '_', '.', '~'); a random one
+    /// The admin token (16 to 256 letters, digits, '-', '_', '.', '~'); a random one
     /// is generated and printed when none is given. Prefer --token-file or
     /// the environment: a command line is visible to other processes.
     #[arg(
@@ -179,7 +180,8 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         && std::env::var("PANECAST_TOKEN").ok().as_deref() != args.token.as_deref();
     let given = match (&args.token, &args.token_file) {
         (_, Some(path)) => Some(
-            std::fs::read_to_string(path)
+            private_token_file(path)
+                .and_then(|()| std::fs::read_to_string(path))
                 .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?
                 .trim()
                 .to_owned(),
@@ -187,9 +189,9 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         (token, None) => token.clone(),
     };
     let (token, generated) = match given {
-        Some(token) if valid_token(&token) => (token, false),
-        Some(_) => {
-            return Err("the token must be 1 to 256 letters, digits, '-', '_', '.' or '~'".into())
+        Some(token) => {
+            check_admin_token(&token)?;
+            (token, false)
         }
         None => (
             random::hex128().map_err(|e| format!("cannot generate a token: {e}"))?,
@@ -251,8 +253,26 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     result
 }
 
+/// Checks, when sessions will run as uids of their own, that no one but
+/// its owner may read the token file (as ssh does for keys): a session
+/// could read the admin token from it otherwise.
+fn private_token_file(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path)?.permissions().mode();
+    if mode & 0o077 != 0 && crate::pty::Isolation::possible() {
+        return Err(std::io::Error::other(format!(
+            "it may be read by other users (mode {:03o}), so sessions could read the admin token; \
+             run chmod 600 {}",
+            mode & 0o777,
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Closes what a session's programs could use against the server, which
-/// is their parent and runs as the same user: no core dumps and no
+/// is their parent and, when sessions cannot have uids of their own, runs
+/// as the same user: no core dumps and no
 /// `/proc/PID/environ`, `cmdline` or ptrace for them (non-dumpable); the
 /// server becomes the reaper of their orphaned background jobs, so
 /// deleting a session can end them, and a thread reaps those that exit.

@@ -56,7 +56,18 @@ pub struct Config {
     pub metrics: MetricsAccess,
     /// Whether programs may set the clipboard of viewers (OSC 52).
     pub clipboard: ClipboardAccess,
+    /// The uids (`[FIRST, LAST]`) sessions get one of each, as their uid
+    /// and gid, when the server may change uids.
+    pub session_uids: [u32; 2],
+    /// The directory the private `HOME` of each session with a uid of its
+    /// own is made in (created 0711 when missing).
+    pub session_homes: PathBuf,
 }
+
+/// The default of `session_uids`: 500 uids between systemd-homed's range
+/// (60001-60513) and DynamicUser's (61184-65519), below 65536 so that a
+/// container's user namespace maps them.
+pub const DEFAULT_SESSION_UIDS: [u32; 2] = [60600, 61099];
 
 /// Whose clipboard a program may set with OSC 52.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -75,7 +86,8 @@ pub enum ClipboardAccess {
 pub enum MetricsAccess {
     /// Anyone who can reach the port.
     Open,
-    /// Callers with a credential, of any role.
+    /// The admin token, admin keys and keys with `metrics = true`, as a
+    /// bearer header.
     #[default]
     Token,
 }
@@ -167,6 +179,8 @@ pub struct Limits {
     /// Replays open at once (each holds its recording's events and up to
     /// 32 MiB of keyframes).
     pub max_replays: usize,
+    /// Replays one credential plays at once.
+    pub max_replays_per_credential: usize,
     /// Widest session, in columns (at most 1000).
     pub max_cols: u16,
     /// Tallest session, in rows (at most 1000).
@@ -192,8 +206,17 @@ pub struct Limits {
     pub grace_ms: u64,
     /// Largest request body, in bytes.
     pub max_body_bytes: usize,
-    /// WebSocket connections to one session at once.
+    /// Stream connections (WebSocket, ALiS) to one session at once.
     pub max_viewers: usize,
+    /// Of those, slots view streams leave free for control streams and
+    /// the admin token.
+    pub viewer_reserve: usize,
+    /// Streams one credential (other than the admin token) holds on one
+    /// session.
+    pub max_viewers_per_credential: usize,
+    /// Streams one credential (other than the admin token) holds over all
+    /// sessions.
+    pub max_streams_per_credential: usize,
     /// Time between two pings on an idle WebSocket stream; keep it below
     /// the read timeout of any proxy in front. A stream that answers nothing
     /// for three intervals is closed.
@@ -204,6 +227,9 @@ pub struct Limits {
     pub max_link_ttl_secs: u64,
     /// Live share links per session.
     pub max_links_per_session: usize,
+    /// Wrong credentials one client address may present in a minute;
+    /// past it the address is answered 429 until the minute is over.
+    pub auth_failures_per_minute: u32,
     /// Input bytes a session takes per second, from every transport.
     pub input_rate: u32,
     /// Input bytes a session takes in one burst.
@@ -213,8 +239,13 @@ pub struct Limits {
     pub read_share_percent: u8,
     /// Actor time one credential's reads may take in one burst.
     pub read_burst_ms: u64,
-    /// Open HTTP connections; past it the oldest idle one is closed.
+    /// Open HTTP connections; past it the longest idle one (of the
+    /// address holding most) is closed.
     pub max_connections: usize,
+    /// Open HTTP connections from one address (an IPv6 address counts by
+    /// its /64); past it that address's longest idle one is closed.
+    /// Trusted proxies are exempt.
+    pub max_connections_per_address: usize,
     /// Time a connection has to send a request's headers, and the longest
     /// a connection may sit idle between requests.
     pub header_timeout_secs: u64,
@@ -227,6 +258,7 @@ impl Default for Limits {
         Limits {
             max_sessions: 64,
             max_replays: 8,
+            max_replays_per_credential: 2,
             max_cols: MAX_DIMENSION,
             max_rows: MAX_DIMENSION,
             default_cols: 80,
@@ -240,15 +272,20 @@ impl Default for Limits {
             grace_ms: 2000,
             max_body_bytes: 1 << 20,
             max_viewers: 256,
+            viewer_reserve: 16,
+            max_viewers_per_credential: 32,
+            max_streams_per_credential: 128,
             ping_interval_ms: 15_000,
             link_ttl_secs: 86_400,
             max_link_ttl_secs: 7 * 86_400,
             max_links_per_session: 32,
+            auth_failures_per_minute: 30,
             input_rate: 1 << 20,
             input_burst: 4 << 20,
             read_share_percent: 10,
             read_burst_ms: 500,
             max_connections: 1024,
+            max_connections_per_address: 128,
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
         }
@@ -300,6 +337,9 @@ pub struct Profile {
     pub env: BTreeMap<String, String>,
     /// Working directory; absent means `$HOME`.
     pub cwd: Option<PathBuf>,
+    /// The Unix user to run as (with its uid, groups and home), when the
+    /// server may change uids; absent: a uid of the session's own.
+    pub user: Option<String>,
     /// Record every session of this profile.
     pub record: bool,
     /// Also record what is typed (`i` events). Off by default: input
@@ -349,6 +389,8 @@ impl Default for Config {
             public_names: Vec::new(),
             metrics: MetricsAccess::Token,
             clipboard: ClipboardAccess::Off,
+            session_uids: DEFAULT_SESSION_UIDS,
+            session_homes: PathBuf::from("/var/lib/panecast/homes"),
         }
     }
 }
@@ -429,6 +471,12 @@ impl Config {
                 l.read_share_percent
             ));
         }
+        if l.viewer_reserve >= l.max_viewers {
+            return invalid(format!(
+                "limits.viewer_reserve = {} must be below limits.max_viewers ({})",
+                l.viewer_reserve, l.max_viewers
+            ));
+        }
         if l.link_ttl_secs > l.max_link_ttl_secs {
             return invalid(format!(
                 "limits.link_ttl_secs = {} exceeds limits.max_link_ttl_secs ({})",
@@ -441,13 +489,33 @@ impl Config {
             ("frame_interval_ms", l.frame_interval_ms),
             ("max_body_bytes", l.max_body_bytes as u64),
             ("max_viewers", l.max_viewers as u64),
+            (
+                "max_viewers_per_credential",
+                l.max_viewers_per_credential as u64,
+            ),
+            (
+                "max_streams_per_credential",
+                l.max_streams_per_credential as u64,
+            ),
+            (
+                "max_replays_per_credential",
+                l.max_replays_per_credential as u64,
+            ),
             ("ping_interval_ms", l.ping_interval_ms),
             ("link_ttl_secs", l.link_ttl_secs),
             ("max_links_per_session", l.max_links_per_session as u64),
             ("read_burst_ms", l.read_burst_ms),
+            (
+                "auth_failures_per_minute",
+                u64::from(l.auth_failures_per_minute),
+            ),
             ("input_rate", u64::from(l.input_rate)),
             ("input_burst", u64::from(l.input_burst)),
             ("max_connections", l.max_connections as u64),
+            (
+                "max_connections_per_address",
+                l.max_connections_per_address as u64,
+            ),
             ("header_timeout_secs", l.header_timeout_secs),
             ("cookie_max_age_secs", l.cookie_max_age_secs),
         ] {
@@ -464,6 +532,18 @@ impl Config {
         if self.recordings.max_bytes == 0 {
             return invalid("recordings.max_bytes must be at least 1".to_owned());
         }
+        let [first, last] = self.session_uids;
+        if first == 0 || first > last {
+            return invalid(format!(
+                "session_uids = [{first}, {last}]: give [FIRST, LAST] with 0 < FIRST <= LAST"
+            ));
+        }
+        if !self.session_homes.is_absolute() {
+            return invalid(format!(
+                "session_homes = '{}': give an absolute path",
+                self.session_homes.display()
+            ));
+        }
         if self.recordings_dir.as_os_str().is_empty() {
             return invalid("recordings_dir is empty".to_owned());
         }
@@ -473,6 +553,10 @@ impl Config {
             }
             if profile.command.as_deref() == Some("") {
                 return invalid(format!("profiles.{name}.command is empty"));
+            }
+            if let Some(user) = &profile.user {
+                crate::pty::User::lookup(user)
+                    .map_err(|e| ConfigError::Invalid(format!("profiles.{name}.user: {e}")))?;
             }
             for key in profile.env.keys() {
                 if !valid_env_name(key) {

@@ -332,7 +332,13 @@ fn a_killed_server_leaves_a_recording_readable_to_its_last_line() {
     )
     .expect("write the config");
     let mut server = Command::new(env!("CARGO_BIN_EXE_panecast"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--token", "crash-token"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--token",
+            "crash-test-token-0123",
+        ])
         .arg("--allow-any-command")
         .arg("--config")
         .arg(&config)
@@ -351,7 +357,7 @@ fn a_killed_server_leaves_a_recording_readable_to_its_last_line() {
         .and_then(|rest| rest.split('/').next())
         .and_then(|addr| addr.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
-    let auth = [("Authorization", "Bearer crash-token")];
+    let auth = [("Authorization", "Bearer crash-test-token-0123")];
     let body = json!({ "command": ["seq", "1", "50000000"], "record": true }).to_string();
     let response = common::http(addr, "POST", "/api/sessions", &auth, Some(body.as_bytes()));
     assert_eq!(response.status, 201, "{}", response.body);

@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Output, Stdio};
 
-const TOKEN: &str = "serve-cli-token";
+const TOKEN: &str = "serve-cli-test-token";
 
 /// `panecast ARGS` with no PANECAST_ variable from the test's environment.
 fn panecast(args: &[&str]) -> Command {

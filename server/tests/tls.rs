@@ -18,7 +18,7 @@ use tokio_rustls::{client::TlsStream, TlsConnector};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
-const TOKEN: &str = "tls-test-token";
+const TOKEN: &str = "tls-test-token-0123";
 const LIMIT: Duration = Duration::from_secs(10);
 
 /// A fresh self-signed certificate for `localhost`, written to `dir`.

@@ -100,6 +100,8 @@ pub struct Grant {
     /// Profiles it may start (keys); empty with [`Scope::All`] means all.
     profiles: Arc<[String]>,
     link: Option<LinkTicket>,
+    /// May read `/metrics` (besides admins).
+    metrics: bool,
 }
 
 impl Grant {
@@ -111,6 +113,7 @@ impl Grant {
             scope: Scope::All,
             profiles: Arc::from([]),
             link: None,
+            metrics: false,
         }
     }
 
@@ -127,6 +130,7 @@ impl Grant {
             scope: sessions.map_or(Scope::All, Scope::Named),
             profiles,
             link: None,
+            metrics: false,
         }
     }
 
@@ -138,7 +142,20 @@ impl Grant {
             scope: Scope::Session(ticket.session.clone()),
             profiles: Arc::from([]),
             link: Some(ticket),
+            metrics: false,
         }
+    }
+
+    /// The same grant, allowed (or not) to read `/metrics`.
+    pub fn with_metrics(mut self, allowed: bool) -> Grant {
+        self.metrics = allowed;
+        self
+    }
+
+    /// May this caller read `/metrics`? Admins, and keys the config allows
+    /// (`metrics = true`); never a share link.
+    pub fn may_read_metrics(&self) -> bool {
+        self.link.is_none() && (self.role == Role::Admin || self.metrics)
     }
 
     /// Who this is.
@@ -209,6 +226,23 @@ impl Grant {
 }
 
 impl Grant {
+    /// May this caller give a new session the name `name`? A credential
+    /// scoped to names may use only those (it reaches its unnamed sessions
+    /// as their owner); a share link names nothing.
+    pub fn may_name(&self, name: &str) -> Result<(), Denied> {
+        let allowed = match &self.scope {
+            Scope::All => true,
+            Scope::Named(names) => names.iter().any(|allowed| allowed == name),
+            Scope::Session(_) => false,
+        };
+        if allowed {
+            return Ok(());
+        }
+        Err(Denied::Forbidden(format!(
+            "this credential may not name a session '{name}': the name is outside its scope"
+        )))
+    }
+
     fn lists(&self, profile: Option<&str>) -> bool {
         profile.is_some_and(|name| self.profiles.iter().any(|p| p == name))
     }
@@ -319,5 +353,14 @@ mod tests {
         assert!(limited_admin.may_start(Some("shell")).is_err());
         assert!(limited_admin.may_start(None).is_err());
         assert!(key(Role::Admin, None, &[]).may_start(None).is_ok());
+    }
+
+    #[test]
+    fn a_scoped_key_names_only_what_it_reaches() {
+        let scoped = key(Role::Control, Some(&["mine"]), &["shell"]);
+        assert!(scoped.may_name("mine").is_ok());
+        assert!(matches!(scoped.may_name("htop"), Err(Denied::Forbidden(_))));
+        assert!(key(Role::Control, None, &[]).may_name("htop").is_ok());
+        assert!(Grant::admin().may_name("htop").is_ok());
     }
 }

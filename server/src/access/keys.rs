@@ -23,6 +23,9 @@ pub struct KeyConfig {
     /// For an admin key, empty means every profile.
     #[serde(default)]
     pub profiles: Vec<String>,
+    /// Whether it may read `/metrics` (admin keys always may).
+    #[serde(default)]
+    pub metrics: bool,
 }
 
 impl KeyConfig {
@@ -67,6 +70,7 @@ mod tests {
             role,
             sessions: None,
             profiles: profiles.iter().map(|p| p.to_string()).collect(),
+            metrics: false,
         }
     }
 

@@ -29,6 +29,24 @@ pub struct LinkInfo {
     pub viewers: usize,
 }
 
+/// A link as handed over across an upgrade: what the store keeps of it,
+/// the token's SHA-256 and never the token.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedLink {
+    /// The token's SHA-256, as 64 hex digits.
+    pub token_hash: String,
+    /// Its id.
+    pub id: String,
+    /// The session it reaches.
+    pub session: String,
+    /// `View` or `Control`.
+    pub role: Role,
+    /// When it was minted.
+    pub created_at: SystemTime,
+    /// When it stops working.
+    pub expires_at: SystemTime,
+}
+
 /// What a request carrying a link's token gets: the link, a way to learn
 /// that it was revoked, and its viewer counter.
 #[derive(Debug, Clone)]
@@ -84,6 +102,17 @@ pub enum LinkError {
     /// No randomness for the token.
     #[error("cannot generate a token: {0}")]
     Random(String),
+}
+
+/// A saved link could not be taken back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SavedLinkError {
+    /// Its token hash is not 64 hex digits.
+    #[error("saved link {0}: the token hash is not 64 hex digits")]
+    BadHash(String),
+    /// Its role is not one a link may have.
+    #[error("saved link {0}: a link's role must be 'view' or 'control'")]
+    BadRole(String),
 }
 
 struct Link {
@@ -209,6 +238,60 @@ impl Links {
         })
     }
 
+    /// The live links of every session as they are kept (the token's hash,
+    /// never the token), to be handed over with [`Links::restore`].
+    pub fn saved(&self) -> Vec<SavedLink> {
+        let mut links = self.lock();
+        prune(&mut links, SystemTime::now());
+        let mut out: Vec<SavedLink> = links
+            .iter()
+            .map(|(hash, link)| SavedLink {
+                token_hash: secret::hex(hash),
+                id: link.info.id.clone(),
+                session: link.info.session.clone(),
+                role: link.info.role,
+                created_at: link.info.created_at,
+                expires_at: link.info.expires_at,
+            })
+            .collect();
+        out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        out
+    }
+
+    /// Takes back links [`Links::saved`] gave; their tokens work again until
+    /// they expire. Refuses (taking none) a link whose hash is not 64 hex
+    /// digits or whose role a link cannot have.
+    pub fn restore(&self, saved: Vec<SavedLink>) -> Result<(), SavedLinkError> {
+        let mut parsed = Vec::with_capacity(saved.len());
+        for link in saved {
+            let hash = secret::parse_hex(&link.token_hash)
+                .ok_or_else(|| SavedLinkError::BadHash(link.id.clone()))?;
+            if link.role == Role::Admin {
+                return Err(SavedLinkError::BadRole(link.id));
+            }
+            parsed.push((hash, link));
+        }
+        let mut links = self.lock();
+        for (hash, link) in parsed {
+            let info = LinkInfo {
+                id: link.id,
+                session: link.session,
+                role: link.role,
+                created_at: link.created_at,
+                expires_at: link.expires_at,
+                viewers: 0,
+            };
+            let link = Link {
+                info,
+                revoked: watch::channel(false).0,
+                viewers: Arc::default(),
+            };
+            links.insert(hash, link);
+        }
+        prune(&mut links, SystemTime::now());
+        Ok(())
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<SecretHash, Link>> {
         // Every update is a single insert or remove: consistent after a panic.
         self.links.lock().unwrap_or_else(PoisonError::into_inner)
@@ -234,6 +317,66 @@ mod tests {
 
     fn store() -> Links {
         Links::new(7 * DAY, 3)
+    }
+
+    #[test]
+    fn saved_links_are_taken_back_with_their_expiry_and_no_token() {
+        let links = store();
+        let (info, token) = links.mint("s1", Role::Control, DAY).expect("minted");
+        let saved = links.saved();
+        assert_eq!(saved.len(), 1);
+        assert_eq!(
+            saved[0].token_hash,
+            secret::hex(&secret::hash(token.as_bytes()))
+        );
+        let text = serde_json::to_string(&saved).expect("serializes");
+        assert!(!text.contains(&token), "the token itself is never saved");
+        let later = store();
+        later.restore(saved).expect("taken back");
+        let ticket = later.find(&token).expect("the token works again");
+        assert_eq!(
+            (ticket.id, ticket.role, ticket.expires_at),
+            (info.id, Role::Control, info.expires_at)
+        );
+        assert_eq!(later.list("s1")[0].created_at, info.created_at);
+    }
+
+    #[test]
+    fn a_saved_link_with_a_bad_hash_or_role_is_refused_whole() {
+        let links = store();
+        links.mint("s1", Role::View, DAY).expect("minted");
+        let mut saved = links.saved();
+        let good = saved[0].clone();
+        saved.push(SavedLink {
+            token_hash: "zz".into(),
+            id: "bad".into(),
+            ..good.clone()
+        });
+        let later = store();
+        assert_eq!(
+            later.restore(saved),
+            Err(SavedLinkError::BadHash("bad".into()))
+        );
+        assert!(later.list("s1").is_empty(), "nothing taken");
+        let admin = SavedLink {
+            role: Role::Admin,
+            ..good
+        };
+        assert!(matches!(
+            later.restore(vec![admin]),
+            Err(SavedLinkError::BadRole(_))
+        ));
+    }
+
+    #[test]
+    fn expired_saved_links_are_dropped() {
+        let links = store();
+        links.mint("s1", Role::View, DAY).expect("minted");
+        let mut saved = links.saved();
+        saved[0].expires_at = SystemTime::now() - Duration::from_secs(1);
+        let later = store();
+        later.restore(saved).expect("taken back");
+        assert!(later.list("s1").is_empty());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! Only SHA-256 digests of keys and links are kept; every comparison with a
 //! stored secret takes the same time wherever the first difference is.
 
+mod failures;
 mod grant;
 mod keys;
 mod links;
@@ -15,9 +16,10 @@ pub mod secret;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use failures::SignInFailures;
 pub use grant::{Action, Credential, Denied, Grant, Target};
 pub use keys::{config_entry, KeyConfig};
-pub use links::{LinkError, LinkInfo, LinkTicket, Links, ViewerGuard};
+pub use links::{LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard};
 pub use peer::{client_address, TrustedProxies};
 pub use role::Role;
 pub use secret::valid_token;
@@ -56,7 +58,8 @@ impl Access {
                     key.role,
                     sessions,
                     Arc::from(key.profiles.as_slice()),
-                );
+                )
+                .with_metrics(key.metrics);
                 Ok(Key { digest, grant })
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -103,6 +106,7 @@ mod tests {
             role: Role::View,
             sessions: Some(vec!["htop".into()]),
             profiles: vec![],
+            metrics: false,
         }];
         Access::new("admin-secret", &keys, Duration::from_secs(3600), 8).expect("valid")
     }
@@ -136,6 +140,7 @@ mod tests {
             role: Role::View,
             sessions: None,
             profiles: vec![],
+            metrics: false,
         }];
         assert!(Access::new("t", &keys, Duration::from_secs(1), 1).is_err());
     }

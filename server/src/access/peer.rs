@@ -44,29 +44,44 @@ impl TrustedProxies {
 }
 
 /// The client's address: the peer itself, unless the peer is a trusted
-/// proxy; then the right-most address in `X-Forwarded-For` that is not a
-/// trusted proxy (addresses further left were written by the client and
-/// prove nothing).
+/// proxy. Then `X-Forwarded-For` is read from the right, one hop at a
+/// time: a trusted proxy's address moves on to the entry before it, the
+/// first untrusted address is the client. An entry that is not an address
+/// (`6.6.6.6, junk`) ends the walk: whatever lies left of it was written by
+/// someone unknown, so the address is the last trusted hop reached (the
+/// proxy that passed the junk on). Entries further left than the client
+/// were written by the client and prove nothing.
 pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> IpAddr {
-    let peer = canonical(peer);
-    if !trusted.trusts(peer) {
-        return peer;
+    let mut hop = canonical(peer);
+    if !trusted.trusts(hop) {
+        return hop;
     }
-    let forwarded: Vec<IpAddr> = headers
+    let entries: Vec<&str> = headers
         .get_all("x-forwarded-for")
         .iter()
-        .filter_map(|v| v.to_str().ok())
+        .map(|v| v.to_str().unwrap_or_default())
         .flat_map(|v| v.split(','))
-        .map_while(|part| part.trim().parse::<IpAddr>().ok())
-        .map(canonical)
         .collect();
-    forwarded
-        .iter()
-        .rev()
-        .find(|addr| !trusted.trusts(**addr))
-        .or(forwarded.first())
-        .copied()
-        .unwrap_or(peer)
+    for entry in entries.into_iter().rev() {
+        let Some(addr) = parse_hop(entry) else {
+            return hop;
+        };
+        hop = addr;
+        if !trusted.trusts(addr) {
+            return addr;
+        }
+    }
+    hop
+}
+
+/// One `X-Forwarded-For` entry: an address, with or without a port.
+fn parse_hop(entry: &str) -> Option<IpAddr> {
+    let entry = entry.trim();
+    entry
+        .parse::<IpAddr>()
+        .or_else(|_| entry.parse::<std::net::SocketAddr>().map(|s| s.ip()))
+        .ok()
+        .map(canonical)
 }
 
 /// IPv4-mapped IPv6 addresses as IPv4.
@@ -123,6 +138,28 @@ mod tests {
         );
         let none = TrustedProxies::default();
         assert_eq!(client_address(ip("127.0.0.1"), &h, &none), ip("127.0.0.1"));
+    }
+
+    #[test]
+    fn the_walk_stops_at_an_entry_that_is_not_an_address() {
+        let trusted =
+            TrustedProxies::parse(&["127.0.0.1".into(), "10.0.0.0/8".into()]).expect("ok");
+        assert_eq!(
+            client_address(ip("127.0.0.1"), &xff("6.6.6.6, junk"), &trusted),
+            ip("127.0.0.1")
+        );
+        assert_eq!(
+            client_address(ip("127.0.0.1"), &xff("6.6.6.6, junk, 10.0.0.2"), &trusted),
+            ip("10.0.0.2")
+        );
+        assert_eq!(
+            client_address(ip("127.0.0.1"), &xff("6.6.6.6, , 10.0.0.2"), &trusted),
+            ip("10.0.0.2")
+        );
+        assert_eq!(
+            client_address(ip("127.0.0.1"), &xff("junk, 203.0.113.9:4711"), &trusted),
+            ip("203.0.113.9")
+        );
     }
 
     #[test]

@@ -6,6 +6,22 @@ use sha2::{Digest, Sha256};
 /// A SHA-256 digest of a secret: all the server keeps of keys and links.
 pub type SecretHash = [u8; 32];
 
+/// The shortest admin token `serve` accepts: shorter ones can be guessed.
+pub const MIN_ADMIN_TOKEN_LEN: usize = 16;
+
+/// Checks an admin token given to `serve`: at least
+/// [`MIN_ADMIN_TOKEN_LEN`] characters, all of them ones [`valid_token`]
+/// allows.
+pub fn check_admin_token(token: &str) -> Result<(), String> {
+    if token.len() < MIN_ADMIN_TOKEN_LEN || !valid_token(token) {
+        return Err(format!(
+            "the admin token must be {MIN_ADMIN_TOKEN_LEN} to 256 letters, digits, '-', '_', '.' or '~' \
+             (`panecast key` prints a fresh one)"
+        ));
+    }
+    Ok(())
+}
+
 /// Characters a token may use: URL-unreserved ones, safe unescaped in a
 /// header, a cookie, a WebSocket subprotocol and a URL fragment.
 pub fn valid_token(token: &str) -> bool {

@@ -3,10 +3,15 @@
 //!
 //! The stream is built from the same published screens as the panecast
 //! stream: a reset with the screen drawn as ANSI, then, for every screen a
-//! viewer would see, output that redraws it (at most one per
-//! [`MIN_INTERVAL`], so the bytes are bounded by the screen's size, never
-//! by how much the program prints), a resize when the size changes, and
-//! the exit and end of transmission once the program has ended.
+//! viewer would see, output that redraws it, a resize when the size
+//! changes, and the exit and end of transmission once the program has
+//! ended. The redraws are rendered once for all of a session's ALiS
+//! viewers, off the async workers and paced (see [`crate::stream::redraw`]),
+//! so the bytes are bounded by the screen's size, never by how much the
+//! program prints; a viewer whose socket is slow skips to the latest. A
+//! redraw goes out in events of at most [`CHUNK`] bytes, each written when
+//! the socket has taken the one before, so a viewer that stops reading
+//! holds one chunk, not a screen.
 
 use std::time::Duration;
 
@@ -16,18 +21,16 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
-use tokio::time::{sleep_until, timeout, Instant};
+use tokio::time::{timeout, Instant};
 
 use super::error::{ApiError, ErrorBody};
 use super::guard::Caller;
 use super::AppState;
 use crate::record::{AlisEncoder, ALIS_EOT, ALIS_MAGIC, ALIS_SUBPROTOCOL};
-use crate::render::{self, Format};
 use crate::session::{SessionHandle, Status, ViewerSlot};
-use crate::term::Snapshot;
 
-/// Shortest time between two redraws sent.
-const MIN_INTERVAL: Duration = Duration::from_millis(33);
+/// Most text in one output event: a redraw goes out in chunks.
+const CHUNK: usize = 64 * 1024;
 /// A socket that takes no message for this long is dropped.
 const SEND_TIMEOUT: Duration = Duration::from_secs(45);
 
@@ -53,19 +56,20 @@ pub async fn upgrade(
 ) -> Result<Response, ApiError> {
     let ws = ws.map_err(super::ws::not_an_upgrade)?;
     caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
-    let max_viewers = state.config.limits.max_viewers;
+    let sessions = std::sync::Arc::clone(&state.sessions);
     Ok(ws
         .protocols([ALIS_SUBPROTOCOL])
         .on_upgrade(move |mut socket| async move {
-            match session.join_viewer(max_viewers, panecast_proto::Role::View) {
-                Some(slot) => {
+            let who = caller.grant().credential();
+            match sessions.join_stream(&session, who, panecast_proto::Role::View) {
+                Ok(slot) => {
                     let _ = stream(&mut socket, &session, slot).await;
                 }
-                None => {
+                Err(refusal) => {
                     let _ = close(
                         &mut socket,
                         panecast_proto::close::TOO_MANY_VIEWERS,
-                        "too many viewers on this session",
+                        &refusal.to_string(),
                     )
                     .await;
                 }
@@ -79,29 +83,46 @@ async fn stream(
     session: &SessionHandle,
     _slot: ViewerSlot,
 ) -> Result<(), ()> {
-    let mut screens = session.subscribe();
+    let feed = session.redraw_feed();
+    let mut redraws = feed.subscribe();
     let mut alis = AlisEncoder::default();
     send(socket, ALIS_MAGIC.to_vec()).await?;
-    let first = screens.borrow_and_update().clone();
+    // The feed renders the current screen first, even an ended session's.
+    let first = redraws
+        .wait_for(Option::is_some)
+        .await
+        .map_err(|_| ())?
+        .clone()
+        .ok_or(())?;
     let mut size = (first.cols, first.rows);
-    send(socket, alis.reset(0, size.0, size.1, &redraw(&first))).await?;
+    let mut pieces = chunks(&first.text);
+    let init = pieces.next().unwrap_or_default();
+    send(socket, alis.reset(0, size.0, size.1, init)).await?;
+    for piece in pieces {
+        send(socket, alis.output(0, piece)).await?;
+    }
     let mut last = Instant::now();
     loop {
         tokio::select! {
-            changed = screens.changed() => {
+            changed = redraws.changed() => {
+                // The feed ends after the session's final screen.
                 if changed.is_err() {
                     break;
                 }
-                sleep_until(last + MIN_INTERVAL).await;
-                let screen = screens.borrow_and_update().clone();
+                let Some(redraw) = redraws.borrow_and_update().clone() else {
+                    continue;
+                };
                 let now = Instant::now();
                 let mut since = micros(now - last);
-                if (screen.cols, screen.rows) != size {
-                    size = (screen.cols, screen.rows);
+                if (redraw.cols, redraw.rows) != size {
+                    size = (redraw.cols, redraw.rows);
                     send(socket, alis.resize(since, size.0, size.1)).await?;
                     since = 0;
                 }
-                send(socket, alis.output(since, &redraw(&screen))).await?;
+                for piece in chunks(&redraw.text) {
+                    send(socket, alis.output(since, piece)).await?;
+                    since = 0;
+                }
                 last = now;
             }
             message = socket.recv() => match message {
@@ -110,31 +131,32 @@ async fn stream(
             },
         }
     }
-    let final_screen = screens.borrow().clone();
-    send(
-        socket,
-        alis.output(micros(last.elapsed()), &redraw(&final_screen)),
-    )
-    .await?;
     if let Status::Exited { status, .. } = session.status() {
         let code = status
             .code
             .unwrap_or(u32::from(status.signal.is_some()) * 128);
-        send(socket, alis.exit(0, code)).await?;
+        send(socket, alis.exit(micros(last.elapsed()), code)).await?;
     }
     send(socket, vec![ALIS_EOT]).await?;
     close(socket, 1000, "the session ended").await
 }
 
-/// The ANSI that redraws a screen from any state: leave the alternate
-/// screen unless the screen is on it, then the full redraw.
-fn redraw(screen: &Snapshot) -> String {
-    let body = render::render(screen, Format::Ansi);
-    if screen.alternate {
-        body
-    } else {
-        format!("\x1b[?1049l{body}")
-    }
+/// `text` in pieces of at most [`CHUNK`] bytes, cut on character
+/// boundaries (the player's terminal parses the pieces as one stream).
+fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = rest.len().min(CHUNK);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 fn micros(elapsed: Duration) -> u64 {
@@ -156,5 +178,20 @@ async fn close(socket: &mut WebSocket, code: u16, reason: &str) -> Result<(), ()
     match timeout(SEND_TIMEOUT, socket.send(Message::Close(Some(frame)))).await {
         Ok(Ok(())) => Ok(()),
         _ => Err(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_redraw_is_cut_into_chunks_on_character_boundaries() {
+        let text = "é".repeat(CHUNK); // 2 bytes each
+        let pieces: Vec<&str> = chunks(&text).collect();
+        assert_eq!(pieces.len(), 2);
+        assert!(pieces.iter().all(|p| p.len() <= CHUNK));
+        assert_eq!(pieces.concat(), text);
+        assert_eq!(chunks("").count(), 0);
     }
 }

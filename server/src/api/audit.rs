@@ -1,6 +1,7 @@
 //! The audit log: one structured line (target `panecast::audit`) per
-//! authentication failure, stream connect and disconnect, link minted or
-//! revoked, and session created or deleted. Each names the credential
+//! authentication failure, address blocked for failing too often, stream
+//! connect and disconnect, link minted or revoked, and session created or
+//! deleted. Each names the credential
 //! (never its secret), the role, the session and the client's address.
 //! Paths are logged without their query string.
 
@@ -11,6 +12,12 @@ use crate::access::{Credential, Role};
 /// A request was refused for want of a valid credential.
 pub fn auth_failed(peer: IpAddr, method: &str, path: &str, reason: &str) {
     tracing::warn!(target: "panecast::audit", event = "auth_failed", %peer, method, path, reason);
+}
+
+/// An address presented `limit` wrong credentials within a minute: it is
+/// refused (429) until the minute is over.
+pub fn auth_blocked(peer: IpAddr, limit: u32) {
+    tracing::warn!(target: "panecast::audit", event = "auth_blocked", %peer, limit, "too many failed sign-ins: address refused for the rest of the minute");
 }
 
 /// A stream connection opened.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use crate::access::Grant;
+use crate::access::{Denied, Grant};
 use crate::config::{
     valid_env_name, valid_session_name, Config, Limits, RecordPolicy, DEFAULT_PROFILE,
 };
@@ -59,6 +59,12 @@ impl CreateRequest {
                 format!("'{name}' is not a session name: 1 to 64 letters, digits, '.', '_' or '-', not 32 hex digits"),
             ));
         }
+        if let Some(name) = self.name.as_deref() {
+            grant.may_name(name).map_err(|denied| match denied {
+                Denied::Forbidden(message) => ApiError::forbidden(message),
+                Denied::NotFound => ApiError::no_session(name),
+            })?;
+        }
         let requested_profile = match (&self.profile, &self.command) {
             (_, Some(_)) => None,
             (Some(p), None) => Some(p.as_str()),
@@ -91,6 +97,7 @@ impl CreateRequest {
         }
 
         let mut profile_record = (false, false);
+        let mut user = None;
         let (profile, argv, profile_env, profile_cwd) = match (self.profile, self.command) {
             (Some(_), Some(_)) => {
                 return Err(ApiError::bad_request(
@@ -118,6 +125,7 @@ impl CreateRequest {
                     ));
                 };
                 profile_record = (profile.record, profile.record_input);
+                user = profile.user.clone();
                 (
                     Some(name),
                     profile.argv(),
@@ -145,8 +153,9 @@ impl CreateRequest {
                 .chain(&request_env)
                 .map(|(k, v)| (k.as_str(), v.as_str())),
         );
-        let cwd = self.cwd.or(profile_cwd).unwrap_or_else(|| home(&env));
-        if !cwd.is_dir() {
+        // Absent: the session's HOME, known once its sandbox is made.
+        let cwd = self.cwd.or(profile_cwd);
+        if let Some(cwd) = cwd.as_ref().filter(|cwd| !cwd.is_dir()) {
             return Err(ApiError::bad_request(
                 "bad_cwd",
                 format!("working directory {} is not a directory", cwd.display()),
@@ -161,15 +170,33 @@ impl CreateRequest {
             name: self.name,
             owner: Some(grant.credential().clone()),
             profile,
+            user,
             spawn: SpawnSpec {
                 argv,
                 env,
                 cwd,
                 cols,
                 rows,
+                identity: None,
+                cgroup_procs: None,
             },
             scrollback,
         })
+    }
+}
+
+/// Refuses a name that a `[[sessions]]` entry declares: that name belongs
+/// to its declaration, which alone starts (and restarts) it, so no API
+/// caller, admin included, can start another program under it or evict
+/// the declared one when it has exited.
+pub fn not_declared(config: &Config, name: Option<&str>) -> Result<(), ApiError> {
+    match name {
+        Some(name) if config.sessions.iter().any(|s| s.name == name) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "name_reserved",
+            format!("the name '{name}' belongs to a session declared in the config"),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -231,12 +258,6 @@ fn forbidden(field: &str, what: &str) -> ApiError {
     )
 }
 
-fn home(env: &[(String, String)]) -> PathBuf {
-    env.iter()
-        .find(|(name, _)| name == "HOME")
-        .map_or_else(|| PathBuf::from("/"), |(_, home)| PathBuf::from(home))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,7 +293,7 @@ mod tests {
             .expect("allowed");
         assert_eq!(spec.spawn.argv, ["top"]);
         assert!(spec.spawn.env.contains(&("A".to_owned(), "1".to_owned())));
-        assert_eq!(spec.spawn.cwd, PathBuf::from("/tmp"));
+        assert_eq!(spec.spawn.cwd, Some(PathBuf::from("/tmp")));
         assert_eq!((spec.spawn.cols, spec.spawn.rows), (100, 30));
     }
 

@@ -50,7 +50,7 @@ impl ApiError {
         ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
-            "a valid token is required: send 'Authorization: Bearer TOKEN' or ?token=TOKEN",
+            "a valid credential is required: send the header 'Authorization: Bearer TOKEN'",
         )
     }
 
@@ -59,7 +59,8 @@ impl ApiError {
         ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
     }
 
-    /// 404 for an unknown session id.
+    /// 404 for an unknown session id, or one outside the caller's scope:
+    /// both echo what was asked, so neither tells the other apart.
     pub fn no_session(id: &str) -> ApiError {
         ApiError::new(
             StatusCode::NOT_FOUND,
@@ -105,8 +106,12 @@ impl From<SessionError> for ApiError {
 impl From<CreateError> for ApiError {
     fn from(err: CreateError) -> ApiError {
         let (status, code) = match err {
-            CreateError::TooMany(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions"),
-            CreateError::TooManyReplays(_) => (StatusCode::TOO_MANY_REQUESTS, "too_many_replays"),
+            CreateError::TooMany(_) | CreateError::NoUid(_) => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions")
+            }
+            CreateError::TooManyReplays(_) | CreateError::TooManyReplaysForCredential(_) => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_replays")
+            }
             CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
             CreateError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),

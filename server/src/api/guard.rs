@@ -21,7 +21,7 @@ use axum::RequestExt;
 use crate::access::{client_address, Denied, Grant, Role, Target};
 
 use super::error::ApiError;
-use super::{audit, cookies, policy, AppState};
+use super::{audit, cookies, policy, signin, AppState};
 
 /// The WebSocket subprotocol every stream speaks.
 pub const PROTOCOL: &str = "panecast";
@@ -39,6 +39,18 @@ pub struct Caller {
     peer: IpAddr,
     secure: bool,
     cookie: bool,
+    checked: Checked,
+}
+
+/// The secret the guard checked and chose, exactly as authenticated (a
+/// valid token: only safe characters); never printed.
+#[derive(Clone)]
+struct Checked(String);
+
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Checked(..)")
+    }
 }
 
 impl Caller {
@@ -57,6 +69,13 @@ impl Caller {
         self.secure
     }
 
+    /// The token of the share link that authenticated this request, when
+    /// it came in a header or subprotocol (one that came in a cookie is
+    /// already a cookie): the one secret `/login` may set as a cookie.
+    pub fn link_token(&self) -> Option<&str> {
+        (self.grant.link_ticket().is_some() && !self.cookie).then_some(self.checked.0.as_str())
+    }
+
     /// The Origin check of a stream upgrade (`/ws`, `/alis`): a credential
     /// that came in a cookie (which a browser sends on its own) must come from this server's pages or an
     /// allowed origin (403 `origin_forbidden`); one the page holds itself
@@ -66,7 +85,7 @@ impl Caller {
         headers: &HeaderMap,
         allowed: &[String],
     ) -> Result<(), ApiError> {
-        if self.cookie && !origin_allowed(headers, allowed, true) {
+        if self.cookie && !origin_allowed(headers, allowed, true, self.secure) {
             return Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 "origin_forbidden",
@@ -173,16 +192,26 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .extensions()
         .get::<OriginalUri>()
         .map_or_else(|| request.uri().path().to_owned(), |u| u.path().to_owned());
-    let grants: Vec<(Source, Grant)> = presented(request.headers())
+    let offered = !presented(request.headers()).is_empty();
+    if offered {
+        if let Some(refused) = signin::refusal(&state, peer) {
+            return refused;
+        }
+    }
+    let grants: Vec<(Source, Checked, Grant)> = presented(request.headers())
         .into_iter()
-        .filter_map(|(source, token)| Some((source, state.access.authenticate(token)?)))
-        .filter(|(_, grant)| link_session_lives(&state, grant))
+        .filter_map(|(source, token)| {
+            let grant = state.access.authenticate(token)?;
+            Some((source, Checked(token.to_owned()), grant))
+        })
+        .filter(|(_, _, grant)| link_session_lives(&state, grant))
         .collect();
     if grants.is_empty() {
-        let reason = if presented(request.headers()).is_empty() {
-            "no credential"
-        } else {
+        let reason = if offered {
+            signin::failed(&state, peer);
             "unknown, expired or revoked credential"
+        } else {
+            "no credential"
         };
         audit::auth_failed(peer, method.as_str(), &path, reason);
         state.sessions.metrics().auth_failed();
@@ -203,6 +232,9 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .to_owned();
     let action = policy::action(&method, &route);
 
+    // The id or name as the client gave it: every 404 echoes it, whether
+    // the session is missing or out of scope, so the two look the same.
+    let mut asked = String::new();
     let session = if policy::names_a_session(&route) {
         let params = match request.extract_parts::<RawPathParams>().await {
             Ok(params) => params,
@@ -210,14 +242,14 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
                 return ApiError::bad_request("bad_path", rejection.body_text()).into_response()
             }
         };
-        let id = params
+        asked = params
             .iter()
             .find(|(name, _)| *name == "id")
             .map(|(_, value)| value.to_owned())
             .unwrap_or_default();
-        match state.sessions.get(&id) {
+        match state.sessions.get(&asked) {
             Some(session) => Some(session),
-            None => return ApiError::no_session(&id).into_response(),
+            None => return ApiError::no_session(&asked).into_response(),
         }
     } else {
         None
@@ -231,25 +263,28 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         }
     });
 
-    // The strongest credential that reaches the session.
-    let Some((source, grant)) = grants
+    // The strongest credential that reaches the session; of equals, one
+    // the request carries itself rather than a cookie (the page's fresh
+    // link over an older link's cookie, which `/login` then replaces).
+    let Some((source, checked, grant)) = grants
         .into_iter()
-        .filter(|(_, g)| target.is_none_or(|t| g.reaches(t)))
-        .max_by_key(|(_, g)| g.role())
+        .filter(|(_, _, g)| target.is_none_or(|t| g.reaches(t)))
+        .max_by_key(|(source, _, g)| (g.role(), *source != Source::Cookie))
     else {
-        let id = target.map_or("", |t| t.id);
-        return ApiError::no_session(id).into_response();
+        return ApiError::no_session(&asked).into_response();
     };
 
     if source == Source::Cookie && !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
-        if let Err(error) = same_site_write(request.headers(), &state.config.allowed_origins) {
+        if let Err(error) =
+            same_site_write(request.headers(), &state.config.allowed_origins, secure)
+        {
             return error.into_response();
         }
     }
 
     if let Err(denied) = grant.check(action, target) {
         return match denied {
-            Denied::NotFound => ApiError::no_session(target.map_or("", |t| t.id)).into_response(),
+            Denied::NotFound => ApiError::no_session(&asked).into_response(),
             Denied::Forbidden(message) => ApiError::forbidden(message).into_response(),
         };
     }
@@ -258,6 +293,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         peer,
         secure,
         cookie: source == Source::Cookie,
+        checked,
     });
     if let Some(session) = session {
         request.extensions_mut().insert(session);
@@ -282,9 +318,9 @@ fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
 /// A write authenticated by a cookie must come from a page of this server
 /// (or an allowed origin) and be JSON, which a cross-site form cannot send
 /// without a preflight.
-fn same_site_write(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
+fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Result<(), ApiError> {
     let csrf = |message: &str| ApiError::new(StatusCode::FORBIDDEN, "csrf", message);
-    if !origin_allowed(headers, allowed, false) || headers.get(header::ORIGIN).is_none() {
+    if !origin_allowed(headers, allowed, false, secure) || headers.get(header::ORIGIN).is_none() {
         return Err(csrf(
             "a request authenticated by cookie must come from this server's pages (Origin)",
         ));
@@ -302,18 +338,31 @@ fn same_site_write(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiErr
     Ok(())
 }
 
-/// Same origin (the Origin's host is the Host header), a configured origin,
-/// or no Origin at all (not a browser) when `absent_ok`.
-pub fn origin_allowed(headers: &HeaderMap, allowed: &[String], absent_ok: bool) -> bool {
+/// Same origin (the Origin's scheme is the one the client used, https
+/// when it came over TLS or a trusted proxy says so, and its host is the
+/// Host header), a configured origin, or no Origin at all (not a browser)
+/// when `absent_ok`. An http page is not the https server's origin.
+pub fn origin_allowed(
+    headers: &HeaderMap,
+    allowed: &[String],
+    absent_ok: bool,
+    secure: bool,
+) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
         return absent_ok;
     };
     if allowed.iter().any(|a| a == origin) {
         return true;
     }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
-    host.is_some() && origin_host == host
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let scheme = if secure { "https" } else { "http" };
+    origin
+        .split_once("://")
+        .is_some_and(|(origin_scheme, origin_host)| {
+            origin_scheme.eq_ignore_ascii_case(scheme) && origin_host.eq_ignore_ascii_case(host)
+        })
 }
 
 /// The role a stream asked for (`?role=`), as the grant allows it: a view
@@ -387,23 +436,40 @@ mod tests {
             }
             map
         };
-        assert!(origin_allowed(&h(None), &[], true));
-        assert!(!origin_allowed(&h(None), &[], false));
+        assert!(origin_allowed(&h(None), &[], true, false));
+        assert!(!origin_allowed(&h(None), &[], false, false));
         assert!(origin_allowed(
             &h(Some("http://127.0.0.1:7681")),
             &[],
+            false,
             false
         ));
         assert!(!origin_allowed(
             &h(Some("http://127.0.0.1:8080")),
             &[],
-            true
+            true,
+            false
         ));
         assert!(origin_allowed(
             &h(Some("https://dash.example")),
             &["https://dash.example".into()],
+            false,
             false
         ));
+        assert!(origin_allowed(
+            &h(Some("https://127.0.0.1:7681")),
+            &[],
+            false,
+            true
+        ));
+        assert!(
+            !origin_allowed(&h(Some("http://127.0.0.1:7681")), &[], false, true),
+            "an http page is not the https server's origin"
+        );
+        assert!(
+            !origin_allowed(&h(Some("https://127.0.0.1:7681")), &[], false, false),
+            "nor the other way round"
+        );
     }
 
     #[test]

@@ -201,7 +201,10 @@ pub async fn revoke(
 
 /// `POST /api/sessions/{id}/login`: sets the `panecast_link` cookie (for a
 /// link) scoped to this session's API paths, lasting as long as the link,
-/// so a reload needs no token. Other credentials need no cookie here.
+/// so a reload needs no token. The cookie holds exactly the link token the
+/// guard checked (from the `Authorization` header or the subprotocol);
+/// a request authenticated by its cookie, or by another credential, gets
+/// no cookie.
 #[utoipa::path(
     post,
     path = "/api/sessions/{id}/login",
@@ -216,12 +219,11 @@ pub async fn login(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let Some(ticket) = caller.grant().link_ticket() else {
         return Ok(StatusCode::NO_CONTENT.into_response());
     };
-    let Some(token) = bearer(&headers) else {
+    let Some(token) = caller.link_token() else {
         return Ok(StatusCode::NO_CONTENT.into_response());
     };
     let remaining = ticket
@@ -236,10 +238,4 @@ pub async fn login(
             ApiError::bad_request("bad_path", "the session id cannot be a cookie path")
         })?;
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
-}
-
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }

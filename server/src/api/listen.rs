@@ -1,21 +1,32 @@
 //! The accept loop: HTTP/1.1 connections with a header-read timeout (which
 //! also bounds how long a connection may sit idle between requests), a cap
-//! on open connections, and room kept for new requests: when the cap is
-//! reached, the oldest connection that has not sent a request yet is
-//! closed to let the new one in, so idle sockets cannot lock anyone out.
-//! With TLS, each connection's handshake runs in its own task, within the
-//! header timeout, so a slow client never holds up the accept loop.
+//! on open connections, and room kept for new requests. A connection is
+//! busy from a request's arrival until its response's body is done, idle
+//! otherwise (never used, or between keep-alive requests). When the cap is
+//! reached, the longest idle connection of the address holding most is
+//! closed to let the new one in; and one address (an IPv6 /64) holds at
+//! most its share, past which its own longest idle connection gives way.
+//! Trusted proxies carry many users: they have no per-address share. So
+//! neither idle nor keep-alive sockets, from one address or many, can lock
+//! anyone out. With TLS, each connection's handshake runs in its own task,
+//! within the header timeout, so a slow client never holds up the accept
+//! loop.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::connect_info::ConnectInfo;
 use axum::extract::Request;
+use axum::response::Response;
 use axum::Router;
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -26,50 +37,223 @@ use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
 use super::guard::Tls;
+use crate::access::TrustedProxies;
+use crate::session::Metrics;
 
 /// How the listener treats connections.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ConnectionLimits {
     /// Open connections at most.
     pub max: usize,
+    /// Open connections from one address at most (an IPv6 address counts
+    /// by its /64), except from trusted proxies.
+    pub per_address: usize,
+    /// Proxies that carry many users' connections: no per-address cap.
+    pub proxies: TrustedProxies,
     /// Time for a request's headers, and the longest idle time between
     /// requests.
     pub header_timeout: Duration,
 }
 
+/// Where a connection comes from, as the per-address cap counts it: an
+/// IPv4 address, or an IPv6 address's /64 (one host usually holds a whole
+/// /64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Source(IpAddr);
+
+impl Source {
+    fn of(addr: IpAddr) -> Source {
+        match addr {
+            IpAddr::V4(_) => Source(addr),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Source(IpAddr::V4(v4)),
+                None => {
+                    let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+                    Source(IpAddr::V6(Ipv6Addr::from(prefix)))
+                }
+            },
+        }
+    }
+}
+
+/// What a connection is doing, as its requests report it.
+struct Activity {
+    /// Requests under way, from their arrival until their response's body
+    /// is sent (or dropped).
+    busy: AtomicUsize,
+    /// When it last went idle (accepted, or a response done), in
+    /// milliseconds since the table's start.
+    idle_since: AtomicU64,
+    /// The table's start.
+    epoch: Instant,
+}
+
+impl Activity {
+    fn new(epoch: Instant) -> Activity {
+        let activity = Activity {
+            busy: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(0),
+            epoch,
+        };
+        activity.touch();
+        activity
+    }
+
+    fn touch(&self) {
+        let now = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.idle_since.store(now, Ordering::Release);
+    }
+
+    /// Since when it is idle, or `None` while a request is under way.
+    fn idle_since(&self) -> Option<u64> {
+        (self.busy.load(Ordering::Acquire) == 0).then(|| self.idle_since.load(Ordering::Acquire))
+    }
+}
+
+/// A request under way on a connection; dropped when its response's body
+/// is done.
+struct Busy(Arc<Activity>);
+
+impl Busy {
+    fn start(activity: &Arc<Activity>) -> Busy {
+        activity.busy.fetch_add(1, Ordering::AcqRel);
+        Busy(Arc::clone(activity))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.busy.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A response body that keeps its connection counted busy until it is done.
+struct Tracked {
+    body: Body,
+    _busy: Busy,
+}
+
+impl HttpBody for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
 /// One open connection, as the cap sees it.
 struct Open {
-    /// Set once a request has arrived on it.
-    used: Arc<AtomicBool>,
+    source: Source,
+    activity: Arc<Activity>,
     /// Dropping this closes the connection.
     _close: oneshot::Sender<()>,
 }
 
-/// The open connections, oldest first (by accept number).
-#[derive(Default)]
+/// Why a new connection was not let in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// Its address holds its share, every one of them busy.
+    AddressBusy,
+    /// The table is full, every connection busy.
+    AllBusy,
+}
+
+/// The open connections, by accept number, and how many each source holds.
 struct Table {
     next: u64,
     open: BTreeMap<u64, Open>,
+    per_source: HashMap<Source, usize>,
+    epoch: Instant,
 }
 
 impl Table {
-    /// Makes room for one more: closes the oldest unused connection when
-    /// `max` are open. False when every open connection is in use.
-    fn make_room(&mut self, max: usize) -> bool {
-        if self.open.len() < max {
-            return true;
+    fn new() -> Table {
+        Table {
+            next: 0,
+            open: BTreeMap::new(),
+            per_source: HashMap::new(),
+            epoch: Instant::now(),
         }
-        let victim = self
-            .open
+    }
+
+    /// Makes room for a connection from `source` and enters it; returns
+    /// its number, its activity, and how many idle connections it closed. An idle connection (never used, or between
+    /// requests) gives way: the longest idle of the same source when that
+    /// source holds `limits.per_address` (unless `exempt`), else, with
+    /// `limits.max` open, the longest idle of the source holding most.
+    fn admit(
+        &mut self,
+        source: Source,
+        exempt: bool,
+        max: usize,
+        per_address: usize,
+        close: oneshot::Sender<()>,
+    ) -> Result<(u64, Arc<Activity>, usize), Refusal> {
+        let mut evicted = 0;
+        let held = self.per_source.get(&source).copied().unwrap_or(0);
+        if !exempt && held >= per_address {
+            let victim = self.longest_idle(|s| s == source);
+            self.remove(victim.ok_or(Refusal::AddressBusy)?);
+            evicted += 1;
+        }
+        if self.open.len() >= max {
+            let heaviest = self
+                .open
+                .values()
+                .filter(|c| c.activity.idle_since().is_some())
+                .map(|c| c.source)
+                .max_by_key(|s| self.per_source.get(s).copied().unwrap_or(0));
+            let victim = heaviest.and_then(|h| self.longest_idle(|s| s == h));
+            self.remove(victim.ok_or(Refusal::AllBusy)?);
+            evicted += 1;
+        }
+        let number = self.next;
+        self.next += 1;
+        let activity = Arc::new(Activity::new(self.epoch));
+        self.open.insert(
+            number,
+            Open {
+                source,
+                activity: Arc::clone(&activity),
+                _close: close,
+            },
+        );
+        *self.per_source.entry(source).or_default() += 1;
+        Ok((number, activity, evicted))
+    }
+
+    /// The connection idle the longest among those whose source `matches`.
+    fn longest_idle(&self, matches: impl Fn(Source) -> bool) -> Option<u64> {
+        self.open
             .iter()
-            .find(|(_, c)| !c.used.load(Ordering::Acquire))
-            .map(|(n, _)| *n);
-        match victim {
-            Some(n) => {
-                self.open.remove(&n);
-                true
+            .filter(|(_, c)| matches(c.source))
+            .filter_map(|(n, c)| c.activity.idle_since().map(|since| (since, *n)))
+            .min()
+            .map(|(_, n)| n)
+    }
+
+    /// Forgets connection `number` (closing it, if it is still open).
+    fn remove(&mut self, number: u64) {
+        if let Some(gone) = self.open.remove(&number) {
+            if let Some(count) = self.per_source.get_mut(&gone.source) {
+                *count -= 1;
+                if *count == 0 {
+                    self.per_source.remove(&gone.source);
+                }
             }
-            None => false,
         }
     }
 }
@@ -110,10 +294,11 @@ pub async fn serve(
     router: Router,
     tls: Option<TlsAcceptor>,
     limits: ConnectionLimits,
+    metrics: Arc<Metrics>,
     shutdown: impl Future<Output = ()>,
     drain: Duration,
 ) {
-    let table = Arc::new(Mutex::new(Table::default()));
+    let table = Arc::new(Mutex::new(Table::new()));
     let (stopping_tx, stopping) = watch::channel(false);
     let mut builder = http1::Builder::new();
     builder
@@ -134,37 +319,30 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let (close_tx, close_rx) = oneshot::channel();
-        let used = Arc::new(AtomicBool::new(false));
-        let number = {
-            let mut table = lock(&table);
-            if !table.make_room(limits.max) {
-                tracing::warn!(%peer, max = limits.max, "connection refused: every connection is busy");
+        let exempt = limits.proxies.trusts(peer.ip());
+        let admitted = lock(&table).admit(
+            Source::of(peer.ip()),
+            exempt,
+            limits.max,
+            limits.per_address,
+            close_tx,
+        );
+        let (number, activity) = match admitted {
+            Ok((number, activity, evicted)) => {
+                for _ in 0..evicted {
+                    metrics.connection_evicted();
+                }
+                (number, activity)
+            }
+            Err(refusal) => {
+                metrics.connection_refused();
+                refuse(peer, refusal, &limits);
                 continue;
             }
-            let number = table.next;
-            table.next += 1;
-            table.open.insert(
-                number,
-                Open {
-                    used: Arc::clone(&used),
-                    _close: close_tx,
-                },
-            );
-            number
         };
         let _ = stream.set_nodelay(true);
         cap_send_buffer(&stream);
-        let secure = tls.is_some();
-        let service = router
-            .clone()
-            .map_request(move |mut request: Request<Incoming>| {
-                used.store(true, Ordering::Release);
-                request.extensions_mut().insert(ConnectInfo(peer));
-                if secure {
-                    request.extensions_mut().insert(Tls);
-                }
-                request
-            });
+        let service = tracked(router.clone(), activity, peer, tls.is_some());
         let service = TowerToHyperService::new(service);
         let table = Arc::clone(&table);
         let stopping = stopping.clone();
@@ -193,7 +371,7 @@ pub async fn serve(
                     }
                 }
             }
-            lock(&table).open.remove(&number);
+            lock(&table).remove(number);
         });
     }
     drop(listener);
@@ -204,6 +382,51 @@ pub async fn serve(
         }
     })
     .await;
+}
+
+/// Logs a refused connection.
+fn refuse(peer: SocketAddr, refusal: Refusal, limits: &ConnectionLimits) {
+    match refusal {
+        Refusal::AddressBusy => tracing::warn!(
+            %peer,
+            per_address = limits.per_address,
+            "connection refused: this address's connections are all busy"
+        ),
+        Refusal::AllBusy => tracing::warn!(
+            %peer,
+            max = limits.max,
+            "connection refused: every connection is busy"
+        ),
+    }
+}
+
+/// The router for one connection from `peer`: each request counts the
+/// connection busy until its response's body is done, and carries the
+/// peer's address (and whether TLS carried it).
+fn tracked(
+    router: Router,
+    activity: Arc<Activity>,
+    peer: SocketAddr,
+    secure: bool,
+) -> impl tower::Service<
+    Request<Incoming>,
+    Response = Response,
+    Error = std::convert::Infallible,
+    Future = impl Future<Output = Result<Response, std::convert::Infallible>> + Send,
+> + Clone
+       + Send {
+    tower::service_fn(move |mut request: Request<Incoming>| {
+        let busy = Busy::start(&activity);
+        let router = router.clone();
+        async move {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            if secure {
+                request.extensions_mut().insert(Tls);
+            }
+            let response = router.oneshot(request).await?;
+            Ok(response.map(|body| Body::new(Tracked { body, _busy: busy })))
+        }
+    })
 }
 
 /// Serves one connection until it ends, is evicted (`close`), or the
@@ -241,41 +464,107 @@ async fn run<S, I>(
 mod tests {
     use super::*;
 
-    fn open(used: bool) -> (Open, oneshot::Receiver<()>) {
+    fn source(last: u8) -> Source {
+        Source::of(IpAddr::from([10, 0, 0, last]))
+    }
+
+    /// Admits a connection from `from` into `table`; its close receiver
+    /// tells whether it was closed since.
+    fn admit(
+        table: &mut Table,
+        from: Source,
+        exempt: bool,
+        max: usize,
+        per_address: usize,
+    ) -> Result<(u64, Arc<Activity>, oneshot::Receiver<()>), Refusal> {
         let (tx, rx) = oneshot::channel();
-        (
-            Open {
-                used: Arc::new(AtomicBool::new(used)),
-                _close: tx,
-            },
-            rx,
-        )
+        table
+            .admit(from, exempt, max, per_address, tx)
+            .map(|(n, a, _)| (n, a, rx))
+    }
+
+    fn closed(rx: &mut oneshot::Receiver<()>) -> bool {
+        matches!(rx.try_recv(), Err(oneshot::error::TryRecvError::Closed))
+    }
+
+    /// Marks a connection idle since `at` ms.
+    fn idle_at(activity: &Activity, at: u64) {
+        activity.idle_since.store(at, Ordering::Release);
     }
 
     #[test]
-    fn the_oldest_unused_connection_makes_room() {
-        let mut table = Table::default();
-        let (a, mut a_closed) = open(true);
-        let (b, mut b_closed) = open(false);
-        let (c, _) = open(false);
-        table.open.insert(0, a);
-        table.open.insert(1, b);
-        table.open.insert(2, c);
-        assert!(table.make_room(4));
-        assert!(table.make_room(3));
-        assert!(!table.open.contains_key(&1));
-        assert!(
-            matches!(
-                b_closed.try_recv(),
-                Err(oneshot::error::TryRecvError::Closed)
-            ),
-            "b's sender is dropped: it closes"
+    fn the_longest_idle_connection_gives_way_even_after_requests() {
+        let mut table = Table::new();
+        let (_, a, mut a_rx) = admit(&mut table, source(1), false, 3, 10).expect("a");
+        let (_, b, mut b_rx) = admit(&mut table, source(2), false, 3, 10).expect("b");
+        let (_, c, _c_rx) = admit(&mut table, source(3), false, 3, 10).expect("c");
+        // a served a request and went idle after b did; c is busy.
+        idle_at(&b, 5);
+        idle_at(&a, 9);
+        let _busy = Busy::start(&c);
+        idle_at(&c, 0);
+        let (_, _, mut d_rx) = admit(&mut table, source(4), false, 3, 10).expect("room");
+        assert!(closed(&mut b_rx), "b was idle the longest");
+        assert!(!closed(&mut a_rx));
+        let _a_busy = Busy::start(&a);
+        let (_, e, _e_rx) = admit(&mut table, source(5), false, 3, 10).expect("room");
+        assert!(closed(&mut d_rx), "d, never used, was the one idle");
+        let _e_busy = Busy::start(&e);
+        let refused = admit(&mut table, source(6), false, 3, 10).err();
+        assert_eq!(refused, Some(Refusal::AllBusy));
+        assert!(!closed(&mut a_rx));
+    }
+
+    #[test]
+    fn one_address_holds_its_share_and_no_more_unless_it_is_a_proxy() {
+        let mut table = Table::new();
+        let mut first = Vec::new();
+        for _ in 0..2 {
+            first.push(admit(&mut table, source(1), false, 100, 2).expect("in its share"));
+        }
+        idle_at(&first[0].1, 1);
+        idle_at(&first[1].1, 2);
+        admit(&mut table, source(1), false, 100, 2).expect("its oldest idle gives way");
+        assert!(closed(&mut first[0].2));
+        assert_eq!(table.per_source[&source(1)], 2);
+        let busy: Vec<_> = table
+            .open
+            .values()
+            .map(|c| Busy::start(&c.activity))
+            .collect();
+        assert_eq!(
+            admit(&mut table, source(1), false, 100, 2).err(),
+            Some(Refusal::AddressBusy)
         );
-        assert!(matches!(
-            a_closed.try_recv(),
-            Err(oneshot::error::TryRecvError::Empty)
-        ));
-        table.open.remove(&2);
-        assert!(!table.make_room(1), "every connection is in use");
+        admit(&mut table, source(2), false, 100, 2).expect("another address gets in");
+        admit(&mut table, source(1), true, 100, 2).expect("a trusted proxy has no share");
+        drop(busy);
+    }
+
+    #[test]
+    fn a_full_table_takes_from_the_address_holding_most() {
+        let mut table = Table::new();
+        let (_, lone, mut lone_rx) = admit(&mut table, source(1), false, 4, 10).expect("lone");
+        idle_at(&lone, 0);
+        let mut crowd = Vec::new();
+        for at in 1..4 {
+            let (_, activity, rx) = admit(&mut table, source(2), false, 4, 10).expect("crowd");
+            idle_at(&activity, at);
+            crowd.push(rx);
+        }
+        admit(&mut table, source(3), false, 4, 10).expect("room");
+        assert!(!closed(&mut lone_rx), "the lone connection stays");
+        assert!(closed(&mut crowd[0]), "the crowd's longest idle goes");
+    }
+
+    #[test]
+    fn an_ipv6_host_counts_by_its_64() {
+        let a: IpAddr = "2001:db8:1:2::1".parse().expect("v6");
+        let b: IpAddr = "2001:db8:1:2:ffff::9".parse().expect("v6");
+        let c: IpAddr = "2001:db8:1:3::1".parse().expect("v6");
+        assert_eq!(Source::of(a), Source::of(b));
+        assert_ne!(Source::of(a), Source::of(c));
+        let mapped: IpAddr = "::ffff:10.0.0.1".parse().expect("mapped");
+        assert_eq!(Source::of(mapped), source(1));
     }
 }

@@ -26,6 +26,7 @@ mod recordings;
 mod replay;
 mod search;
 mod sessions;
+mod signin;
 mod trace;
 mod view;
 mod ws;
@@ -41,8 +42,9 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-use crate::access::{Access, TrustedProxies};
+use crate::access::{Access, SignInFailures, TrustedProxies};
 use crate::config::Config;
+use crate::pty::Isolation;
 use crate::record::Recordings;
 use crate::session::{SessionHandle, Sessions};
 
@@ -85,6 +87,7 @@ pub struct AppState {
     config: Arc<Config>,
     access: Arc<Access>,
     trusted: Arc<TrustedProxies>,
+    failures: Arc<SignInFailures>,
     allow_any_command: bool,
 }
 
@@ -100,6 +103,7 @@ impl AppState {
             limits.max_links_per_session,
         )?;
         let trusted = TrustedProxies::parse(&settings.config.trusted_proxies)?;
+        let failures = SignInFailures::new(limits.auth_failures_per_minute);
         Ok(AppState {
             sessions: Sessions::new(
                 settings.config.limits.clone(),
@@ -107,10 +111,15 @@ impl AppState {
                     settings.config.recordings_dir.clone(),
                     settings.config.recordings.clone(),
                 ),
+                Isolation::new(
+                    settings.config.session_uids,
+                    settings.config.session_homes.clone(),
+                ),
             ),
             config: Arc::new(settings.config),
             access: Arc::new(access),
             trusted: Arc::new(trusted),
+            failures: Arc::new(failures),
             allow_any_command: settings.allow_any_command,
         })
     }
@@ -235,6 +244,8 @@ async fn serve_with(
     let sessions = Arc::clone(state.sessions());
     let limits = listen::ConnectionLimits {
         max: state.config.limits.max_connections,
+        per_address: state.config.limits.max_connections_per_address,
+        proxies: state.trusted().clone(),
         header_timeout: state.config.limits.header_timeout(),
     };
     let boot = boot::start(state.clone());
@@ -245,6 +256,7 @@ async fn serve_with(
         router(state),
         tls,
         limits,
+        Arc::clone(sessions.metrics()),
         async move {
             // A dropped sender also means stop.
             let _ = stopped.await;

@@ -62,8 +62,8 @@ const BEARER: &str = "bearer";
 struct ApiDoc;
 
 /// Adds the bearer scheme, and to every operation the answers that do not
-/// come from its handler: 421 from the host check on every route; 401 and
-/// 403 from the guard on `/api`; 404 `session_not_found` where the route
+/// come from its handler: 421 from the host check on every route; 401,
+/// 403 and 429 from the guard on `/api`; 404 `session_not_found` where the route
 /// names a session.
 struct GuardAnswers;
 
@@ -92,6 +92,11 @@ impl Modify for GuardAnswers {
                 );
                 if api {
                     add(operation, "401", "unauthorized: no valid credential");
+                    add(
+                        operation,
+                        "429",
+                        "too_many_auth_failures: this address presented too many wrong credentials this minute",
+                    );
                     add(
                         operation,
                         "403",

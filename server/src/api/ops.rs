@@ -3,14 +3,15 @@
 
 use std::fmt::Write;
 
-use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
 use super::error::{ApiError, ErrorBody};
-use super::AppState;
+use super::guard::peer_of;
+use super::{signin, AppState};
 use crate::config::MetricsAccess;
 
 /// The answer of `GET /healthz`.
@@ -18,42 +19,70 @@ use crate::config::MetricsAccess;
 pub struct Health {
     /// Always `ok`.
     status: &'static str,
+    /// How sessions are walled off: `uid` (each runs as a uid of its own,
+    /// ended by uid), `cgroup` (all run as the server's user; each is ended
+    /// by its cgroup) or `none` (all run as the server's user; ended by
+    /// tracking, best effort).
+    #[schema(example = "uid")]
+    isolation: &'static str,
 }
 
-/// `GET /healthz`: 200 while the server runs.
+/// `GET /healthz`: 200 while the server runs, with its isolation mode.
 #[utoipa::path(
     get,
     path = "/healthz",
     responses((status = 200, description = "The server runs", body = Health)),
     security(())
 )]
-pub async fn healthz() -> Json<Health> {
-    Json(Health { status: "ok" })
+pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
+    Json(Health {
+        status: "ok",
+        isolation: state.sessions().isolation().mode().name(),
+    })
 }
 
 /// `GET /metrics`: counters and gauges in the Prometheus text format. With
-/// `metrics = "token"` (the default) it needs a credential, of any role,
-/// as a bearer header.
+/// `metrics = "token"` (the default) it needs, as a bearer header, the
+/// admin token, an admin key or a key with `metrics = true`; never a share
+/// link.
 #[utoipa::path(
     get,
     path = "/metrics",
     responses(
         (status = 200, description = "The metrics, in the Prometheus text format", content_type = "text/plain", body = String),
         (status = 401, description = "unauthorized: `metrics = \"token\"` and no valid bearer credential", body = ErrorBody),
+        (status = 429, description = "too_many_auth_failures: this address presented too many wrong credentials this minute", body = ErrorBody),
+        (status = 403, description = "forbidden: a credential that may not read metrics (a share link, a key without `metrics = true`)", body = ErrorBody),
     ),
     security((), ("bearer" = []))
 )]
-pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn metrics(State(state): State<AppState>, request: Request) -> Response {
     if state.config.metrics == MetricsAccess::Token {
-        let authorized = headers
+        let (peer, _) = peer_of(&state, &request);
+        if let Some(refused) = signin::refusal(&state, peer) {
+            return refused;
+        }
+        let grant = request
+            .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split_once(' '))
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .and_then(|(_, token)| state.access.authenticate(token.trim()))
-            .is_some();
-        if !authorized {
-            return ApiError::unauthorized().into_response();
+            .and_then(|(_, token)| state.access.authenticate(token.trim()));
+        match grant {
+            None => {
+                if request.headers().contains_key(header::AUTHORIZATION) {
+                    signin::failed(&state, peer);
+                }
+                return ApiError::unauthorized().into_response();
+            }
+            Some(grant) if !grant.may_read_metrics() => {
+                return ApiError::forbidden(
+                    "this credential may not read /metrics: use the admin token or a key with metrics = true",
+                )
+                .into_response()
+            }
+            Some(_) => {}
         }
     }
     let sessions = state.sessions.list();
@@ -63,7 +92,7 @@ pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Respo
         let p = s.presence();
         (v + p.view, c + p.control)
     });
-    let rows: [(&str, &str, &str, u64); 12] = [
+    let rows: [(&str, &str, &str, u64); 15] = [
         (
             "panecast_sessions",
             "gauge",
@@ -135,6 +164,24 @@ pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Respo
             "counter",
             "Times a pty reader waited for its session to catch up (the program was held back).",
             m.pty_backpressure_waits(),
+        ),
+        (
+            "panecast_streams_refused_total",
+            "counter",
+            "Streams refused a viewer slot (session full, or the credential at its share): close 4029.",
+            m.streams_refused(),
+        ),
+        (
+            "panecast_connections_evicted_total",
+            "counter",
+            "Idle HTTP connections closed to make room for new ones.",
+            m.connections_evicted(),
+        ),
+        (
+            "panecast_connections_refused_total",
+            "counter",
+            "New HTTP connections refused: those they could replace were all busy.",
+            m.connections_refused(),
         ),
     ];
     let mut body = String::new();

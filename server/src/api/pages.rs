@@ -7,7 +7,7 @@
 //! `GET /api/profiles` lists what `/` can start.
 
 use axum::extract::{OriginalUri, Path, Request, State};
-use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
@@ -15,7 +15,7 @@ use axum::{Extension, Json};
 use super::cookies;
 use super::error::{ApiError, ErrorBody};
 use super::guard::{peer_of, Caller};
-use super::AppState;
+use super::{signin, AppState};
 use crate::access::Credential;
 use crate::assets::asset;
 
@@ -44,22 +44,30 @@ fn file(name: &str) -> Result<Response, ApiError> {
 }
 
 /// A page: `?token=` in its URL becomes a cookie, by a redirect to the
-/// same URL without it, so the token leaves the address bar and history.
+/// same URL without it, so the token leaves the address bar and history;
+/// unless that would replace the visitor's own credential from a link on
+/// another site (see [`replaces_from_elsewhere`]): then the redirect sets
+/// nothing.
 fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, ApiError> {
     let Some(token) = query_token(request.uri()) else {
         return file(name);
     };
-    let grant = state
+    let (peer, secure) = peer_of(state, request);
+    if let Some(refused) = signin::refusal(state, peer) {
+        return Ok(refused);
+    }
+    let Some(grant) = state
         .access
         .authenticate(&token)
         .filter(|g| !matches!(g.credential(), Credential::Link(_)))
-        .ok_or_else(ApiError::unauthorized)?;
-    let (_, secure) = peer_of(state, request);
+    else {
+        signin::failed(state, peer);
+        return Err(ApiError::unauthorized());
+    };
     let max_age = state.config.limits.cookie_max_age_secs;
     let path = format!("{}/", state.config.base_path);
     let cookie = cookies::set(cookies::TOKEN, &token, &path, max_age, secure)
         .ok_or_else(|| ApiError::bad_request("bad_token", "the token cannot be a cookie"))?;
-    tracing::debug!(credential = %grant.credential(), "page token traded for a cookie");
     // Under a base path the routes see the URI without the prefix; the
     // redirect needs the one the browser asked for.
     let asked = request
@@ -67,7 +75,33 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
         .get::<OriginalUri>()
         .map_or(request.uri(), |original| &original.0);
     let target = without_token(asked);
+    if replaces_from_elsewhere(state, request.headers(), grant.credential()) {
+        tracing::info!(
+            credential = %grant.credential(),
+            %peer,
+            "a ?token= from another site did not replace the visitor's credential"
+        );
+        return Ok(Redirect::to(&target).into_response());
+    }
+    tracing::debug!(credential = %grant.credential(), "page token traded for a cookie");
     Ok(([(header::SET_COOKIE, cookie)], Redirect::to(&target)).into_response())
+}
+
+/// Login CSRF: true when trading would replace the visitor's own valid
+/// credential cookie with another credential and the navigation did not
+/// start on this server or in the address bar (`Sec-Fetch-Site` other
+/// than `same-origin` or `none`, or absent). A page on another site could
+/// otherwise sign the visitor in as its author. A visitor with no valid
+/// cookie (a first sign-in from a link in a chat or a mail) is signed in.
+fn replaces_from_elsewhere(state: &AppState, headers: &HeaderMap, new: &Credential) -> bool {
+    let started_here = headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("same-origin") || v.eq_ignore_ascii_case("none"));
+    !started_here
+        && cookies::read(headers, cookies::TOKEN)
+            .filter_map(|held| state.access.authenticate(held))
+            .any(|held| held.credential() != new)
 }
 
 fn query_token(uri: &Uri) -> Option<String> {
@@ -101,7 +135,7 @@ enum PageResponses {
     /// The page
     #[response(status = 200, content_type = "text/html")]
     Page(String),
-    /// A `token` in the query became a cookie; back to the same URL without it
+    /// A `token` in the query became a cookie (not when a link from another site would replace the visitor's own credential); back to the same URL without it
     #[response(status = 303, headers(("Set-Cookie" = String), ("Location" = String)))]
     Redirect,
     /// bad_token
@@ -110,6 +144,9 @@ enum PageResponses {
     /// unauthorized: the query's token is not valid
     #[response(status = 401)]
     Unauthorized(ErrorBody),
+    /// too_many_auth_failures: this address presented too many wrong credentials this minute
+    #[response(status = 429)]
+    TooManyFailures(ErrorBody),
 }
 
 /// `GET /`: the session list.

@@ -22,7 +22,7 @@ use super::body::JsonBody;
 use super::error::{ApiError, ErrorBody};
 use super::guard::{Caller, PROTOCOL};
 use super::recordings::{blocking, check, stem};
-use super::ws::{not_an_upgrade, Viewer};
+use super::ws::{not_an_upgrade, refuse, Viewer};
 use super::AppState;
 use crate::access::{Action, Role as AccessRole};
 use crate::record::{Cast, RecordError};
@@ -72,6 +72,9 @@ pub async fn upgrade(
             ),
         ));
     }
+    // The slot first: reading and parsing the file is part of the work a
+    // slot bounds.
+    let slot = state.sessions.reserve_replay(caller.grant().credential())?;
     let cast = {
         let name = name.clone();
         blocking(move || read_cast(&recordings, &name, max_bytes)).await??
@@ -80,25 +83,30 @@ pub async fn upgrade(
         let limit = state.config.recordings.idle_time_limit_ms;
         (limit > 0).then(|| limit as f64 / 1000.0)
     });
-    let session = state.sessions.replay(&name, cast, idle_limit)?;
+    let session = state.sessions.replay(slot, &name, cast, idle_limit)?;
     let ping_every = state.config.limits.ping_interval();
     let sessions = Arc::clone(&state.sessions);
     Ok(ws
         .protocols([PROTOCOL])
-        .on_upgrade(move |socket| async move {
-            // A replay has this one viewer: the place is always free.
-            if let Some(slot) = session.join_viewer(1, panecast_proto::Role::View) {
-                Viewer::new(
-                    socket,
-                    session,
-                    caller,
-                    AccessRole::View,
-                    slot,
-                    ping_every,
-                    sessions,
-                )
-                .run()
-                .await;
+        .on_upgrade(move |mut socket| async move {
+            let who = caller.grant().credential();
+            // The replay is this connection's alone; refused, it ends with
+            // the handle dropped here.
+            match sessions.join_stream(&session, who, panecast_proto::Role::View) {
+                Ok(slot) => {
+                    Viewer::new(
+                        socket,
+                        session,
+                        caller,
+                        AccessRole::View,
+                        slot,
+                        ping_every,
+                        sessions,
+                    )
+                    .run()
+                    .await
+                }
+                Err(refusal) => refuse(&mut socket, refusal).await,
             }
         }))
 }

@@ -16,7 +16,7 @@ use crate::session::{Input, SessionHandle};
 
 use super::audit;
 use super::body::JsonBody;
-use super::create::CreateRequest;
+use super::create::{self, CreateRequest};
 use super::error::{ApiError, ErrorBody};
 use super::guard::Caller;
 use super::view::SessionView;
@@ -38,7 +38,8 @@ pub struct SessionList {
         (status = 201, description = "The session started", body = SessionView,
             headers(("Location" = String, description = "The session's URL"))),
         (status = 400, description = "bad_json, bad_body, bad_request, bad_size, bad_scrollback, bad_command, bad_env, bad_cwd, bad_name, unknown_profile, spawn_failed", body = ErrorBody),
-        (status = 409, description = "name_taken", body = ErrorBody),
+        (status = 403, description = "forbidden: the credential may not start this profile or command, or give this name (outside its scope)", body = ErrorBody),
+        (status = 409, description = "name_taken, name_reserved (declared in `[[sessions]]`)", body = ErrorBody),
         (status = 413, description = "body_too_large", body = ErrorBody),
         (status = 429, description = "too_many_sessions", body = ErrorBody),
         (status = 500, description = "internal", body = ErrorBody),
@@ -50,6 +51,7 @@ pub async fn create(
     Extension(caller): Extension<Caller>,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
+    create::not_declared(&state.config, request.name.as_deref())?;
     let spec = request.resolve(&state.config, state.allow_any_command, caller.grant())?;
     let session = state.sessions.create(spec).await?;
     let grant = caller.grant();

@@ -1,5 +1,6 @@
 //! A tracing span per request (`request` with its method and path, never
-//! its query string, which may hold a token), the response's status and
+//! its query string, which may hold a token; the path as an escaped string
+//! field), the response's status and
 //! latency at `debug`, and server errors at `error`. The stream opens a
 //! span of its own per connection (see `ws`).
 
@@ -42,7 +43,10 @@ impl<B> MakeSpan<B> for RequestSpan {
         tracing::info_span!(
             "request",
             method = %request.method(),
-            path = %request.uri().path(),
+            // A string value, not `%` Display: the text formatter quotes and
+            // escapes it and the JSON one escapes it, so a path cannot forge
+            // fields or lines in the log.
+            path = request.uri().path(),
         )
     }
 }

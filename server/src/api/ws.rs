@@ -27,7 +27,9 @@ use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::config::ClipboardAccess;
 use crate::input::{Key, KeyCode, Modifiers};
-use crate::session::{EndReason, Input, SessionError, SessionHandle, Sessions, Status, ViewerSlot};
+use crate::session::{
+    EndReason, Input, SessionError, SessionHandle, Sessions, Status, StreamRefusal, ViewerSlot,
+};
 use crate::stream::{rebase_scrollback, FrameCache, ViewerState};
 use crate::term::Snapshot;
 
@@ -35,6 +37,8 @@ use crate::term::Snapshot;
 /// intervals (`limits.ping_interval_ms`) is dead; so is one whose socket
 /// has not taken a message for as long.
 const DEAD_AFTER_PINGS: u32 = 3;
+/// The clipboard text the terminal keeps always fits a `Clipboard` message.
+const _: () = assert!(crate::term::MAX_CLIPBOARD <= panecast_proto::limits::MAX_CLIPBOARD);
 /// How long closing may take: sending the `Error` and the close, and
 /// waiting for the client's close in answer.
 const CLOSE_WAIT: Duration = Duration::from_secs(2);
@@ -104,7 +108,6 @@ pub async fn upgrade(
         }
     };
     let role = stream_role(caller.grant(), asked);
-    let max_viewers = state.config.limits.max_viewers;
     let clipboard =
         state.config.clipboard == ClipboardAccess::Control && role.wire() == Role::Control;
     let ping_every = state.config.limits.ping_interval();
@@ -115,20 +118,24 @@ pub async fn upgrade(
         .max_message_size(proto::limits::MAX_CLIENT_MESSAGE)
         .max_frame_size(FRAME_LIMIT)
         .on_upgrade(move |mut socket| async move {
-            match session.join_viewer(max_viewers, role.wire()) {
-                Some(slot) => {
+            let joined = sessions.join_stream(&session, caller.grant().credential(), role.wire());
+            match joined {
+                Ok(slot) => {
                     Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
                         .with_clipboard(clipboard)
                         .run()
                         .await
                 }
-                None => {
-                    let ending =
-                        Ending::error(close::TOO_MANY_VIEWERS, "too many viewers on this session");
-                    close_with(&mut socket, ending).await;
-                }
+                Err(refusal) => refuse(&mut socket, refusal).await,
             }
         }))
+}
+
+/// Closes a stream that found no place among the session's viewers: 4029
+/// with the reason.
+pub(super) async fn refuse(socket: &mut WebSocket, refusal: StreamRefusal) {
+    let ending = Ending::error(close::TOO_MANY_VIEWERS, refusal.to_string());
+    close_with(socket, ending).await;
 }
 
 /// Why a connection ends, and how to close it.
@@ -340,11 +347,15 @@ impl Viewer {
     }
 
     /// Sends what brings the client to `screen` (nothing if it has it).
+    /// A frame's pieces stay shared with the other viewers until each is
+    /// written, as the socket takes the one before: a viewer that stops
+    /// reading holds one piece (and the kernel's 64 KiB send buffer).
     async fn update(&mut self, screen: &Snapshot) -> Result<(), Ending> {
         let mut out = Vec::new();
-        self.state.update(screen, &self.cache, &mut out);
+        self.state.update_lazily(screen, &self.cache, &mut out);
         for message in out {
-            self.send(Message::Binary(message.into())).await?;
+            self.send(Message::Binary(message.into_bytes().into()))
+                .await?;
         }
         Ok(())
     }

@@ -1,30 +1,37 @@
-//! Children in pseudo-terminals: spawning with `portable-pty`, a reader
-//! thread feeding a bounded channel, a writer thread, a waiter thread that
-//! reaps the child, and signals to the child's process groups.
+//! Children in pseudo-terminals: spawning as the session's user
+//! ([`spawn`](self::spawn) module), a reader thread feeding a bounded
+//! channel, a writer thread, a waiter thread that reaps the child, and
+//! signals to the child's process group while it is unreaped; the
+//! session's sandbox ([`Isolation`]) that ends every process it started.
 //!
 //! The reader blocks when the channel is full, so a slow consumer stops the
 //! pty being read and the child blocks on write: memory stays flat however
 //! fast the child prints. Input goes through a queue to the writer thread,
 //! so the session never blocks on a child that does not read.
 
+mod cgroup;
 mod env;
 mod fd;
 mod leftovers;
 mod reader;
+mod sandbox;
+mod spawn;
+mod uids;
 mod waiter;
 mod writer;
 
-use std::ffi::OsString;
-use std::os::fd::{BorrowedFd, OwnedFd};
-use std::path::PathBuf;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 use tokio::sync::{mpsc, oneshot};
 
 pub use env::child_env;
 pub use leftovers::{become_subreaper, kill_leftovers, reap_orphans, MARKER};
 pub use reader::READ_BUFFER;
-pub use waiter::ExitStatus;
+pub use sandbox::{EnterError, Isolation, Mode, Sandbox, User};
+pub use spawn::Identity;
+pub use waiter::{ChildState, ExitStatus};
 
 /// Chunks of output queued between the reader thread and the session.
 pub const OUTPUT_QUEUE: usize = 4;
@@ -38,8 +45,12 @@ pub struct SpawnSpec {
     pub argv: Vec<String>,
     /// The child's whole environment (see [`child_env`]).
     pub env: Vec<(String, String)>,
-    /// Working directory.
-    pub cwd: PathBuf,
+    /// Working directory; `None`: the `HOME` of `env`.
+    pub cwd: Option<PathBuf>,
+    /// The user to run as; `None`: the server's.
+    pub identity: Option<Identity>,
+    /// The `cgroup.procs` file of the cgroup the child joins before exec.
+    pub cgroup_procs: Option<PathBuf>,
     /// Width in columns.
     pub cols: u16,
     /// Height in rows.
@@ -71,8 +82,8 @@ pub enum InputError {
 /// its process groups. Dropping it closes the master, ends the reader and
 /// writer threads and so releases every descriptor.
 pub struct Pty {
-    master: Box<dyn MasterPty + Send>,
-    pid: libc::pid_t,
+    master: OwnedFd,
+    child: Arc<waiter::ChildState>,
     input: mpsc::Sender<Vec<u8>>,
     /// Closing this pipe end wakes the reader and writer threads and ends them.
     _stop: OwnedFd,
@@ -102,77 +113,80 @@ pub fn spawn(
     if program.is_empty() {
         return Err(fail("the command is empty".to_owned()));
     }
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: spec.rows,
-            cols: spec.cols,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .map_err(|e| fail(format!("{e:#}")))?;
-    let raw = pair
-        .master
-        .as_raw_fd()
-        .ok_or_else(|| fail("the pty has no file descriptor".to_owned()))?;
+    let home = spec
+        .env
+        .iter()
+        .find(|(name, _)| name == "HOME")
+        .map_or("/", |(_, home)| home.as_str());
+    let child = spawn::Child {
+        argv: &spec.argv,
+        env: &spec.env,
+        cwd: spec.cwd.as_deref().unwrap_or(Path::new(home)),
+        size: (spec.cols, spec.rows),
+        identity: spec.identity.as_ref(),
+        cgroup_procs: spec.cgroup_procs.as_deref(),
+    };
     let io_err = |e: std::io::Error| fail(e.to_string());
-    // SAFETY: `raw` is the descriptor of `pair.master`, which outlives this borrow.
-    let master_fd = unsafe { BorrowedFd::borrow_raw(raw) };
-    let read_fd = master_fd.try_clone_to_owned().map_err(io_err)?;
-    let write_fd = master_fd.try_clone_to_owned().map_err(io_err)?;
-    // The threads wait in poll, never in read or write, so that closing the
-    // stop pipe always ends them.
-    fd::set_nonblocking(&read_fd).map_err(io_err)?;
-    let (reader_stop, stop) = fd::pipe().map_err(io_err)?;
-    let writer_stop = reader_stop.try_clone().map_err(io_err)?;
-
-    // Every thread starts before the child, so no failure can leave a
-    // child running without a waiter.
-    let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
-    let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
-    reader::start(read_fd, reader_stop, output_tx, waits).map_err(io_err)?;
-    writer::start(write_fd, writer_stop, input_rx).map_err(io_err)?;
+    // The waiter starts before the child, so no failure can leave a child
+    // unreaped; a failure after the child started kills it.
     let (waiter, exit) = waiter::start().map_err(io_err)?;
-
-    let mut command = CommandBuilder::from_argv(spec.argv.iter().map(OsString::from).collect());
-    command.env_clear();
-    for (key, value) in &spec.env {
-        command.env(key, value);
-    }
-    command.cwd(&spec.cwd);
     // The orphan reaper must never reap a program its waiter waits for:
     // the pid is in the set before the reaper can look again.
     let mut programs = leftovers::programs();
-    let child = pair
-        .slave
-        .spawn_command(command)
-        .map_err(|e| fail(format!("{e:#}")))?;
-    // Only the child may hold the slave: its last close is our end of file.
-    drop(pair.slave);
-    let pid = child
-        .process_id()
-        .and_then(|pid| libc::pid_t::try_from(pid).ok());
-    if let Some(pid) = pid {
-        programs.get_or_insert_with(Default::default).insert(pid);
-    }
+    let (master, pid) = spawn::spawn(&child).map_err(io_err)?;
+    programs.get_or_insert_with(Default::default).insert(pid);
     drop(programs);
-    // Reaped whatever happens next; without a pid, dropping the master
-    // below hangs it up.
-    waiter.watch(child);
-    let pid = pid.ok_or_else(|| fail("the child has no process id".to_owned()))?;
+    // Reaped whatever happens next.
+    let child = waiter.watch(pid);
+    let started = threads(&master, waits);
+    let (input, stop, output) = match started {
+        Ok(started) => started,
+        Err(e) => {
+            child.signal_group(libc::SIGKILL);
+            return Err(io_err(e));
+        }
+    };
 
     let pty = Pty {
-        master: pair.master,
-        pid,
+        master,
+        child,
         input,
         _stop: stop,
     };
     Ok((pty, PtyEvents { output, exit }))
 }
 
+/// The input queue, the stop pipe and the output channel of new reader
+/// and writer threads on duplicates of `master`.
+#[allow(clippy::type_complexity)]
+fn threads(
+    master: &OwnedFd,
+    waits: Arc<std::sync::atomic::AtomicU64>,
+) -> std::io::Result<(mpsc::Sender<Vec<u8>>, OwnedFd, mpsc::Receiver<Vec<u8>>)> {
+    let read_fd = master.try_clone()?;
+    let write_fd = master.try_clone()?;
+    // The threads wait in poll, never in read or write, so that closing the
+    // stop pipe always ends them.
+    fd::set_nonblocking(&read_fd)?;
+    let (reader_stop, stop) = fd::pipe()?;
+    let writer_stop = reader_stop.try_clone()?;
+    let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
+    let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
+    reader::start(read_fd, reader_stop, output_tx, waits)?;
+    writer::start(write_fd, writer_stop, input_rx)?;
+    Ok((input, stop, output))
+}
+
 impl Pty {
     /// The child's process id, which is also its process group and session id.
     pub fn pid(&self) -> u32 {
-        self.pid.unsigned_abs()
+        self.child.pid().unsigned_abs()
+    }
+
+    /// The child's state, which outlives the terminal: signals and the
+    /// session's sweep go through it.
+    pub fn child(&self) -> Arc<ChildState> {
+        Arc::clone(&self.child)
     }
 
     /// Queues bytes for the child without blocking.
@@ -189,32 +203,19 @@ impl Pty {
 
     /// Sets the terminal size; the kernel sends the foreground group SIGWINCH.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<(), String> {
-        self.master
-            .resize(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(|e| format!("{e:#}"))
+        spawn::set_size(&self.master, cols, rows).map_err(|e| e.to_string())
     }
 
-    /// Sends SIGHUP to the child's process group and to the terminal's
-    /// foreground group. Call only before the child has been reaped.
+    /// Sends SIGHUP to the child's process group, if the child is not yet
+    /// reaped. The kernel hangs up the terminal's foreground group when the
+    /// child, its session leader, exits; the session's sweep ends the rest.
     pub fn hang_up(&self) {
-        self.signal_groups(libc::SIGHUP);
+        self.child.signal_group(libc::SIGHUP);
     }
 
-    /// Sends SIGKILL to the same groups as [`Pty::hang_up`].
+    /// Sends SIGKILL to the child's process group, if the child is not yet
+    /// reaped.
     pub fn kill(&self) {
-        self.signal_groups(libc::SIGKILL);
-    }
-
-    fn signal_groups(&self, signal: libc::c_int) {
-        let foreground = self.master.process_group_leader();
-        for group in std::iter::once(self.pid).chain(foreground.filter(|&g| g != self.pid)) {
-            // SAFETY: killpg only sends a signal; a group that is gone gives ESRCH.
-            unsafe { libc::killpg(group, signal) };
-        }
+        self.child.signal_group(libc::SIGKILL);
     }
 }

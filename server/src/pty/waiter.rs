@@ -1,10 +1,12 @@
-//! The waiter thread: blocks in `wait` until the child exits, so the child
-//! is always reaped, and reports how it ended.
+//! The waiter thread: blocks until the child exits, so the child is always
+//! reaped, and reports how it ended. It waits without reaping first, then
+//! reaps under the [`ChildState`] lock: while a signal is sent under that
+//! lock the child is at worst a zombie, whose pid (and so process group)
+//! no other process can have.
 
 use std::io;
-use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use portable_pty::Child;
 use tokio::sync::oneshot;
 
 /// How a child ended.
@@ -16,39 +18,58 @@ pub struct ExitStatus {
     pub signal: Option<String>,
 }
 
-type BoxedChild = Box<dyn Child + Send + Sync>;
+/// A child and when it was reaped (in the clock ticks of `/proc` start
+/// times), if it was.
+pub struct ChildState {
+    pid: libc::pid_t,
+    reaped: Mutex<Option<u64>>,
+}
+
+impl ChildState {
+    /// The child's pid.
+    pub fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+
+    /// Sends `signal` to the child's process group, only while the child is
+    /// not reaped (so its pid cannot have been reused); true if sent.
+    pub fn signal_group(&self, signal: libc::c_int) -> bool {
+        self.while_reaped_at(|reaped| {
+            // SAFETY: killpg only sends a signal; the group is the unreaped child's.
+            reaped.is_none() && unsafe { libc::killpg(self.pid, signal) } == 0
+        })
+    }
+
+    /// Runs `f` with the time the child was reaped (`None`: not yet),
+    /// holding the lock: an unreaped child stays unreaped until `f` returns.
+    pub fn while_reaped_at<R>(&self, f: impl FnOnce(Option<u64>) -> R) -> R {
+        // A plain value: consistent after a panic.
+        let reaped = self.reaped.lock().unwrap_or_else(PoisonError::into_inner);
+        f(*reaped)
+    }
+}
 
 /// A started waiter thread, waiting to be given the child.
 pub struct Waiter {
-    child: std_mpsc::SyncSender<BoxedChild>,
+    child: std::sync::mpsc::SyncSender<Arc<ChildState>>,
 }
 
 /// Starts the waiter thread before the child exists, so handing the child
 /// over cannot fail for lack of a thread.
 pub fn start() -> io::Result<(Waiter, oneshot::Receiver<ExitStatus>)> {
-    let (child_tx, child_rx) = std_mpsc::sync_channel::<BoxedChild>(1);
+    let (child_tx, child_rx) = std::sync::mpsc::sync_channel::<Arc<ChildState>>(1);
     let (exit_tx, exit_rx) = oneshot::channel();
     std::thread::Builder::new()
         .name("pty-waiter".to_owned())
         .spawn(move || {
             // No child arrives when spawning failed: nothing to wait for.
-            let Ok(mut child) = child_rx.recv() else {
+            let Ok(child) = child_rx.recv() else {
                 return;
             };
-            let pid = child.process_id().and_then(|pid| i32::try_from(pid).ok());
-            let status = match child.wait() {
-                Ok(status) => ExitStatus {
-                    code: Some(status.exit_code()),
-                    signal: status.signal().map(str::to_owned),
-                },
-                Err(_) => ExitStatus {
-                    code: None,
-                    signal: None,
-                },
-            };
+            let status = wait(&child);
             // The session may already be gone; the child is reaped either way.
-            if let (Some(pid), Some(set)) = (pid, super::leftovers::programs().as_mut()) {
-                set.remove(&pid);
+            if let Some(set) = super::leftovers::programs().as_mut() {
+                set.remove(&child.pid);
             }
             let _ = exit_tx.send(status);
         })?;
@@ -56,12 +77,70 @@ pub fn start() -> io::Result<(Waiter, oneshot::Receiver<ExitStatus>)> {
 }
 
 impl Waiter {
-    /// Hands the child to the thread, which waits for it.
-    pub fn watch(self, child: BoxedChild) {
-        if let Err(std_mpsc::SendError(mut child)) = self.child.send(child) {
+    /// Hands the child to the thread, which waits for it; returns the state
+    /// the session signals through.
+    pub fn watch(self, pid: libc::pid_t) -> Arc<ChildState> {
+        let child = Arc::new(ChildState {
+            pid,
+            reaped: Mutex::new(None),
+        });
+        if self.child.send(Arc::clone(&child)).is_err() {
             // The thread is gone (it cannot be, short of a panic): reap here.
-            let _ = child.kill();
-            let _ = child.wait();
+            child.signal_group(libc::SIGKILL);
+            wait(&child);
+        }
+        child
+    }
+}
+
+/// Waits for the child to exit, then reaps it under its lock.
+fn wait(child: &ChildState) -> ExitStatus {
+    loop {
+        // SAFETY: waitid writes one siginfo_t; WNOWAIT leaves the child unreaped.
+        let mut info = unsafe { std::mem::zeroed::<libc::siginfo_t>() };
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                child.pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    let mut reaped = child.reaped.lock().unwrap_or_else(PoisonError::into_inner);
+    // Taken before the pid is freed: whatever reuses it starts later.
+    let reaping = super::leftovers::now_ticks();
+    let mut status = 0;
+    let r = loop {
+        // SAFETY: waitpid on our own child, writing one int.
+        let r = unsafe { libc::waitpid(child.pid, &mut status, 0) };
+        if r >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break r;
+        }
+    };
+    *reaped = Some(reaping);
+    drop(reaped);
+    if r != child.pid {
+        return ExitStatus {
+            code: None,
+            signal: None,
+        };
+    }
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        // SAFETY: strsignal returns a NUL-terminated string, copied at once.
+        let name = unsafe { std::ffi::CStr::from_ptr(libc::strsignal(signal)) };
+        ExitStatus {
+            code: Some(1),
+            signal: Some(name.to_string_lossy().into_owned()),
+        }
+    } else {
+        ExitStatus {
+            code: Some(libc::WEXITSTATUS(status) as u32),
+            signal: None,
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::config::RecordingLimits;
 use crate::time::rfc3339;
 
 use super::retention::{self, Candidate};
-use super::writer::{Header, Recorder};
+use super::writer::{Header, Recorder, CUT_PREFIX};
 
 /// The extension of recording files.
 const EXTENSION: &str = "cast";
@@ -91,6 +91,9 @@ pub struct RecordingInfo {
     pub live: bool,
     /// The title in its header.
     pub title: Option<String>,
+    /// Why the recording was cut short (`disk full`, the byte cap was
+    /// reached, or another write error); null for a whole recording.
+    pub cut: Option<String>,
 }
 
 /// The recordings directory and its live recordings.
@@ -99,6 +102,9 @@ pub struct Recordings {
     limits: RecordingLimits,
     /// Live recordings by name: their session and when they started.
     live: Mutex<HashMap<String, (String, Instant)>>,
+    /// Why recordings were cut short, by name, since the server started
+    /// (the file's last marker says it too, when there was room for it).
+    cut: Mutex<HashMap<String, String>>,
 }
 
 /// A live recording's place in the registry, released when dropped.
@@ -111,6 +117,15 @@ impl LiveEntry {
     /// The recording's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Notes that the recording was cut short, and why: it is no longer
+    /// live from then on. The live state ends before the reason is kept,
+    /// and [`Recordings::info`] reads the reason first, so no listing shows
+    /// a recording both cut and live.
+    pub fn cut(&self, reason: String) {
+        self.recordings.lock().remove(&self.name);
+        lock(&self.recordings.cut).insert(self.name.clone(), reason);
     }
 }
 
@@ -127,6 +142,7 @@ impl Recordings {
             dir,
             limits,
             live: Mutex::new(HashMap::new()),
+            cut: Mutex::new(HashMap::new()),
         })
     }
 
@@ -135,9 +151,12 @@ impl Recordings {
         &self.limits
     }
 
-    /// Starts recording a session: creates its file and writes the header.
+    /// Starts recording a session: creates its file (0600) and writes the
+    /// header; creates the directory (0700) when missing, and closes it to
+    /// others when it is open to them: only the server's user reads
+    /// recordings, whose text may hold secrets.
     pub fn start(self: &Arc<Self>, session: &SessionToRecord<'_>) -> Result<Recorder, RecordError> {
-        std::fs::create_dir_all(&self.dir)?;
+        private_dir(&self.dir)?;
         let now = SystemTime::now();
         let name = format!("{}-{}", compact_utc(now), session.id);
         let argv = session.argv;
@@ -159,6 +178,7 @@ impl Recordings {
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
             .open(self.path(&name))?;
         let line = header.line();
@@ -197,11 +217,18 @@ impl Recordings {
         let started = header["timestamp"]
             .as_u64()
             .map(|secs| UNIX_EPOCH + Duration::from_secs(secs));
+        // The reason before the live state: see [`LiveEntry::cut`].
+        let cut_now = lock(&self.cut).get(name).cloned();
         let live = self.lock().get(name).map(|(_, since)| since.elapsed());
+        let last = match live {
+            Some(_) => None,
+            None => last_event(&mut file, bytes),
+        };
         let duration = match live {
             Some(elapsed) => elapsed.as_secs_f64(),
-            None => last_event_time(&mut file, bytes).unwrap_or(0.0),
+            None => last.as_ref().map_or(0.0, |(time, _)| *time),
         };
+        let cut = cut_now.or_else(|| last.and_then(|(_, cut)| cut));
         let started = match started {
             Some(started) => started,
             None => file.metadata()?.modified()?,
@@ -217,6 +244,7 @@ impl Recordings {
             bytes,
             live: live.is_some(),
             title: text(&header["title"]),
+            cut,
         })
     }
 
@@ -248,7 +276,9 @@ impl Recordings {
         if !meta.is_file() {
             return Err(RecordError::NotFound(name.to_owned()));
         }
-        std::fs::remove_file(&path).map_err(|e| not_found_or_io(e, name))
+        std::fs::remove_file(&path).map_err(|e| not_found_or_io(e, name))?;
+        lock(&self.cut).remove(name);
+        Ok(())
     }
 
     /// Whether a recording is being written.
@@ -324,9 +354,13 @@ impl Recordings {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, (String, Instant)>> {
-        // Every update is one insert or remove: the map stays consistent.
-        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.live)
     }
+}
+
+fn lock<T>(map: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every update is one insert or remove: the map stays consistent.
+    map.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// True for a usable recording name: 1 to 128 letters, digits, `-` or `_`.
@@ -374,15 +408,35 @@ fn read_header(file: &mut File) -> Option<serde_json::Value> {
     serde_json::from_slice(line).ok()
 }
 
-/// The time of the last complete event line of a file.
-fn last_event_time(file: &mut File, len: u64) -> Option<f64> {
+/// The time of the last complete event line of a file and, when that
+/// event is the marker that ends a recording cut short, its reason.
+fn last_event(file: &mut File, len: u64) -> Option<(f64, Option<String>)> {
     let from = len.saturating_sub(PEEK);
     file.seek(SeekFrom::Start(from)).ok()?;
     let mut tail = Vec::new();
     file.read_to_end(&mut tail).ok()?;
-    tail.split(|&b| b == b'\n')
+    let (time, code, data) = tail
+        .split(|&b| b == b'\n')
         .rev()
         .filter_map(|line| serde_json::from_slice::<(f64, String, serde_json::Value)>(line).ok())
-        .map(|(time, _, _)| time)
-        .next()
+        .next()?;
+    let cut = (code == "m")
+        .then(|| data.as_str()?.strip_prefix(CUT_PREFIX).map(str::to_owned))
+        .flatten();
+    Some((time, cut))
+}
+
+/// Makes `dir` (0700) when missing; takes group and other access away
+/// when it has any.
+fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let mode = std::fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o700))?;
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@
 //! output is dropped.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -20,6 +20,9 @@ use super::utf8::Utf8Stream;
 
 /// Buffered bytes that are written out at once, without waiting for a publish.
 const WRITE_AT: usize = 64 * 1024;
+
+/// How the marker that ends a recording cut short begins; its reason follows.
+pub const CUT_PREFIX: &str = "recording stopped: ";
 
 /// What a recording's header says.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,6 +139,7 @@ impl Recorder {
             file,
             buffer: Vec::with_capacity(WRITE_AT * 2),
             size: header_bytes,
+            whole: header_bytes,
             max_bytes,
             last: 0.0,
             output: Utf8Stream::default(),
@@ -217,6 +221,9 @@ struct CastWriter {
     buffer: Vec<u8>,
     /// Bytes written to the file or waiting in the buffer.
     size: u64,
+    /// Bytes in the file, all of them whole lines: where a failed write is
+    /// cut back to.
+    whole: u64,
     max_bytes: u64,
     /// The last event's time.
     last: f64,
@@ -284,11 +291,54 @@ impl CastWriter {
         if self.buffer.is_empty() {
             return;
         }
-        if let Err(error) = self.file.write_all(&self.buffer) {
-            tracing::error!(recording = %self.live.name(), %error, "recording stopped: cannot write");
-            self.stopped = true;
+        let mut done = 0;
+        while done < self.buffer.len() {
+            match self.file.write(&self.buffer[done..]) {
+                Ok(0) => {
+                    let error = std::io::Error::from(std::io::ErrorKind::WriteZero);
+                    return self.cut_short(done, &error);
+                }
+                Ok(n) => done += n,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return self.cut_short(done, &error),
+            }
         }
+        self.whole += done as u64;
         self.buffer.clear();
+    }
+
+    /// A write failed after `done` bytes of the buffer: the file is cut
+    /// back to its last whole line (so it stays a valid asciicast), a
+    /// marker saying why is appended if it still fits, and the recording
+    /// stops, its reason kept for the listing.
+    fn cut_short(&mut self, done: usize, error: &std::io::Error) {
+        let kept = self.buffer[..done]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        let whole = self.whole + kept as u64;
+        let reason = match error.raw_os_error() {
+            Some(libc::ENOSPC | libc::EDQUOT) => "disk full".to_owned(),
+            _ => format!("cannot write: {error}"),
+        };
+        tracing::error!(recording = %self.live.name(), %error, %reason, "recording stopped");
+        let mut marker = Vec::new();
+        push_event(
+            &mut marker,
+            self.last,
+            "m",
+            &format!("{CUT_PREFIX}{reason}"),
+        );
+        let marked = self.file.set_len(whole).is_ok()
+            && self.file.seek(SeekFrom::Start(whole)).is_ok()
+            && self.file.write_all(&marker).is_ok();
+        if !marked {
+            // No room even for the marker: the listing still says why.
+            let _ = self.file.set_len(whole);
+        }
+        self.live.cut(reason);
+        self.buffer.clear();
+        self.stopped = true;
     }
 
     fn event(&mut self, time: f64, code: &str, data: &str) {
@@ -309,13 +359,13 @@ impl CastWriter {
             if !part.is_empty() {
                 push_event(&mut self.buffer, now, code, part);
             }
-            let label = format!(
-                "recording stopped: the byte cap of {} bytes was reached",
-                self.max_bytes
-            );
-            push_event(&mut self.buffer, now, "m", &label);
+            let reason = format!("the byte cap of {} bytes was reached", self.max_bytes);
+            push_event(&mut self.buffer, now, "m", &format!("{CUT_PREFIX}{reason}"));
             tracing::warn!(recording = %self.live.name(), max_bytes = self.max_bytes, "recording reached its byte cap");
             self.flush();
+            if !self.stopped {
+                self.live.cut(reason);
+            }
             self.stopped = true;
             return;
         }

@@ -17,10 +17,7 @@ use super::markup::{cell_text, escape, visible_len};
 use super::theme::{self, hex, DEFAULT_BG, DEFAULT_FG};
 use crate::term::{Attrs, CursorShape, Row, Snapshot, Style, Underline};
 
-/// Width of a cell, in px.
-pub const CELL_WIDTH: f64 = 8.4;
-/// Height of a cell (the line height), in px.
-pub const CELL_HEIGHT: f64 = 17.0;
+pub use crate::term::{CELL_HEIGHT, CELL_WIDTH};
 /// Font size, in px.
 pub const FONT_SIZE: f64 = 14.0;
 /// Distance from the top of a cell to the text's baseline, in px.

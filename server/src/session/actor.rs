@@ -26,12 +26,12 @@ use tokio::time::{sleep_until, Instant};
 use panecast_proto::Scrollback;
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
-use crate::pty::{ExitStatus, Pty, PtyEvents};
+use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
 use crate::stream::{encode_row, wire_style_linked};
 use crate::term::Mode;
-use crate::term::{Snapshot, StyleId, Term};
+use crate::term::{Effect, Snapshot, StyleId, Term};
 
 use super::pacer::Pacer;
 use super::search;
@@ -58,6 +58,10 @@ pub(super) struct Actor {
     pub term: Term,
     pub pty: Option<Pty>,
     pub events: PtyEvents,
+    /// The session's walls, which end every process it started.
+    pub sandbox: Sandbox,
+    /// The program's state, which outlives the terminal.
+    pub program: Arc<ChildState>,
     pub commands: mpsc::Receiver<Command>,
     pub screen: watch::Sender<Arc<Snapshot>>,
     pub clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
@@ -93,29 +97,25 @@ impl Actor {
         };
         let ending = live.run().await;
         live.finish();
-        match ending {
-            Ending::Exited => live.actor.linger().await,
-            Ending::Killed(reply) => {
-                end_leftovers(&live.actor.info).await;
-                if let Some(reply) = reply {
-                    let _ = reply.send(());
-                }
-            }
+        let mut actor = live.actor;
+        let reply = match ending {
+            Ending::Exited => actor.linger().await,
+            Ending::Killed(reply) => reply,
+        };
+        end_processes(actor.sandbox, actor.program, &actor.info).await;
+        if let Some(reply) = reply {
+            let _ = reply.send(());
         }
     }
 
-    /// After the exit: keep the final screen, refuse input, end on kill or
-    /// when the linger time has passed.
-    async fn linger(mut self) {
+    /// After the exit: keep the final screen, refuse input, end on kill
+    /// (returning whom to tell) or when the linger time has passed.
+    async fn linger(&mut self) -> Option<oneshot::Sender<()>> {
         let deadline = Instant::now() + self.timings.linger;
         loop {
             tokio::select! {
                 command = self.commands.recv() => match command {
-                    Some(Command::Kill(reply)) => {
-                        end_leftovers(&self.info).await;
-                        let _ = reply.send(());
-                        return;
-                    }
+                    Some(Command::Kill(reply)) => return Some(reply),
                     Some(Command::Input(_, reply))
                     | Some(Command::Resize { reply, .. })
                     | Some(Command::Marker(_, reply)) => {
@@ -128,9 +128,9 @@ impl Actor {
                     Some(Command::Search { pattern, limit, reply }) => {
                         let _ = reply.send(Ok(search_now(&mut self.term, pattern, limit)));
                     }
-                    None => return,
+                    None => return None,
                 },
-                () = sleep_until(deadline) => return,
+                () = sleep_until(deadline) => return None,
             }
         }
     }
@@ -320,13 +320,14 @@ impl Live {
         if finished {
             self.record_parsing();
         }
-        let replies = self.actor.term.take_replies();
-        if !replies.is_empty() {
-            // A child that does not read cannot take answers either: drop them.
-            let _ = self.write(replies);
-        }
-        if let Some(text) = self.actor.term.take_clipboard() {
-            self.actor.clipboard.send_replace(Some(text.into()));
+        for effect in self.actor.term.take_effects() {
+            match effect {
+                // A child that does not read cannot take answers either: drop them.
+                Effect::Reply(replies) => drop(self.write(replies)),
+                Effect::Clipboard(text) => {
+                    self.actor.clipboard.send_replace(Some(text.into()));
+                }
+            }
         }
         // The reader gathers reads into one chunk until its buffer is nearly
         // full or the pty has nothing more ready; a big chunk means the
@@ -448,15 +449,14 @@ impl Live {
     }
 }
 
-/// Kills what an ended session's program left running (background jobs,
-/// `setsid` children): a deleted session leaves nothing behind.
-async fn end_leftovers(info: &SessionInfo) {
-    let (pid, id) = (info.pid, info.id.clone());
-    let killed = tokio::task::spawn_blocking(move || crate::pty::kill_leftovers(pid, &id))
-        .await
-        .unwrap_or(0);
-    if killed > 0 {
-        tracing::info!(id = %info.id, processes = killed, "killed the session's leftover processes");
+/// Ends what an ended session's program left running (background jobs,
+/// `setsid` children), through its sandbox: a session that goes leaves
+/// nothing behind.
+async fn end_processes(mut sandbox: Sandbox, program: Arc<ChildState>, info: &SessionInfo) {
+    let id = info.id.clone();
+    let ended = tokio::task::spawn_blocking(move || sandbox.end(&program, &id)).await;
+    if ended.is_err() {
+        tracing::error!(id = %info.id, "ending the session's processes failed");
     }
 }
 

@@ -12,12 +12,14 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::access::Credential;
 use crate::config::Limits;
+use crate::stream::redraw::{RedrawFeed, RedrawSlot};
 use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
 use super::budget::{InputBudget, ReadLimit, ReadShare};
 use super::replay::ReplayLink;
 use super::search;
+use super::shares::{Share, Shares};
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
 
 /// Credentials whose read shares are kept before the full ones are forgotten.
@@ -53,7 +55,11 @@ struct Shared {
     screen: watch::Receiver<Arc<Snapshot>>,
     status: watch::Receiver<Status>,
     frames: Arc<FrameCache>,
+    /// The ANSI redraws the ALiS viewers share, while any is connected.
+    redraws: RedrawSlot,
     viewers: Arc<AtomicUsize>,
+    /// Streams each credential holds on this session.
+    streams_by: Arc<Shares>,
     presence: Arc<watch::Sender<Presence>>,
     /// The latest text a program put on the clipboard (OSC 52).
     clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
@@ -91,6 +97,26 @@ pub struct ViewerSlot {
     viewers: Arc<AtomicUsize>,
     presence: Arc<watch::Sender<Presence>>,
     role: Role,
+    /// The credential's shares this stream counts against.
+    _shares: Vec<Share>,
+}
+
+/// Why a stream found no place among a session's viewers. Each is
+/// refused with the close code `TOO_MANY_VIEWERS` (4029).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum StreamRefusal {
+    /// Every slot this stream may take is taken (view streams leave
+    /// `limits.viewer_reserve` slots to control streams and the admin).
+    #[error("too many viewers on this session")]
+    Full,
+    /// The credential holds `limits.max_viewers_per_credential` streams
+    /// on this session.
+    #[error("this credential has too many streams open on this session")]
+    CredentialOnSession,
+    /// The credential holds `limits.max_streams_per_credential` streams
+    /// over all sessions.
+    #[error("this credential has too many streams open")]
+    Credential,
 }
 
 impl Drop for ViewerSlot {
@@ -117,7 +143,9 @@ impl SessionHandle {
                 screen,
                 status,
                 frames: Arc::default(),
+                redraws: RedrawSlot::default(),
                 viewers: Arc::default(),
+                streams_by: Arc::default(),
                 presence: Arc::new(watch::channel(Presence::default()).0),
                 clipboard: Arc::new(watch::channel(None).0),
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
@@ -208,13 +236,29 @@ impl SessionHandle {
         Arc::clone(&self.shared.frames)
     }
 
-    /// Takes a place among the viewers with `role`, or `None` when `max`
-    /// are connected.
-    pub fn join_viewer(&self, max: usize, role: Role) -> Option<ViewerSlot> {
+    /// The screen's ANSI redraws, rendered once for every ALiS viewer of
+    /// the session (started on first use, ended with its last holder).
+    pub fn redraw_feed(&self) -> Arc<RedrawFeed> {
+        self.shared.redraws.feed(|| self.subscribe())
+    }
+
+    /// The streams each credential holds on this session.
+    pub(super) fn streams_by(&self) -> &Arc<Shares> {
+        &self.shared.streams_by
+    }
+
+    /// Takes a place among the viewers with `role`, holding `shares`, or
+    /// `None` when `limit` are connected.
+    pub(super) fn join_viewer(
+        &self,
+        limit: usize,
+        role: Role,
+        shares: Vec<Share>,
+    ) -> Option<ViewerSlot> {
         let viewers = &self.shared.viewers;
         viewers
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
+                (n < limit).then_some(n + 1)
             })
             .ok()?;
         self.shared.presence.send_modify(|p| *p.count(role) += 1);
@@ -222,6 +266,7 @@ impl SessionHandle {
             viewers: Arc::clone(viewers),
             presence: Arc::clone(&self.shared.presence),
             role,
+            _shares: shares,
         })
     }
 

@@ -15,6 +15,9 @@ pub struct Metrics {
     stream_bytes_sent: AtomicU64,
     auth_failures: AtomicU64,
     frames_skipped: AtomicU64,
+    streams_refused: AtomicU64,
+    connections_evicted: AtomicU64,
+    connections_refused: AtomicU64,
     /// Shared with every pty reader thread.
     pty_waits: Arc<AtomicU64>,
 }
@@ -110,5 +113,35 @@ impl Metrics {
     /// Requests refused for want of a valid credential.
     pub fn auth_failures(&self) -> u64 {
         self.auth_failures.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn stream_refused(&self) {
+        self.streams_refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Streams refused a viewer slot (session full, or the credential at
+    /// its share).
+    pub fn streams_refused(&self) -> u64 {
+        self.streams_refused.load(Ordering::Relaxed)
+    }
+
+    /// Counts an idle HTTP connection closed to make room for a new one.
+    pub fn connection_evicted(&self) {
+        self.connections_evicted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Idle HTTP connections closed to make room for new ones.
+    pub fn connections_evicted(&self) -> u64 {
+        self.connections_evicted.load(Ordering::Relaxed)
+    }
+
+    /// Counts a new HTTP connection refused: those it could replace were busy.
+    pub fn connection_refused(&self) {
+        self.connections_refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// New HTTP connections refused because those they could replace were busy.
+    pub fn connections_refused(&self) -> u64 {
+        self.connections_refused.load(Ordering::Relaxed)
     }
 }

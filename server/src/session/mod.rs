@@ -13,7 +13,9 @@ mod metrics;
 mod pacer;
 mod registry;
 pub mod replay;
+mod saved;
 pub mod search;
+mod shares;
 mod thread;
 
 use std::time::{Duration, SystemTime};
@@ -25,9 +27,12 @@ use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
-pub use handle::{Presence, SessionHandle, ViewerSlot};
+pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
 pub use metrics::Metrics;
-pub use registry::{CreateError, Sessions};
+pub use registry::{CreateError, ReplaySlot, Sessions};
+pub use saved::{
+    SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
+};
 
 /// Everything needed to start a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +43,9 @@ pub struct SessionSpec {
     pub owner: Option<Credential>,
     /// The profile it came from; `None` for a command given in the request.
     pub profile: Option<String>,
+    /// The Unix user its profile runs as; `None`: a uid of its own (or the
+    /// server's, when the server may not change uids).
+    pub user: Option<String>,
     /// What to run, where, at which size.
     pub spawn: SpawnSpec,
     /// Scrollback lines kept.

@@ -1,7 +1,7 @@
 //! The registry of open sessions: creates them within the limits, finds
 //! them by id, and ends them all at shutdown.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
@@ -9,21 +9,57 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
+use crate::access::Credential;
 use crate::config::Limits;
-use crate::pty::{self, SpawnError};
+use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
 use crate::record::{Cast, RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
-use super::handle::WeakHandle;
+use super::handle::{StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
+use super::shares::{Share, Shares};
 use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
 /// How long shutting down waits for an ended session's viewers to close
 /// (their close handshake waits on each client).
 const VIEWERS_CLOSE_WITHIN: Duration = Duration::from_secs(2);
+
+/// Makes the session's sandbox, sets its user, `HOME` and cgroup in the
+/// spec, and starts the child. Blocking.
+fn sandbox_and_spawn(
+    isolation: &Isolation,
+    id: &str,
+    spec: &mut SessionSpec,
+    waits: Arc<AtomicU64>,
+) -> Result<(pty::Pty, pty::PtyEvents, pty::Sandbox), CreateError> {
+    let sandbox = isolation
+        .enter(id, spec.user.as_deref())
+        .map_err(|e| match e {
+            pty::EnterError::NoUid(..) => CreateError::NoUid(e),
+            pty::EnterError::Other(reason) => CreateError::Spawn(SpawnError {
+                program: spec.spawn.argv.first().cloned().unwrap_or_default(),
+                reason,
+            }),
+        })?;
+    let mut set = |name: &str, value: &str| {
+        spec.spawn.env.retain(|(n, _)| n != name);
+        spec.spawn.env.push((name.to_owned(), value.to_owned()));
+    };
+    if let Some(home) = sandbox.home().and_then(|home| home.to_str()) {
+        set("HOME", home);
+    }
+    if let Some(user) = spec.user.clone() {
+        set("USER", &user);
+        set("LOGNAME", &user);
+    }
+    spec.spawn.identity = sandbox.identity().cloned();
+    spec.spawn.cgroup_procs = sandbox.cgroup_procs();
+    let (pty, events) = pty::spawn(&spec.spawn, waits)?;
+    Ok((pty, events, sandbox))
+}
 
 /// Commands queued to an actor before senders wait.
 const COMMAND_QUEUE: usize = 32;
@@ -37,12 +73,18 @@ pub enum CreateError {
     /// As many replays play as `limits.max_replays` allows.
     #[error("{0} replays are open, the limit; close one first")]
     TooManyReplays(usize),
+    /// The credential plays `limits.max_replays_per_credential` replays.
+    #[error("this credential plays {0} replays, its limit; close one first")]
+    TooManyReplaysForCredential(usize),
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
     /// A running session already has this name.
     #[error("a running session is already named '{0}'")]
     NameTaken(String),
+    /// Every uid sessions may have is in use.
+    #[error(transparent)]
+    NoUid(pty::EnterError),
     /// The child could not be started.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
@@ -54,6 +96,19 @@ pub enum CreateError {
     Internal(String),
 }
 
+/// A replay's place among `limits.max_replays`, and its credential's
+/// share; given back when dropped (when the replay ends).
+pub struct ReplaySlot {
+    replays: Arc<AtomicUsize>,
+    _share: Share,
+}
+
+impl Drop for ReplaySlot {
+    fn drop(&mut self) {
+        self.replays.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Every open session, by id.
 pub struct Sessions {
     state: Mutex<State>,
@@ -63,6 +118,12 @@ pub struct Sessions {
     /// Replays playing now (each has a thread, its recording's events and
     /// keyframes), at most `limits.max_replays`.
     replays: Arc<AtomicUsize>,
+    /// Replays each credential plays now.
+    replays_by: Arc<Shares>,
+    /// Streams each credential holds over all sessions.
+    streams_by: Arc<Shares>,
+    /// How sessions are walled off from each other and ended.
+    isolation: Arc<Isolation>,
 }
 
 struct State {
@@ -72,24 +133,37 @@ struct State {
     replays: HashMap<String, WeakHandle>,
     /// Sessions being spawned: they hold a slot before they are open.
     starting: usize,
+    /// Names of the sessions being spawned: taken from the moment the
+    /// name is checked, so two creates cannot both pass the check.
+    naming: HashSet<String>,
     closing: bool,
 }
 
 impl Sessions {
-    /// An empty registry enforcing `limits`, recording into `recordings`.
-    pub fn new(limits: Limits, recordings: Arc<Recordings>) -> Arc<Sessions> {
+    /// An empty registry enforcing `limits`, recording into `recordings`,
+    /// walling sessions off with `isolation`.
+    pub fn new(limits: Limits, recordings: Arc<Recordings>, isolation: Isolation) -> Arc<Sessions> {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
                 replays: HashMap::new(),
                 starting: 0,
+                naming: HashSet::new(),
                 closing: false,
             }),
             limits,
             metrics: Arc::new(Metrics::default()),
             recordings,
             replays: Arc::default(),
+            replays_by: Arc::default(),
+            streams_by: Arc::default(),
+            isolation: Arc::new(isolation),
         })
+    }
+
+    /// How sessions are walled off from each other and ended.
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
     }
 
     /// The limits the registry enforces.
@@ -103,7 +177,7 @@ impl Sessions {
     }
 
     /// The counters of every session.
-    pub fn metrics(&self) -> &Metrics {
+    pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
     }
 
@@ -140,11 +214,17 @@ impl Sessions {
             None => None,
         };
         let waits = self.metrics.pty_wait_counter();
-        let (spawned, spec) =
-            tokio::task::spawn_blocking(move || (pty::spawn(&spec.spawn, waits), spec))
-                .await
-                .map_err(|e| CreateError::Internal(e.to_string()))?;
-        let (pty, events) = spawned?;
+        let isolation = Arc::clone(&self.isolation);
+        let sandboxed = id.clone();
+        let (spawned, spec) = tokio::task::spawn_blocking(move || {
+            (
+                sandbox_and_spawn(&isolation, &sandboxed, &mut spec, waits),
+                spec,
+            )
+        })
+        .await
+        .map_err(|e| CreateError::Internal(e.to_string()))?;
+        let (pty, events, sandbox) = spawned?;
 
         let info = SessionInfo {
             id: id.clone(),
@@ -185,8 +265,10 @@ impl Sessions {
         let actor = Actor {
             info,
             term,
+            program: pty.child(),
             pty: Some(pty),
             events,
+            sandbox,
             commands: commands_rx,
             screen: screen_tx,
             clipboard: handle.clipboard_sender(),
@@ -224,26 +306,89 @@ impl Sessions {
         Ok(handle)
     }
 
-    /// Starts a replay of the recording `name` (parsed into `cast`) for
-    /// one viewer: a read-only session, listed nowhere, that ends when its
-    /// last handle is dropped. Pauses longer than `idle_limit` seconds are
-    /// shortened. It starts paused at the beginning.
-    pub fn replay(
-        self: &Arc<Self>,
-        name: &str,
-        cast: Cast,
-        idle_limit: Option<f64>,
-    ) -> Result<SessionHandle, CreateError> {
+    /// Gives a stream of `who` with `role` a place among `session`'s
+    /// viewers. View streams of credentials other than the admin token
+    /// leave `limits.viewer_reserve` slots free for control streams and
+    /// the admin; and every credential but the admin token holds at most
+    /// `limits.max_viewers_per_credential` streams on one session and
+    /// `limits.max_streams_per_credential` over all. Every transport
+    /// (WebSocket, ALiS, replays) joins here.
+    pub fn join_stream(
+        &self,
+        session: &SessionHandle,
+        who: &Credential,
+        role: panecast_proto::Role,
+    ) -> Result<ViewerSlot, StreamRefusal> {
+        let joined = self.take_stream_slot(session, who, role);
+        if joined.is_err() {
+            self.metrics.stream_refused();
+        }
+        joined
+    }
+
+    fn take_stream_slot(
+        &self,
+        session: &SessionHandle,
+        who: &Credential,
+        role: panecast_proto::Role,
+    ) -> Result<ViewerSlot, StreamRefusal> {
+        let l = &self.limits;
+        let admin = *who == Credential::Admin;
+        let mut shares = Vec::new();
+        if !admin {
+            let on_session = session
+                .streams_by()
+                .take(who, l.max_viewers_per_credential)
+                .ok_or(StreamRefusal::CredentialOnSession)?;
+            let overall = self
+                .streams_by
+                .take(who, l.max_streams_per_credential)
+                .ok_or(StreamRefusal::Credential)?;
+            shares = vec![on_session, overall];
+        }
+        let limit = if admin || role == panecast_proto::Role::Control {
+            l.max_viewers
+        } else {
+            l.max_viewers.saturating_sub(l.viewer_reserve)
+        };
+        session
+            .join_viewer(limit, role, shares)
+            .ok_or(StreamRefusal::Full)
+    }
+
+    /// Takes a replay slot for `who`, before its recording is read: at most
+    /// `limits.max_replays` replays are read, prepared or played at once,
+    /// and at most `limits.max_replays_per_credential` for one credential.
+    pub fn reserve_replay(&self, who: &Credential) -> Result<ReplaySlot, CreateError> {
+        let per_credential = self.limits.max_replays_per_credential;
+        let share = self
+            .replays_by
+            .take(who, per_credential)
+            .ok_or(CreateError::TooManyReplaysForCredential(per_credential))?;
         let max = self.limits.max_replays;
         self.replays
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
             .map_err(|_| CreateError::TooManyReplays(max))?;
-        let replays = Arc::clone(&self.replays);
-        let release = move || {
-            replays.fetch_sub(1, Ordering::AcqRel);
-        };
+        Ok(ReplaySlot {
+            replays: Arc::clone(&self.replays),
+            _share: share,
+        })
+    }
+
+    /// Starts a replay of the recording `name` (parsed into `cast`) in
+    /// `slot`, for one viewer: a read-only session, listed nowhere, that ends when its
+    /// last handle is dropped. Pauses longer than `idle_limit` seconds are
+    /// shortened. It starts paused at the beginning.
+    pub fn replay(
+        self: &Arc<Self>,
+        slot: ReplaySlot,
+        name: &str,
+        cast: Cast,
+        idle_limit: Option<f64>,
+    ) -> Result<SessionHandle, CreateError> {
+        let release = move || drop(slot);
         let id = match random::hex128() {
             Ok(id) => id,
             Err(e) => {
@@ -389,10 +534,12 @@ impl Sessions {
         }
     }
 
-    /// Takes a slot for a new session named `name`. Sessions that have
+    /// Takes a slot for a new session named `name`, and the name with it,
+    /// in one step under the lock: a name being started is taken as surely
+    /// as one running, until the slot is dropped. Sessions that have
     /// exited (lingering with their final screen) give way: the one holding
-    /// the name, and the oldest when every slot is taken. Only running
-    /// sessions can make creation fail.
+    /// the name, and the oldest when every slot is taken. Only running or
+    /// starting sessions can make creation fail.
     fn reserve(&self, name: Option<&str>) -> Result<(Slot<'_>, Vec<SessionHandle>), CreateError> {
         let mut state = self.lock();
         if state.closing {
@@ -400,6 +547,9 @@ impl Sessions {
         }
         let mut evicted = Vec::new();
         if let Some(name) = name {
+            if state.naming.contains(name) {
+                return Err(CreateError::NameTaken(name.to_owned()));
+            }
             let holder = state
                 .open
                 .iter()
@@ -424,7 +574,14 @@ impl Sessions {
             }
         }
         state.starting += 1;
-        Ok((Slot(self), evicted))
+        if let Some(name) = name {
+            state.naming.insert(name.to_owned());
+        }
+        let slot = Slot {
+            sessions: self,
+            name: name.map(str::to_owned),
+        };
+        Ok((slot, evicted))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -434,11 +591,19 @@ impl Sessions {
     }
 }
 
-/// A reserved place for a session being started; released on drop.
-struct Slot<'a>(&'a Sessions);
+/// A reserved place (and name) for a session being started; released on
+/// drop, by which time a started session is open under its name.
+struct Slot<'a> {
+    sessions: &'a Sessions,
+    name: Option<String>,
+}
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        self.0.lock().starting -= 1;
+        let mut state = self.sessions.lock();
+        state.starting -= 1;
+        if let Some(name) = &self.name {
+            state.naming.remove(name);
+        }
     }
 }

@@ -1,5 +1,13 @@
 //! Per-viewer frame state, and a cache that lets viewers at the same point
 //! share one encoded frame.
+//!
+//! A frame of a big screen goes out in pieces of at most [`PIECE_CELLS`]
+//! cells of lines: the first piece carries the frame's header (full or
+//! not, title, scroll hint), the others are plain diff frames with the
+//! rest of its lines. The pieces are encoded once and shared (`Arc`) by
+//! every viewer at that point, and a viewer writes one piece at a time,
+//! when its socket takes it (see [`Outgoing`]): a viewer that stops
+//! reading holds one piece, never its own copy of a whole screen.
 
 use std::sync::{Arc, Mutex};
 
@@ -45,10 +53,47 @@ impl Base {
     }
 }
 
+/// Cells of lines in one piece of a frame: a screen up to 200x80 goes out
+/// in one message; a 1000x1000 one in 62 of at most 16 rows.
+pub const PIECE_CELLS: usize = 16_384;
+
+/// A frame's pieces, each a frame message without its sequence number.
+type Pieces = Arc<Vec<proto::EncodedFrame>>;
+
 pub(super) struct CachedFrame {
     key: FrameKey,
-    frame: Arc<proto::EncodedFrame>,
+    frame: Pieces,
     styles: Arc<Vec<u16>>,
+}
+
+/// A message for one viewer, written only when it is about to be sent.
+pub enum Outgoing {
+    /// A message already encoded for this viewer (styles, bell).
+    Bytes(Vec<u8>),
+    /// Piece `index` of a shared frame, numbered `seq` on this connection.
+    Piece {
+        /// The frame's pieces, shared by the viewers at that point.
+        pieces: Pieces,
+        /// Which piece.
+        index: usize,
+        /// Its sequence number.
+        seq: u64,
+    },
+}
+
+impl Outgoing {
+    /// The message's bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Outgoing::Bytes(bytes) => bytes,
+            Outgoing::Piece { pieces, index, seq } => {
+                let piece = &pieces[index];
+                let mut message = Vec::with_capacity(piece.body_len() + 10);
+                piece.write(seq, &mut message);
+                message
+            }
+        }
+    }
 }
 
 /// Encoded frames shared by the viewers of one session.
@@ -64,8 +109,8 @@ impl FrameCache {
     fn get_or_encode(
         &self,
         key: FrameKey,
-        encode: impl FnOnce() -> (proto::EncodedFrame, Vec<u16>),
-    ) -> (Arc<proto::EncodedFrame>, Arc<Vec<u16>>) {
+        encode: impl FnOnce() -> (Vec<proto::EncodedFrame>, Vec<u16>),
+    ) -> (Pieces, Arc<Vec<u16>>) {
         // A poisoned lock only means another viewer panicked mid-insert; the
         // entries are still whole, so keep using them.
         let lookup = |entries: &Vec<CachedFrame>| {
@@ -146,9 +191,18 @@ impl ViewerState {
     /// Appends to `out` the messages (styles, frame, bell) that bring this
     /// viewer to `snap`; nothing when it already has it.
     pub fn update(&mut self, snap: &Snapshot, cache: &FrameCache, out: &mut Vec<Vec<u8>>) {
+        let mut outgoing = Vec::new();
+        self.update_lazily(snap, cache, &mut outgoing);
+        out.extend(outgoing.into_iter().map(Outgoing::into_bytes));
+    }
+
+    /// As [`ViewerState::update`], with the frame's pieces left shared
+    /// until each is written ([`Outgoing::into_bytes`]) as it is sent.
+    pub fn update_lazily(&mut self, snap: &Snapshot, cache: &FrameCache, out: &mut Vec<Outgoing>) {
+        let mut bytes = Vec::new();
         if let Some(seen) = self.bells {
             if snap.bells > seen {
-                out.push(proto::ServerMessage::Bell.encode());
+                bytes.push(proto::ServerMessage::Bell.encode());
             }
         }
         self.bells = Some(snap.bells);
@@ -170,11 +224,12 @@ impl ViewerState {
                 && !with_title
                 && !restart;
             if unchanged {
+                out.extend(bytes.into_iter().map(Outgoing::Bytes));
                 return;
             }
             if s.style_epoch != snap.style_epoch {
                 self.styles_sent.clear();
-                out.push(
+                bytes.push(
                     proto::ServerMessage::Styles(proto::Styles {
                         reset: true,
                         epoch: snap.style_epoch,
@@ -204,12 +259,17 @@ impl ViewerState {
             title: with_title.then(|| Arc::clone(&snap.title)),
             from,
         };
-        let (frame, used) = cache.get_or_encode(key, || encode_frame(snap, from, with_title));
-        self.define_styles(snap, &used, out);
-        let mut message = Vec::with_capacity(frame.body_len() + 10);
-        frame.write(self.seq, &mut message);
-        out.push(message);
-        self.seq += 1;
+        let (pieces, used) = cache.get_or_encode(key, || encode_frame(snap, from, with_title));
+        self.define_styles(snap, &used, &mut bytes);
+        out.extend(bytes.into_iter().map(Outgoing::Bytes));
+        for index in 0..pieces.len() {
+            out.push(Outgoing::Piece {
+                pieces: Arc::clone(&pieces),
+                index,
+                seq: self.seq,
+            });
+            self.seq += 1;
+        }
         self.title = Arc::clone(&snap.title);
         self.sent = Some(to);
     }
@@ -272,12 +332,14 @@ fn push_definitions(defs: Vec<proto::StyleDef>, epoch: u32, out: &mut Vec<Vec<u8
 }
 
 /// Encodes the frame from the viewer's screen `from` to `snap`, or a full
-/// frame when `from` is `None`. Also returns the style ids it uses.
+/// frame when `from` is `None`, in pieces of at most [`PIECE_CELLS`] cells
+/// of lines (at least one row each, and one piece at least). Also returns
+/// the style ids it uses.
 fn encode_frame(
     snap: &Snapshot,
     from: Option<Base>,
     with_title: bool,
-) -> (proto::EncodedFrame, Vec<u16>) {
+) -> (Vec<proto::EncodedFrame>, Vec<u16>) {
     let wire = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
     let (since, scroll, pushed, kept) = match from {
         Some(base) => {
@@ -315,21 +377,36 @@ fn encode_frame(
     used.sort_unstable();
     used.dedup();
     used.retain(|&id| id != 0);
-    let frame = proto::Frame {
-        seq: 0,
-        cols: snap.cols,
-        rows: snap.rows,
-        full: from.is_none(),
-        cursor: wire_cursor(snap),
-        modes: wire_modes(&snap.modes, snap.alternate),
-        title: with_title.then(|| snap.title.to_string()),
-        scroll,
-        scrollback: scrollback_lines(snap),
-        pushed,
-        kept,
-        lines,
-    };
-    (frame.encode_shared(), used)
+    let rows_per_piece = (PIECE_CELLS / usize::from(snap.cols)).max(1);
+    let mut chunks = Vec::new();
+    while lines.len() > rows_per_piece {
+        let rest = lines.split_off(rows_per_piece);
+        chunks.push(std::mem::replace(&mut lines, rest));
+    }
+    chunks.push(lines);
+    let pieces = chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, lines)| {
+            let first = i == 0;
+            proto::Frame {
+                seq: 0,
+                cols: snap.cols,
+                rows: snap.rows,
+                full: first && from.is_none(),
+                cursor: wire_cursor(snap),
+                modes: wire_modes(&snap.modes, snap.alternate),
+                title: (first && with_title).then(|| snap.title.to_string()),
+                scroll: if first { scroll } else { 0 },
+                scrollback: scrollback_lines(snap),
+                pushed: if first { pushed } else { 0 },
+                kept: if first { kept } else { 0 },
+                lines,
+            }
+            .encode_shared()
+        })
+        .collect();
+    (pieces, used)
 }
 
 /// The scrollback's length as the wire carries it.

@@ -9,9 +9,10 @@
 
 mod encoder;
 mod lines;
+pub mod redraw;
 mod scrollback;
 
-pub use encoder::{FrameCache, ViewerState};
+pub use encoder::{FrameCache, Outgoing, ViewerState, PIECE_CELLS};
 pub use lines::{encode_row, wire_style, wire_style_linked};
 pub use scrollback::rebase_scrollback;
 

@@ -478,3 +478,56 @@ fn rows_a_client_shows_never_change_meaning_while_ids_are_reused() {
     }
     assert!(reused > 100, "ids were reused {reused} times");
 }
+
+#[test]
+fn a_big_screen_goes_out_in_shared_pieces_and_converges() {
+    use super::{Outgoing, PIECE_CELLS};
+    let cols = 1000u16;
+    let mut term = Term::new(cols, 100, 0);
+    for r in 0..100 {
+        term.advance(format!("\x1b[{};1H\x1b[3{}mrow {r}", r + 1, r % 8).as_bytes());
+    }
+    let snap = term.snapshot();
+    let cache = FrameCache::default();
+    let (mut a, mut b) = (ViewerState::new(), ViewerState::new());
+    let (mut a_out, mut b_out) = (Vec::new(), Vec::new());
+    a.update_lazily(&snap, &cache, &mut a_out);
+    b.update_lazily(&snap, &cache, &mut b_out);
+    let pieces = |out: &[Outgoing]| -> Vec<(usize, u64)> {
+        out.iter()
+            .filter_map(|o| match o {
+                Outgoing::Piece { index, seq, .. } => Some((*index, *seq)),
+                Outgoing::Bytes(_) => None,
+            })
+            .collect()
+    };
+    let rows_per_piece = PIECE_CELLS / cols as usize;
+    let expected: Vec<(usize, u64)> = (0..100usize.div_ceil(rows_per_piece))
+        .map(|i| (i, i as u64))
+        .collect();
+    assert_eq!(
+        pieces(&a_out),
+        expected,
+        "numbered pieces of {rows_per_piece} rows"
+    );
+    let shared = a_out.iter().zip(&b_out).any(|pair| match pair {
+        (Outgoing::Piece { pieces: x, .. }, Outgoing::Piece { pieces: y, .. }) => {
+            std::sync::Arc::ptr_eq(x, y)
+        }
+        _ => false,
+    });
+    assert!(shared, "both viewers send the one encoding");
+    let mut client = ModelClient::default();
+    for message in a_out {
+        client.apply(&message.into_bytes());
+    }
+    check(&client, &snap);
+    // A later change that touches every row goes out in pieces too, as a
+    // diff the client applies on top.
+    for r in 0..100 {
+        term.advance(format!("\x1b[{};1H\x1b[1mROW {r}", r + 1).as_bytes());
+    }
+    let snap = term.snapshot();
+    send(&mut a, &mut client, &snap, &cache);
+    check(&client, &snap);
+}

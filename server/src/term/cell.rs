@@ -1,6 +1,6 @@
 //! One character cell: 8 bytes (a `char`, a style id, a width and flags).
 
-use super::style::StyleId;
+use super::style::{StyleId, StyleTable};
 
 /// One cell of the grid.
 ///
@@ -20,6 +20,25 @@ const WIDE_PAD: u8 = 1 << 1;
 const PROTECTED: u8 = 1 << 2;
 
 impl Cell {
+    /// The cell as a saved state holds it: the `char`, the style id, the
+    /// width and the flags, little-endian.
+    pub(crate) fn to_bytes(self) -> [u8; 8] {
+        let [c0, c1, c2, c3] = (self.ch as u32).to_le_bytes();
+        let [s0, s1] = self.style.0.to_le_bytes();
+        [c0, c1, c2, c3, s0, s1, self.width, self.flags]
+    }
+
+    /// A cell from [`Cell::to_bytes`]; `None` when the first four bytes are
+    /// not a `char`.
+    pub(crate) fn from_bytes([c0, c1, c2, c3, s0, s1, width, flags]: [u8; 8]) -> Option<Cell> {
+        Some(Cell {
+            ch: char::from_u32(u32::from_le_bytes([c0, c1, c2, c3]))?,
+            style: StyleId(u16::from_le_bytes([s0, s1])),
+            width,
+            flags,
+        })
+    }
+
     /// A never-written cell with the default style.
     pub const EMPTY: Cell = Cell {
         ch: '\0',
@@ -148,6 +167,36 @@ impl Default for Cell {
     fn default() -> Self {
         Cell::EMPTY
     }
+}
+
+impl StyleTable {
+    /// Counts the cells as users of their styles; returns true when some
+    /// cell has a style other than the default.
+    pub fn retain_cells(&mut self, cells: &[Cell]) -> bool {
+        let mut styled = false;
+        for (id, n) in style_runs(cells) {
+            self.retain(id.0, n);
+            styled = true;
+        }
+        styled
+    }
+
+    /// Stops counting the cells as users of their styles.
+    pub fn release_cells(&mut self, cells: &[Cell]) {
+        for (id, n) in style_runs(cells) {
+            self.release(id.0, n);
+        }
+    }
+}
+
+/// The runs of cells that share a style other than the default, as (style,
+/// length): text is written in runs, so counting per run is cheaper than
+/// per cell.
+pub fn style_runs(cells: &[Cell]) -> impl Iterator<Item = (StyleId, u32)> + '_ {
+    cells
+        .chunk_by(|a, b| a.style() == b.style())
+        .map(|run| (run[0].style(), run.len() as u32))
+        .filter(|&(id, _)| id != StyleId::DEFAULT)
 }
 
 #[cfg(test)]

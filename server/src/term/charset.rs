@@ -1,7 +1,9 @@
 //! Character sets that G0-G3 can designate: ASCII, DEC special graphics, UK.
 
+use serde::{Deserialize, Serialize};
+
 /// A designated character set.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub enum Charset {
     /// US ASCII (`ESC ( B`).
     #[default]
@@ -41,7 +43,7 @@ impl Charset {
 
 /// The character-set state of a screen: what G0-G3 designate, which of
 /// them is invoked into GL, and whether printing must map at all.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Charsets {
     slots: [Charset; 4],
     gl: usize,

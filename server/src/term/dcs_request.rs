@@ -2,11 +2,13 @@
 //! `unhook`: DECRQSS (`DCS $ q`) and XTGETTCAP (`DCS + q`). Other DCS
 //! strings are ignored.
 
+use serde::{Deserialize, Serialize};
+
 /// Longest request kept; longer ones are cut (and then not understood).
 const MAX_REQUEST: usize = 64;
 
 /// What a DCS string being received asks for.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum DcsRequest {
     /// DECRQSS: the setting named by the bytes.
     StatusString(Vec<u8>),

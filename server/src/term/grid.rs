@@ -4,10 +4,12 @@
 
 use std::ops::{Index, IndexMut};
 
+use serde::{Deserialize, Serialize};
+
 use super::row::Row;
 
 /// The rows of one screen (main or alternate), top to bottom.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Grid {
     rows: Vec<Row>,
     /// `order[r]` is the storage index of screen row `r`.
@@ -54,6 +56,17 @@ impl Grid {
     #[inline]
     pub fn rotate_down(&mut self, top: usize, bottom: usize, n: usize) {
         self.order[top..=bottom].rotate_right(n);
+    }
+
+    /// True when the order is a permutation of the rows (a grid read back
+    /// is checked with this before use).
+    pub fn is_consistent(&self) -> bool {
+        let mut seen = vec![false; self.rows.len()];
+        self.order.len() == self.rows.len()
+            && self.order.iter().all(|&i| {
+                seen.get_mut(i as usize)
+                    .is_some_and(|s| !std::mem::replace(s, true))
+            })
     }
 
     /// The rows in screen order, consuming the grid.

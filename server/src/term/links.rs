@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::ref_set::RefCountedSet;
 
 /// A hyperlink target: the URI and the optional `id=` parameter that joins
 /// separated pieces of one link.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Hyperlink {
     /// The `id=` parameter, if any.
     pub id: Option<Arc<str>>,

@@ -21,16 +21,23 @@
 //!   interning and reclaiming their ids, `published_set.rs`: the sets as
 //!   snapshots share them; `modes.rs`: the modes table;
 //! - `snapshot.rs`: what viewers are sent; `push_log.rs`: which rows left the
-//!   screen for the scrollback unchanged, so viewers may keep their copies.
+//!   screen for the scrollback unchanged, so viewers may keep their copies;
+//! - `palette.rs`: the colour themes, shared with the renderers;
+//! - `effect.rs`: what the terminal asks its host to carry out (replies,
+//!   clipboard writes): the terminal itself does no I/O;
+//! - `persist/`: the whole state written out and read back exactly.
 
 mod cell;
 mod charset;
 mod dcs_request;
+mod effect;
 mod emulator;
 mod grid;
 mod links;
 mod modes;
+pub mod palette;
 mod parser;
+mod persist;
 mod published_set;
 mod push_log;
 mod ref_set;
@@ -49,13 +56,14 @@ mod titles;
 use std::sync::Arc;
 
 pub use cell::Cell;
-pub use emulator::CursorShape;
+pub use effect::Effect;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
+pub use persist::{StateError, STATE_VERSION};
 pub use published_set::PublishedSet;
 pub use push_log::RecentPushes;
 pub use row::Row;
-pub use snapshot::{CursorState, Snapshot};
+pub use snapshot::{CursorShape, CursorState, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
 
 use emulator::Emulator;
@@ -64,6 +72,14 @@ use emulator::Emulator;
 pub const MAX_DIMENSION: u16 = 1000;
 /// Scrollback lines kept by default.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
+/// Width of a cell in px, as window size reports (XTWINOPS) give it and the
+/// SVG renderer draws it.
+pub const CELL_WIDTH: f64 = 8.4;
+/// Height of a cell (the line height) in px, as for [`CELL_WIDTH`].
+pub const CELL_HEIGHT: f64 = 17.0;
+/// Largest clipboard text (OSC 52) kept, in bytes; the wire's limit for a
+/// `Clipboard` message is no smaller (checked where the two meet).
+pub const MAX_CLIPBOARD: usize = 64 * 1024;
 
 /// A terminal emulator instance. A clone is a whole copy, the parser's
 /// state included (a replay's keyframes are clones).
@@ -127,21 +143,28 @@ impl Term {
         self.emu.work()
     }
 
-    /// Takes the bytes the terminal wants written back to the program
-    /// (answers to DA, DSR, CPR, DECRQM, ...).
+    /// Takes what the terminal asks its host to carry out: the replies
+    /// for the program (at most one [`Effect::Reply`]), then the latest
+    /// clipboard write, if any.
+    pub fn take_effects(&mut self) -> impl Iterator<Item = Effect> {
+        let replies = self.emu.take_replies();
+        let clipboard = self.emu.take_clipboard();
+        (!replies.is_empty())
+            .then_some(Effect::Reply(replies))
+            .into_iter()
+            .chain(clipboard.map(Effect::Clipboard))
+    }
+
+    /// Takes only the replies (the bytes of [`Effect::Reply`]), for a host
+    /// that carries out nothing else (a replay, `render`, tests).
     pub fn take_replies(&mut self) -> Vec<u8> {
         self.emu.take_replies()
     }
 
     /// Sets the theme colour queries (OSC 4, 10, 11, 12) are answered from
     /// where the program has not set the colour itself.
-    pub fn set_theme(&mut self, theme: &'static crate::render::theme::ThemeColors) {
+    pub fn set_theme(&mut self, theme: &'static palette::ThemeColors) {
         self.emu.set_theme(theme);
-    }
-
-    /// Takes the text a program last put on the clipboard (OSC 52), if any.
-    pub fn take_clipboard(&mut self) -> Option<String> {
-        self.emu.take_clipboard()
     }
 
     /// Changes the size (clamped to `1..=MAX_DIMENSION`), reflowing the main screen.

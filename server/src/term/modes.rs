@@ -1,6 +1,8 @@
 //! Every terminal mode the emulator knows, defined once in one table with its
 //! number, kind and default (Ghostty's `modes.zig` idea).
 
+use serde::{Deserialize, Serialize};
+
 /// Whether a mode is set with `CSI Pm h` (ANSI) or `CSI ? Pm h` (DEC private).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ModeKind {
@@ -114,7 +116,7 @@ impl Mode {
 }
 
 /// The current value of every mode, one bit each.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Modes(u64);
 
 impl Default for Modes {

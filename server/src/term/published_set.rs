@@ -4,17 +4,19 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::ref_set::{RefCountedSet, CHUNK};
 
 /// One published id: its value and which definition it is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Entry<T> {
     value: T,
     stamp: u32,
 }
 
 /// A published set: cheap to clone, indexed by id.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PublishedSet<T> {
     chunks: Vec<Arc<[Entry<T>]>>,
     len: usize,

@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::MAX_DIMENSION;
 
 /// Pushes remembered: at least a screen's height, which is all a frame asks
@@ -19,9 +21,10 @@ pub(crate) const CHANGED_NOW: u64 = u64::MAX;
 
 /// The generations of the rows most recently pushed into the scrollback, in
 /// a ring, and how many rows were pushed in all.
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct PushLog {
     count: u64,
+    #[serde(with = "crate::term::persist::boxed_array")]
     ring: Box<[u64; CAPACITY]>,
 }
 
@@ -60,7 +63,7 @@ impl PushLog {
 }
 
 /// The recent pushes as a snapshot carries them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RecentPushes {
     count: u64,
     /// Generations of pushes `count - len .. count`, oldest first.

@@ -11,6 +11,7 @@
 use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
 /// Ids per publishing chunk (see [`super::published_set`]).
 pub const CHUNK: usize = 1024;
@@ -27,7 +28,7 @@ pub enum Interned {
 }
 
 /// The bookkeeping of one id.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 struct Slot {
     /// Users counted so far.
     refs: u32,
@@ -39,7 +40,8 @@ struct Slot {
 }
 
 /// Interned values with reference counts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de> + Eq + Hash"))]
 pub struct RefCountedSet<T> {
     values: Vec<T>,
     slots: Vec<Slot>,

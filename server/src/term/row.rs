@@ -2,10 +2,11 @@
 //! out-of-line text of grapheme clusters.
 
 use compact_str::CompactString;
+use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
 
-use super::cell::Cell;
-use super::style::{style_runs, StyleId, StyleTable};
+use super::cell::{style_runs, Cell};
+use super::style::{StyleId, StyleTable};
 
 /// Cells cut from a row with their cluster text, columns counted from the
 /// span's start (what scrolling inside left and right margins moves).
@@ -20,8 +21,9 @@ pub(crate) struct RowSpan {
 /// style table. It does so lazily: writes only clear `tallied`, and
 /// [`Row::update_tally`] settles the difference when the table needs
 /// up-to-date counts, so the print path pays one store per write.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Row {
+    #[serde(with = "crate::term::persist::cells")]
     cells: Vec<Cell>,
     clusters: Vec<(u16, CompactString)>,
     generation: u64,

@@ -2,13 +2,15 @@
 //! cursor DECSC saved on it, and its character sets. The terminal owns two
 //! and shows one.
 
+use serde::{Deserialize, Serialize};
+
 use super::charset::Charsets;
 use super::grid::Grid;
 use super::row::Row;
 use super::style::Style;
 
 /// Cursor position; `pending_wrap` is set after writing the last column.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Cursor {
     pub row: usize,
     pub col: usize,
@@ -16,7 +18,7 @@ pub(crate) struct Cursor {
 }
 
 /// What DECSC saves and DECRC restores.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct SavedCursor {
     pub cursor: Cursor,
     pub pen: Style,
@@ -27,7 +29,7 @@ pub(crate) struct SavedCursor {
 }
 
 /// One screen buffer.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Screen {
     grid: Grid,
     cursor: Cursor,
@@ -90,6 +92,11 @@ impl Screen {
     #[inline]
     pub fn charsets_mut(&mut self) -> &mut Charsets {
         &mut self.charsets
+    }
+
+    /// The saved cursor.
+    pub fn saved_cursor(&self) -> &Cursor {
+        &self.saved.cursor
     }
 
     /// The saved cursor, to move with the text on resize.

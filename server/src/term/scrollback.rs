@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use compact_str::CompactString;
+use serde::{Deserialize, Serialize};
 
 use super::cell::Cell;
 use super::row::Row;
@@ -16,7 +17,7 @@ use super::style::StyleTable;
 /// Cells per block: 16,384 cells of 8 bytes is 128 KiB.
 const BLOCK_CELLS: usize = 16 * 1024;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 struct LineMeta {
     start: u32,
     len: u32,
@@ -25,8 +26,9 @@ struct LineMeta {
     styled: bool,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Block {
+    #[serde(with = "crate::term::persist::cells")]
     cells: Vec<Cell>,
     lines: Vec<LineMeta>,
     /// (line index in block, column, text) of grapheme clusters.
@@ -68,7 +70,7 @@ impl<'a> StoredLine<'a> {
 }
 
 /// The scrollback: at most `limit` lines, oldest dropped first.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Scrollback {
     blocks: VecDeque<Block>,
     /// Lines at the front of the first block that are logically gone.

@@ -3,13 +3,26 @@
 
 use std::sync::Arc;
 
-use super::emulator::CursorShape;
+use serde::{Deserialize, Serialize};
+
 use super::links::Hyperlink;
 use super::modes::Modes;
 use super::published_set::PublishedSet;
 use super::push_log::RecentPushes;
 use super::row::Row;
 use super::style::{Style, StyleId};
+
+/// Cursor shapes a program can ask for with DECSCUSR.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub enum CursorShape {
+    /// A filled block.
+    #[default]
+    Block,
+    /// A line under the cell.
+    Underline,
+    /// A vertical bar at the left of the cell.
+    Bar,
+}
 
 /// Where the cursor is and how it looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

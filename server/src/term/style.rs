@@ -2,11 +2,12 @@
 //! reference-counted table so a cell holds only a 16-bit id (Ghostty's
 //! lesson: styles are few, cells many).
 
-use super::cell::Cell;
+use serde::{Deserialize, Serialize};
+
 use super::ref_set::RefCountedSet;
 
 /// A colour as the program asked for it; the theme resolves it when painting.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub enum Color {
     /// The terminal's default foreground or background.
     #[default]
@@ -18,7 +19,7 @@ pub enum Color {
 }
 
 /// The shape of an underline (SGR 4 and its `4:n` sub-parameters).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 #[repr(u8)]
 pub enum Underline {
     /// No underline.
@@ -51,7 +52,7 @@ impl Underline {
 }
 
 /// Boolean text attributes, one bit each.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub struct Attrs(u8);
 
 impl Attrs {
@@ -91,7 +92,7 @@ impl Attrs {
 }
 
 /// Everything about how a cell looks except its text.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub struct Style {
     /// Foreground colour.
     pub fg: Color,
@@ -174,7 +175,9 @@ impl Style {
 }
 
 /// Index of a style in a [`StyleTable`]; 0 is always the default style.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct StyleId(pub u16);
 
 impl StyleId {
@@ -200,34 +203,6 @@ impl RefCountedSet<Style> {
     pub fn style(&self, id: StyleId) -> Style {
         self.get(id.0).copied().unwrap_or_default()
     }
-
-    /// Counts the cells as users of their styles; returns true when some
-    /// cell has a style other than the default.
-    pub fn retain_cells(&mut self, cells: &[Cell]) -> bool {
-        let mut styled = false;
-        for (id, n) in style_runs(cells) {
-            self.retain(id.0, n);
-            styled = true;
-        }
-        styled
-    }
-
-    /// Stops counting the cells as users of their styles.
-    pub fn release_cells(&mut self, cells: &[Cell]) {
-        for (id, n) in style_runs(cells) {
-            self.release(id.0, n);
-        }
-    }
-}
-
-/// The runs of cells that share a style other than the default, as (style,
-/// length): text is written in runs, so counting per run is cheaper than
-/// per cell.
-pub fn style_runs(cells: &[Cell]) -> impl Iterator<Item = (StyleId, u32)> + '_ {
-    cells
-        .chunk_by(|a, b| a.style() == b.style())
-        .map(|run| (run[0].style(), run.len() as u32))
-        .filter(|&(id, _)| id != StyleId::DEFAULT)
 }
 
 #[cfg(test)]

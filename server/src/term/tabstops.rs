@@ -1,7 +1,9 @@
 //! Tab stops: one flag per column, every eighth column by default.
 
+use serde::{Deserialize, Serialize};
+
 /// The tab stops of a screen.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TabStops {
     stops: Vec<bool>,
 }
@@ -12,6 +14,11 @@ impl TabStops {
         TabStops {
             stops: (0..cols).map(|c| c % 8 == 0 && c != 0).collect(),
         }
+    }
+
+    /// The width the stops are kept for.
+    pub fn len(&self) -> usize {
+        self.stops.len()
     }
 
     /// Changes the width, giving new columns the default stops.

@@ -1,6 +1,8 @@
 //! The window title and icon label (OSC 0, 1, 2) and the stack XTWINOPS 22
 //! and 23 push them on and pop them from.
 
+use serde::{Deserialize, Serialize};
+
 /// Titles pushed at most; older pushes are dropped (xterm keeps 10).
 const MAX_STACKED: usize = 10;
 
@@ -39,7 +41,7 @@ impl Which {
 }
 
 /// The window title, the icon label and the pushed pairs.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Titles {
     window: String,
     icon: String,

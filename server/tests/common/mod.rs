@@ -22,7 +22,7 @@ pub use http::{http, Response};
 /// may be loaded, and polling returns as soon as the condition holds.
 pub const DEADLINE: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(20);
-pub const TOKEN: &str = "test-token";
+pub const TOKEN: &str = "test-token-0123456789";
 
 /// The address in the line `panecast serve` prints first
 /// (`... http://127.0.0.1:PORT/?token=...`), for tests that run the binary.

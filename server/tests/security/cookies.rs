@@ -84,3 +84,66 @@ fn a_link_login_sets_a_cookie_scoped_to_its_session() {
     );
     assert_eq!(r.status, 404);
 }
+
+#[test]
+fn login_sets_only_the_link_token_that_was_checked() {
+    let server = Server::start(keyed_config());
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let link = mint(&server, &id, "view");
+    let token = link["token"].as_str().expect("token");
+    let login = format!("/api/sessions/{id}/login");
+    // Authenticated by its cookie, with a forged header beside it: the
+    // header is not a credential that was checked, and is not copied.
+    let cookie = format!("panecast_link={token}");
+    let forged = "Bearer x; Domain=evil.example; Path=/; Max-Age=99999999";
+    let r = server.raw(
+        "POST",
+        &login,
+        &[
+            ("Cookie", &cookie),
+            ("Authorization", forged),
+            ("Origin", &format!("http://{}", server.addr)),
+            ("Content-Type", "application/json"),
+        ],
+        None,
+    );
+    assert_eq!(r.status, 204);
+    assert_eq!(
+        r.header("set-cookie"),
+        None,
+        "nothing to set: the cookie is there"
+    );
+    // The checked header token is set, and only it.
+    let auth = format!("Bearer {token}");
+    let r = server.raw("POST", &login, &[("Authorization", &auth)], None);
+    assert_eq!(r.status, 204);
+    let set = r.header("set-cookie").expect("the link cookie");
+    assert!(
+        set.starts_with(&format!("panecast_link={token}; HttpOnly;")),
+        "{set}"
+    );
+    assert!(!set.contains("evil"), "{set}");
+}
+
+#[test]
+fn login_with_a_new_link_replaces_an_older_links_cookie() {
+    let server = Server::start(keyed_config());
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let old = mint(&server, &id, "view");
+    let new = mint(&server, &id, "view");
+    let old_cookie = format!("panecast_link={}", old["token"].as_str().expect("token"));
+    let new_token = new["token"].as_str().expect("token");
+    let auth = format!("Bearer {new_token}");
+    let r = server.raw(
+        "POST",
+        &format!("/api/sessions/{id}/login"),
+        &[("Cookie", &old_cookie), ("Authorization", &auth)],
+        None,
+    );
+    assert_eq!(r.status, 204, "{}", r.body);
+    let set = r.header("set-cookie").expect("the new link's cookie");
+    assert!(
+        set.starts_with(&format!("panecast_link={new_token};")),
+        "{set}"
+    );
+}

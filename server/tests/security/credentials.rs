@@ -101,3 +101,18 @@ fn a_ttl_over_the_limit_is_refused() {
     );
     assert_eq!((r.status, r.code().as_str()), (400, "bad_role"));
 }
+
+#[test]
+fn the_401_suggests_only_a_way_the_api_accepts() {
+    let server = Server::start(keyed_config());
+    let r = server.raw("GET", "/api/sessions", &[], None);
+    assert_eq!((r.status, r.code().as_str()), (401, "unauthorized"));
+    let message = r.json()["error"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("Authorization: Bearer"), "{message}");
+    assert!(
+        !message.contains("?token="),
+        "the API refuses ?token=: {message}"
+    );
+    let r = server.raw("GET", &format!("/api/sessions?token={TOKEN}"), &[], None);
+    assert_eq!(r.status, 401, "and indeed it does");
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ROOT } from './harness.mjs';
 
 export const BIN = process.env.PANECAST_BIN || join(ROOT, 'target', 'release', 'panecast');
-export const TOKEN = 'T';
+export const TOKEN = 'browser-test-token';
 
 /** Why the end-to-end tests cannot run, or null. */
 export function missing() {

@@ -80,7 +80,11 @@ impl Player {
             published,
             frame,
         } = self;
-        let timeline = Timeline::new(cast, idle_limit);
+        // Nobody holds the session once its viewer has gone (or never
+        // came): then preparing stops, and the replay's slot is free.
+        let Some(timeline) = Timeline::prepare(cast, idle_limit, || screen.is_closed()) else {
+            return;
+        };
         let (term, next) = timeline.seek(0.0);
         let mut playback = Playback {
             title,

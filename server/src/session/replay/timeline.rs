@@ -54,10 +54,27 @@ impl Timeline {
     /// Plays `cast` once to take its keyframes, with pauses longer than
     /// `idle_limit` seconds shortened to it.
     pub fn new(cast: Cast, idle_limit: Option<f64>) -> Timeline {
-        Timeline::with_budget(cast, idle_limit, KEYFRAME_BUDGET)
+        // Never cancelled, so always prepared.
+        Timeline::prepare(cast, idle_limit, || false).expect("not cancelled")
     }
 
-    fn with_budget(mut cast: Cast, idle_limit: Option<f64>, budget: usize) -> Timeline {
+    /// As [`Timeline::new`], but gives up (`None`) as soon as `cancelled`
+    /// says so; it is asked before each event is played, so a viewer that
+    /// leaves stops the work at once.
+    pub fn prepare(
+        cast: Cast,
+        idle_limit: Option<f64>,
+        cancelled: impl Fn() -> bool,
+    ) -> Option<Timeline> {
+        Timeline::with_budget(cast, idle_limit, KEYFRAME_BUDGET, cancelled)
+    }
+
+    fn with_budget(
+        mut cast: Cast,
+        idle_limit: Option<f64>,
+        budget: usize,
+        cancelled: impl Fn() -> bool,
+    ) -> Option<Timeline> {
         if let Some(limit) = idle_limit.filter(|l| *l > 0.0) {
             cast.limit_idle(limit);
         }
@@ -80,16 +97,20 @@ impl Timeline {
             markers,
             size,
         };
-        timeline.take_keyframes(budget);
-        timeline
+        timeline.take_keyframes(budget, cancelled)?;
+        Some(timeline)
     }
 
-    fn take_keyframes(&mut self, budget: usize) {
+    /// Plays the events once, keeping keyframes; `None` once cancelled.
+    fn take_keyframes(&mut self, budget: usize, cancelled: impl Fn() -> bool) -> Option<()> {
         let mut term = self.blank();
         let mut spacing = 1.0;
         let (mut last_time, mut output) = (0.0, 0);
         let mut keyframes = vec![Keyframe::of(&term, 0.0, 0)];
         for (index, event) in self.events.iter().enumerate() {
+            if cancelled() {
+                return None;
+            }
             play(&mut term, &event.kind);
             if let EventKind::Output(text) = &event.kind {
                 output += text.len();
@@ -106,6 +127,7 @@ impl Timeline {
             }
         }
         self.keyframes = keyframes;
+        Some(())
     }
 
     /// A terminal at the recording's first size.
@@ -225,6 +247,18 @@ mod tests {
     }
 
     #[test]
+    fn preparing_stops_as_soon_as_it_is_cancelled() {
+        let asked = std::cell::Cell::new(0);
+        let cancelled = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 10
+        };
+        assert!(Timeline::prepare(numbered(400), None, cancelled).is_none());
+        assert_eq!(asked.get(), 11, "it stopped at the first answer yes");
+        assert!(Timeline::prepare(numbered(40), None, || false).is_some());
+    }
+
+    #[test]
     fn a_seek_shows_what_playing_from_the_start_shows() {
         let cast = numbered(400);
         let timeline = Timeline::new(cast.clone(), None);
@@ -294,7 +328,8 @@ mod tests {
         let cast = Cast::parse(text.as_bytes()).expect("cast");
         let roomy = Timeline::new(cast.clone(), None);
         assert_eq!(roomy.keyframe_count(), 4, "the start and one per MiB");
-        let tight = Timeline::with_budget(cast.clone(), None, roomy.keyframe_bytes() / 2);
+        let tight = Timeline::with_budget(cast.clone(), None, roomy.keyframe_bytes() / 2, || false)
+            .expect("not cancelled");
         assert!(tight.keyframe_count() < roomy.keyframe_count());
         assert!(tight.keyframe_bytes() <= roomy.keyframe_bytes() / 2);
         for at in [1.5, 3.999] {

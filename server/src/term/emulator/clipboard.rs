@@ -1,11 +1,11 @@
 //! OSC 52: a program sets the clipboard. The latest write is kept for the
 //! session to pass on to control viewers; a read (`?`) is never answered.
 
+use crate::term::MAX_CLIPBOARD;
 use base64::alphabet::STANDARD;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
 use base64::Engine;
-use panecast_proto::limits::MAX_CLIPBOARD;
 
 use super::Emulator;
 use crate::term::parser::MAX_OSC_BYTES;

@@ -8,7 +8,9 @@
 //! screen itself keeps referring to palette indices, so painting follows the
 //! theme.
 
-use crate::render::theme::{Rgb, ThemeColors, DARK};
+use serde::{Deserialize, Serialize};
+
+use crate::term::palette::{Rgb, ThemeColors, DARK};
 
 use super::Emulator;
 
@@ -18,12 +20,14 @@ const SPECIALS: usize = 5;
 const DYNAMICS: usize = 10;
 
 /// Colours a program set, by kind; `None` means the theme's.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct ColorOverrides {
+    #[serde(with = "crate::term::persist::boxed_array")]
     palette: Box<[Option<Rgb>; 256]>,
     special: [Option<Rgb>; SPECIALS],
     dynamic: [Option<Rgb>; DYNAMICS],
     /// The theme queries fall back to.
+    #[serde(with = "crate::term::persist::theme_ref")]
     theme: &'static ThemeColors,
 }
 
@@ -177,7 +181,7 @@ fn number(bytes: &[u8]) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::theme::{CONTRAST, LIGHT};
+    use crate::term::palette::{CONTRAST, LIGHT};
     use crate::term::Term;
 
     /// What the terminal answers to `query`.

@@ -69,7 +69,7 @@ impl Emulator {
         let n = n.min(bottom + 1 - top);
         let (left, end) = (self.left, self.right + 1);
         self.spend((bottom + 1 - top) * (end - left));
-        for r in top..=bottom - n {
+        for r in top..bottom + 1 - n {
             let span = self.screen.grid()[r + n].span(left, end);
             self.screen.grid_mut()[r].set_span(left, span);
         }

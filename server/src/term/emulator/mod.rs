@@ -15,10 +15,12 @@ mod margins;
 mod rect;
 mod rectangles;
 mod resize;
+mod restore_check;
 mod status_strings;
 mod termcap;
 mod window_ops;
 
+use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::Cell;
@@ -30,26 +32,14 @@ use super::push_log::{PushLog, CHANGED_NOW};
 use super::row::Row;
 use super::screen::Screen;
 use super::scrollback::Scrollback;
-use super::snapshot::CursorState;
+use super::snapshot::{CursorShape, CursorState};
 use super::style::{new_style_table, Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
 use super::titles::Titles;
 use colors::ColorOverrides;
 
-/// Cursor shapes a program can ask for with DECSCUSR.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub enum CursorShape {
-    /// A filled block.
-    #[default]
-    Block,
-    /// A line under the cell.
-    Underline,
-    /// A vertical bar at the left of the cell.
-    Bar,
-}
-
 /// The whole emulator state. The parser drives it through `handler.rs`.
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Emulator {
     cols: usize,
     rows: usize,

@@ -7,8 +7,8 @@
 //! Pixel sizes are those of the cell the SVG renderer draws.
 
 use super::Emulator;
-use crate::render::{CELL_HEIGHT, CELL_WIDTH};
 use crate::term::titles::Which;
+use crate::term::{CELL_HEIGHT, CELL_WIDTH};
 
 impl Emulator {
     /// XTWINOPS `op;arg`.

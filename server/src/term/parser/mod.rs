@@ -18,6 +18,8 @@
 mod params;
 mod utf8;
 
+use serde::{Deserialize, Serialize};
+
 pub use params::Params;
 #[cfg(test)]
 use params::MAX_PARAMS;
@@ -75,7 +77,7 @@ pub trait Actions {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 enum State {
     #[default]
     Ground,
@@ -95,7 +97,7 @@ enum State {
 }
 
 /// The parser's state between calls: chunks may split anywhere.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct Parser {
     state: State,
     params: Params,

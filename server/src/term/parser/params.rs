@@ -2,12 +2,14 @@
 //! values, `;` separating parameters and `:` sub-parameters (as in
 //! `38:2::255:0:0`).
 
+use serde::{Deserialize, Serialize};
+
 /// Most values (parameters and sub-parameters together) kept; a sequence
 /// with more is dispatched as ignored.
 pub const MAX_PARAMS: usize = 32;
 
 /// The parameters of one sequence.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct Params {
     /// Every value, parameters and their sub-parameters in order.
     values: [u16; MAX_PARAMS],

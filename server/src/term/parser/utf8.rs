@@ -3,11 +3,13 @@
 //! control and reaches the caller as that code point), and a character cut
 //! by the end of a chunk completed from the next.
 
+use serde::{Deserialize, Serialize};
+
 /// Replacement for an invalid or cut-off sequence.
 const REPLACEMENT: char = '\u{fffd}';
 
 /// The start of a character cut off by the end of the last chunk.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub(super) struct Partial {
     bytes: [u8; 4],
     len: usize,

@@ -164,3 +164,12 @@ fn soft_reset_and_resize_remove_the_margins() {
     term.advance(b"\x1bP$qs\x1b\\");
     assert_eq!(replies(&mut term), "\x1bP1$r1;8s\x1b\\");
 }
+
+#[test]
+fn a_line_feed_on_a_one_row_screen_with_side_margins_clears_between_them() {
+    // The block scrolled is one row high: it is erased, nothing moves, and
+    // the cell outside the margins stays (this used to underflow and index
+    // past the screen, a panic).
+    let mut term = screen(6, 1, "\x1b[?69h\x1b[2;5sabcde\x1b[1;3Hx\n");
+    assert_eq!(lines(&mut term), ["a"]);
+}

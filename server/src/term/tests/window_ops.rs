@@ -15,8 +15,8 @@ fn sizes_in_characters() {
 
 #[test]
 fn sizes_in_pixels_follow_the_rendered_cell() {
-    let cell_h = crate::render::CELL_HEIGHT.round() as usize;
-    let cell_w = crate::render::CELL_WIDTH.round() as usize;
+    let cell_h = crate::term::CELL_HEIGHT.round() as usize;
+    let cell_w = crate::term::CELL_WIDTH.round() as usize;
     assert_eq!(
         replies(&mut screen(80, 24, "\x1b[14t")),
         format!("\x1b[4;{};{}t", 24 * cell_h, 80 * cell_w)

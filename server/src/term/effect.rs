@@ -1,0 +1,13 @@
+//! What the terminal asks its host to carry out. The terminal does no I/O:
+//! answers for the program and clipboard writes wait in it until the host
+//! takes them with [`Term::take_effects`](super::Term::take_effects).
+
+/// Something the terminal asks its host to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Bytes to write back to the program: answers to DA, DSR, CPR,
+    /// DECRQM, colour queries, ...
+    Reply(Vec<u8>),
+    /// Text the program put on the clipboard (OSC 52), for control viewers.
+    Clipboard(String),
+}

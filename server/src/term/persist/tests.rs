@@ -1,0 +1,161 @@
+//! Round trips and refusals of the terminal state format.
+
+use super::{StateError, HEADER_LEN, MAGIC, STATE_VERSION};
+use crate::term::Term;
+
+/// A terminal with a bit of everything, stopped in the middle of a CSI
+/// sequence.
+fn busy() -> Term {
+    let mut term = Term::new(20, 5, 100);
+    term.advance(
+        b"\x1b]0;title\x07\x1b[31;1mred\x1b[0m \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\r\n",
+    );
+    for i in 0..10 {
+        term.advance(format!("line {i}\r\n").as_bytes());
+    }
+    term.advance(b"\x1b[?1049h\x1b[2;4r\x1b[3;5Halt\x1b[4");
+    term
+}
+
+#[test]
+fn a_state_reads_back_and_goes_on_identically() {
+    let mut whole = busy();
+    let mut restored = Term::restore(&whole.save()).expect("reads back");
+    for term in [&mut whole, &mut restored] {
+        term.advance("2mé\u{1F600}\x1b[6n".as_bytes());
+    }
+    assert_eq!(restored.take_replies(), whole.take_replies());
+    assert_eq!(restored.title(), "title");
+    let (a, b) = (whole.snapshot(), restored.snapshot());
+    assert_eq!(format!("{:?}", a.lines), format!("{:?}", b.lines));
+    assert_eq!(a.cursor, b.cursor);
+    assert_eq!(a.modes, b.modes);
+    assert_eq!(restored.scrollback_len(), whole.scrollback_len());
+    restored.audit_style_counts().expect("counts intact");
+}
+
+#[test]
+fn an_unknown_version_is_refused() {
+    let mut state = busy().save();
+    state[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&(STATE_VERSION + 1).to_le_bytes());
+    let err = Term::restore(&state).err().expect("refused");
+    assert_eq!(
+        err,
+        StateError::UnknownVersion {
+            found: STATE_VERSION + 1
+        }
+    );
+    assert!(err.to_string().contains("version 2 is not known"), "{err}");
+}
+
+#[test]
+fn other_bytes_are_not_a_state() {
+    assert_eq!(Term::restore(b"").err(), Some(StateError::NotAState));
+    assert_eq!(
+        Term::restore(b"hello, world").err(),
+        Some(StateError::NotAState)
+    );
+}
+
+#[test]
+fn truncation_trailing_bytes_and_corruption_are_refused() {
+    let state = busy().save();
+    let short = Term::restore(&state[..state.len() - 1]).err();
+    assert!(
+        matches!(short, Some(StateError::Truncated { .. })),
+        "{short:?}"
+    );
+    let header_only = Term::restore(&state[..HEADER_LEN - 1]).err();
+    assert!(
+        matches!(header_only, Some(StateError::Truncated { .. })),
+        "{header_only:?}"
+    );
+    let mut long = state.clone();
+    long.push(0);
+    assert_eq!(
+        Term::restore(&long).err(),
+        Some(StateError::TrailingBytes(1))
+    );
+    let mut flipped = state.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    assert_eq!(Term::restore(&flipped).err(), Some(StateError::Checksum));
+}
+
+#[test]
+fn a_payload_of_the_wrong_shape_is_refused() {
+    let payload = {
+        let mut out = Vec::new();
+        ciborium::into_writer(&("not", "a", "terminal"), &mut out).expect("serializes");
+        out
+    };
+    let err = Term::restore(&super::frame(&payload)).err();
+    assert!(matches!(err, Some(StateError::Decode(_))), "{err:?}");
+}
+
+mod never_panics {
+    use proptest::prelude::*;
+
+    use super::busy;
+    use crate::term::persist::{frame, HEADER_LEN};
+    use crate::term::Term;
+
+    proptest! {
+        /// Random bytes, with or without a valid header, are refused.
+        #[test]
+        fn random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512), framed in any::<bool>()) {
+            let input = if framed { frame(&bytes) } else { bytes };
+            let _ = Term::restore(&input);
+        }
+
+        /// Every truncation of a valid state is refused.
+        #[test]
+        fn truncations(cut in any::<prop::sample::Index>()) {
+            let state = busy().save();
+            let cut = cut.index(state.len());
+            prop_assert!(Term::restore(&state[..cut]).is_err());
+        }
+
+        /// A valid state with bytes of its payload changed, and its checksum
+        /// made to match, is decoded or refused, never a panic.
+        #[test]
+        fn changed_payloads(
+            changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        ) {
+            let state = busy().save();
+            let mut payload = state[HEADER_LEN..].to_vec();
+            for (at, byte) in changes {
+                let at = at.index(payload.len());
+                payload[at] = byte;
+            }
+            let _ = Term::restore(&frame(&payload));
+        }
+    }
+}
+
+#[test]
+fn a_full_scrollback_costs_about_eight_bytes_a_cell() {
+    let mut term = Term::new(80, 24, 1000);
+    for i in 0..1100 {
+        term.advance(
+            format!("\x1b[3{}mline {i:>5} {}\x1b[0m\r\n", i % 8, "x".repeat(60)).as_bytes(),
+        );
+    }
+    let cells = (1000 + 24) * 80;
+    let bytes = term.save().len();
+    eprintln!("{bytes} bytes for {cells} cells");
+    assert!(bytes < cells * 10, "{bytes} bytes for {cells} cells");
+}
+
+#[test]
+fn a_state_whose_parts_do_not_fit_is_refused() {
+    let mut term = busy();
+    term.emu.misplace_cursor_for_test();
+    let err = Term::restore(&term.save()).err();
+    assert_eq!(
+        err,
+        Some(StateError::Inconsistent(
+            "the shown screen does not fit the size"
+        ))
+    );
+}

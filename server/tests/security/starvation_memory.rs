@@ -1,0 +1,153 @@
+//! Slow viewers' memory: viewers of a big screen that never read cost the
+//! server one shared encoding and a bounded queue each, never a copy of
+//! the screen each.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{address_in_startup_line, eventually, http, ws};
+
+const TOKEN: &str = "memory-test-token-0123";
+/// Viewers that never read.
+const VIEWERS: usize = 64;
+/// Most the server's memory may grow for all of them together.
+const GROWTH_BOUND: u64 = 24 << 20;
+
+/// The server binary, run as a child so that its memory is its own.
+struct ServerProcess {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl ServerProcess {
+    fn start() -> ServerProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--token", TOKEN])
+            .arg("--allow-any-command")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start panecast serve");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the listening line");
+        let addr = address_in_startup_line(&line);
+        ServerProcess { child, addr }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<&str>) -> crate::common::Response {
+        let auth = format!("Bearer {TOKEN}");
+        http(
+            self.addr,
+            method,
+            path,
+            &[("Authorization", &auth)],
+            body.map(str::as_bytes),
+        )
+    }
+
+    /// Resident memory in bytes.
+    fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+            .expect("VmRSS in /proc status")
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
+    let server = ServerProcess::start();
+    // A 1000x1000 screen full of coloured text.
+    let fill = "i=0; while [ $i -lt 1000 ]; do printf '\\033[3%dm%0990d\\n' $((i % 8)) $i; \
+                i=$((i + 1)); done; printf done; sleep 600";
+    let body = json!({ "command": ["sh", "-c", fill], "cols": 1000, "rows": 1000 }).to_string();
+    let created = server.call("POST", "/api/sessions", Some(&body));
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+    let screen = format!("/api/sessions/{id}/screen");
+    eventually("the screen is full", || {
+        server
+            .call("GET", &screen, None)
+            .body
+            .contains("done")
+            .then_some(())
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let auth = format!("Bearer {TOKEN}");
+    let path = ws::ws_path(&id, Some("view"));
+    // One viewer that reads the whole screen: the shared encoding exists.
+    runtime.block_on(async {
+        let mut reader = ws::connect(server.addr, &path, &[("Authorization", &auth)], None)
+            .await
+            .expect("a viewer");
+        reader
+            .until("the whole screen", Duration::from_secs(60), |m| {
+                m.text().iter().any(|l| l.starts_with("done"))
+            })
+            .await;
+        reader.close().await;
+    });
+    let before = server.rss();
+    // The attack: viewers with a tiny receive buffer that never read.
+    let _silent: Vec<ws::Client> = runtime.block_on(async {
+        let mut silent = Vec::new();
+        for _ in 0..VIEWERS {
+            let client =
+                ws::connect(server.addr, &path, &[("Authorization", &auth)], Some(4096)).await;
+            silent.push(client.expect("a viewer"));
+        }
+        silent
+    });
+    let session = format!("/api/sessions/{id}");
+    eventually("every silent viewer has joined", || {
+        let views = server.call("GET", &session, None).json()["viewers"]["view"].as_u64();
+        (views == Some(VIEWERS as u64)).then_some(())
+    });
+    // Each viewer's first frame is under way as it joins: watch the
+    // server's memory for a while for its peak.
+    let (mut peak, until) = (0, Instant::now() + Duration::from_secs(2));
+    while Instant::now() < until {
+        peak = peak.max(server.rss());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let growth = peak.saturating_sub(before);
+    assert!(
+        growth < GROWTH_BOUND,
+        "{VIEWERS} silent viewers grew the server from {} to {} MiB",
+        before >> 20,
+        peak >> 20
+    );
+    // The server still serves a reading viewer at once.
+    runtime.block_on(async {
+        let mut reader = ws::connect(server.addr, &path, &[("Authorization", &auth)], None)
+            .await
+            .expect("a viewer");
+        reader
+            .until("the whole screen", Duration::from_secs(60), |m| {
+                m.text().iter().any(|l| l.starts_with("done"))
+            })
+            .await;
+    });
+}
