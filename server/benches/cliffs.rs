@@ -104,5 +104,49 @@ fn styles(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, resize, styles);
+/// A 1000x1000 screen whose rows each hold a few styled runs.
+fn styled_screen() -> Term {
+    let mut term = Term::new(1000, 1000, 0);
+    let mut line = String::new();
+    for run in 0..8 {
+        let _ = write!(line, "\x1b[3{}m{}", run % 8, "x".repeat(125));
+    }
+    let mut screen = String::new();
+    for _ in 0..1000 {
+        screen.push_str(&line);
+    }
+    term.advance(screen.as_bytes());
+    term
+}
+
+fn expensive(c: &mut Criterion) {
+    let mut group = c.benchmark_group("expensive");
+    group.sample_size(20);
+    let cases: [(&str, &[u8]); 5] = [
+        ("decrara", b"\x1b[;;;;7$t"),
+        ("decaln", b"\x1b#8"),
+        ("ed2", b"\x1b[2J"),
+        ("su1000", b"\x1b[1000S"),
+        ("rep65535", b"x\x1b[65535b"),
+    ];
+    for (name, sequence) in cases {
+        let mut probe = styled_screen();
+        probe.advance(sequence);
+        eprintln!("expensive/{name}: {} units of work", probe.work());
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                styled_screen,
+                |mut term| {
+                    term.advance(sequence);
+                    black_box(term.work());
+                    term
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, resize, styles, expensive);
 criterion_main!(benches);

@@ -234,6 +234,11 @@ pub struct Limits {
     pub input_rate: u32,
     /// Input bytes a session takes in one burst.
     pub input_burst: u32,
+    /// The share of a session's actor time, in percent, one credential's
+    /// searches and scrollback reads may take, from every transport.
+    pub read_share_percent: u8,
+    /// Actor time one credential's reads may take in one burst.
+    pub read_burst_ms: u64,
     /// Open HTTP connections; past it the longest idle one (of the
     /// address holding most) is closed.
     pub max_connections: usize,
@@ -277,6 +282,8 @@ impl Default for Limits {
             auth_failures_per_minute: 30,
             input_rate: 1 << 20,
             input_burst: 4 << 20,
+            read_share_percent: 10,
+            read_burst_ms: 500,
             max_connections: 1024,
             max_connections_per_address: 128,
             header_timeout_secs: 10,
@@ -458,6 +465,12 @@ impl Config {
                 l.scrollback, l.max_scrollback
             ));
         }
+        if !(1..=100).contains(&l.read_share_percent) {
+            return invalid(format!(
+                "limits.read_share_percent = {}: use 1 to 100",
+                l.read_share_percent
+            ));
+        }
         if l.viewer_reserve >= l.max_viewers {
             return invalid(format!(
                 "limits.viewer_reserve = {} must be below limits.max_viewers ({})",
@@ -491,6 +504,7 @@ impl Config {
             ("ping_interval_ms", l.ping_interval_ms),
             ("link_ttl_secs", l.link_ttl_secs),
             ("max_links_per_session", l.max_links_per_session as u64),
+            ("read_burst_ms", l.read_burst_ms),
             (
                 "auth_failures_per_minute",
                 u64::from(l.auth_failures_per_minute),

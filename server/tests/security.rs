@@ -18,6 +18,8 @@ mod cookies;
 mod credentials;
 #[path = "security/csrf.rs"]
 mod csrf;
+#[path = "security/expensive_sequences.rs"]
+mod expensive_sequences;
 #[path = "security/forwarded.rs"]
 mod forwarded;
 #[path = "security/framing.rs"]
@@ -62,6 +64,8 @@ mod starvation_connections;
 mod starvation_memory;
 #[path = "security/starvation_replays.rs"]
 mod starvation_replays;
+#[path = "security/starvation_search.rs"]
+mod starvation_search;
 #[path = "security/starvation_viewers.rs"]
 mod starvation_viewers;
 #[path = "security/traversal.rs"]

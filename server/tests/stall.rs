@@ -3,7 +3,10 @@
 //! hyperlinks, a 20 MB line without a newline) while one of them is resized
 //! to 10 columns and back; meanwhile `/healthz` and a third session's echo
 //! are timed. Then the floods are deleted, the server's memory must fall
-//! back, and SIGTERM must end it promptly even with a flood running.
+//! back; a 1000x1000 session printing a whole-screen DECRARA in a loop (9
+//! bytes for a million cells) must not slow the echo either, and must be
+//! deleted promptly; and SIGTERM must end the server promptly even with
+//! such a loop running.
 //!
 //! The bounds are correctness bounds for a stall (a blocked async worker
 //! shows up as hundreds of milliseconds to seconds), generous enough for a
@@ -335,10 +338,47 @@ fn hostile_sessions_do_not_stall_the_server_and_give_their_memory_back() {
         server.memory("VmHWM:")
     );
 
-    // SIGTERM ends the server even with a flood running.
+    // A DECRARA loop neither slows another session nor holds up its DELETE.
+    let prober = Prober::start(server.addr);
+    let decrara = decrara_loop(&server);
+    let mut echoes = Vec::new();
+    for _ in 0..20 {
+        measure(&server, &mut echoes);
+    }
+    let start = Instant::now();
+    let response = server.call("DELETE", &format!("/api/sessions/{decrara}"), None);
+    let took = start.elapsed();
+    assert_eq!(response.status, 200, "delete: {}", response.body);
+    eprintln!("DELETE of a DECRARA loop took {took:?}");
+    assert!(
+        took < DELETE_BOUND,
+        "DELETE of a DECRARA loop took {took:?}"
+    );
+    assert_p99("healthz beside a DECRARA loop", prober.finish());
+    assert_p99("echo beside a DECRARA loop", echoes);
+
+    // SIGTERM ends the server even with a flood and a DECRARA loop running.
     let _flood = server.create(&["sh", "-c", &forever]);
-    std::thread::sleep(Duration::from_millis(500));
+    decrara_loop(&server);
     terminate(server);
+}
+
+/// Starts a 1000x1000 session printing `x` and a whole-screen DECRARA
+/// forever; returns its id once the loop's output is on the screen.
+fn decrara_loop(server: &Server) -> String {
+    let response = server.call(
+        "POST",
+        "/api/sessions",
+        Some(json!({ "command": ["yes", "x\x1b[;;;;7$t"], "cols": 1000, "rows": 1000 })),
+    );
+    assert_eq!(response.status, 201, "create: {}", response.body);
+    let id = response.json()["id"].as_str().expect("an id").to_owned();
+    let start = Instant::now();
+    while !server.screen(&id).contains('x') {
+        assert!(start.elapsed() < WAIT, "the DECRARA loop never printed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    id
 }
 
 /// Sends SIGTERM and checks the server exits in time.

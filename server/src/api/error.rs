@@ -94,6 +94,7 @@ impl From<SessionError> for ApiError {
             SessionError::Resize(_) => (StatusCode::INTERNAL_SERVER_ERROR, "resize_failed"),
             SessionError::BadSize(_) => (StatusCode::BAD_REQUEST, "bad_size"),
             SessionError::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "input_rate_limited"),
+            SessionError::ReadsPaced => (StatusCode::TOO_MANY_REQUESTS, "reads_paced"),
             SessionError::Replay => (StatusCode::CONFLICT, "replay_read_only"),
             SessionError::NotRecording => (StatusCode::CONFLICT, "not_recording"),
             SessionError::BadMarker(_) => (StatusCode::BAD_REQUEST, "bad_marker"),

@@ -8,10 +8,10 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::session::search::{Found, Pattern, MAX_MATCHES};
-
 use crate::session::SessionHandle;
 
 use super::error::{ApiError, ErrorBody};
+use super::guard::Caller;
 
 /// Matches returned when the request names no limit.
 const DEFAULT_LIMIT: usize = 100;
@@ -50,9 +50,11 @@ fn flag(value: Option<u8>, name: &str) -> Result<bool, ApiError> {
     responses(
         (status = 200, description = "The matches", body = Found),
         (status = 400, description = "bad_query, bad_limit, bad_pattern", body = ErrorBody),
+        (status = 429, description = "reads_paced: this credential's searches and scrollback reads took their share of the session", body = ErrorBody),
     )
 )]
 pub async fn search(
+    Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Json<Found>, ApiError> {
@@ -70,5 +72,6 @@ pub async fn search(
         flag(query.case, "case")?,
     )
     .map_err(|e| ApiError::bad_request("bad_pattern", e.to_string()))?;
-    Ok(Json(session.search(pattern, limit).await?))
+    let who = caller.grant().credential();
+    Ok(Json(session.search(pattern, limit, who).await?))
 }

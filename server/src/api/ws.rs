@@ -521,9 +521,14 @@ impl Viewer {
                 return Ok(());
             }
             ClientMessage::ScrollbackRequest { start, count } => {
-                // An error means the session is over; the status says so next.
-                let Ok(lines) = self.session.scrollback(start, count).await else {
-                    return Ok(());
+                let who = self.caller.grant().credential();
+                let lines = match self.session.scrollback(start, count, who).await {
+                    Ok(lines) => lines,
+                    Err(SessionError::ReadsPaced) => {
+                        return self.warn(&SessionError::ReadsPaced.to_string()).await;
+                    }
+                    // The session is over; the status says so next.
+                    Err(_) => return Ok(()),
                 };
                 // Index the lines from the screen this client was last sent.
                 self.update(&self.session.screen()).await?;

@@ -3,11 +3,19 @@
 //!
 //! Its life has two phases. While the child lives, output, commands, the
 //! child's exit and the synchronized-output deadline are served in one
-//! `select!`. Once the child has exited and its output is drained (or
-//! after it was killed), the final screen and exit status are published and
-//! the session lingers, answering commands with [`SessionError::Exited`],
-//! until the linger time passes or it is killed.
+//! `select!`, commands first. Output is parsed in slices of [`SLICE_WORK`]
+//! units of the terminal's work meter (cells touched, not bytes), with
+//! commands looked at between slices: a kill, input or shutdown never waits
+//! behind more than one slice, whatever a program prints, and no more pty
+//! output is read while a chunk is being parsed (backpressure). Searches
+//! run in slices of their own between the others.
+//!
+//! Once the child has exited and its output is drained (or after it was
+//! killed), the final screen and exit status are published and the session
+//! lingers, answering commands with [`SessionError::Exited`], until the
+//! linger time passes or it is killed.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -27,13 +35,22 @@ use crate::term::{Effect, Snapshot, StyleId, Term};
 
 use super::pacer::Pacer;
 use super::search;
-use super::{Command, Input, Metrics, ScrollbackLines, SessionError, SessionInfo, Status, Timings};
+use super::{
+    Command, Input, Metrics, ScrollbackLines, SearchReply, SessionError, SessionInfo, Status,
+    Timings, MAX_SEARCHES,
+};
 
 /// How long output may still be read after the child exited, for when
 /// another process (a background job) keeps the terminal open.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
 /// How long to wait for the child to be reaped after SIGKILL.
 const KILL_WAIT: Duration = Duration::from_secs(1);
+/// Units of the terminal's work meter parsed between two looks at the
+/// commands: about a 64 KiB chunk of plain text, a millisecond or two.
+const SLICE_WORK: u64 = 128 * 1024;
+/// Work applied from what is left queued once the child has exited and its
+/// output stopped being read; the rest is dropped.
+const FINISH_WORK: u64 = 16 * SLICE_WORK;
 
 /// The state an actor runs with.
 pub(super) struct Actor {
@@ -70,6 +87,8 @@ impl Actor {
     pub async fn run(self) {
         let mut live = Live {
             pacer: Pacer::new(self.timings.frame, self.timings.sync_timeout),
+            parsing: None,
+            searches: VecDeque::new(),
             output_open: true,
             exit: None,
             killed: false,
@@ -104,10 +123,10 @@ impl Actor {
                     }
                     Some(Command::Theme(_)) => {}
                     Some(Command::Scrollback { start, count, reply }) => {
-                        let _ = reply.send(scrollback(&self.term, start, count));
+                        let _ = reply.send(scrollback_timed(&self.term, start, count));
                     }
                     Some(Command::Search { pattern, limit, reply }) => {
-                        let _ = reply.send(search(&mut self.term, &pattern, limit));
+                        let _ = reply.send(Ok(search_now(&mut self.term, pattern, limit)));
                     }
                     None => return None,
                 },
@@ -121,6 +140,10 @@ impl Actor {
 struct Live {
     actor: Actor,
     pacer: Pacer,
+    /// The chunk being parsed, and how much of it is done.
+    parsing: Option<(Vec<u8>, usize)>,
+    /// Searches under way, oldest first, with whom to answer.
+    searches: VecDeque<(search::Job, SearchReply)>,
     /// False once the reader hit end of file (or was given up on).
     output_open: bool,
     /// The exit status, once the child has been reaped.
@@ -135,10 +158,13 @@ impl Live {
     async fn run(&mut self) -> Ending {
         let mut drain_deadline = None;
         loop {
-            if self.exit.is_some() && !self.output_open {
+            if self.exit.is_some() && !self.output_open && self.parsing.is_none() {
                 return Ending::Exited;
             }
+            self.search_slice();
             let publish_deadline = self.pacer.deadline();
+            let parsing = self.parsing.is_some();
+            let searching = !self.searches.is_empty();
             let a = &mut self.actor;
             tokio::select! {
                 biased;
@@ -162,10 +188,15 @@ impl Live {
                         self.actor.term.set_theme(ThemeColors::of(theme));
                     }
                     Some(Command::Scrollback { start, count, reply }) => {
-                        let _ = reply.send(scrollback(&self.actor.term, start, count));
+                        let _ = reply.send(scrollback_timed(&self.actor.term, start, count));
                     }
                     Some(Command::Search { pattern, limit, reply }) => {
-                        let _ = reply.send(search(&mut self.actor.term, &pattern, limit));
+                        if self.searches.len() >= MAX_SEARCHES {
+                            let _ = reply.send(Err(SessionError::ReadsPaced));
+                        } else {
+                            let job = search::Job::new(&self.actor.term, pattern, limit);
+                            self.searches.push_back((job, reply));
+                        }
                     }
                     None => {
                         self.terminate().await;
@@ -176,12 +207,32 @@ impl Live {
                     self.exit = Some(status.unwrap_or_else(|_| unknown_exit()));
                     drain_deadline = Some(Instant::now() + DRAIN_AFTER_EXIT);
                 }
+                () = std::future::ready(()), if parsing => {
+                    self.parse_slice();
+                    // Let the runtime fire its timers between slices.
+                    tokio::task::yield_now().await;
+                }
                 chunk = a.events.output.recv(), if self.output_open => match chunk {
                     Some(bytes) => self.output(bytes),
                     None => self.output_open = false,
                 },
                 () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
                 () = sleep_until_some(drain_deadline) => self.output_open = false,
+                () = std::future::ready(()), if searching => {}
+            }
+        }
+    }
+
+    /// Works on the oldest search for one slice; answers it when it is done.
+    fn search_slice(&mut self) {
+        let Some((job, _)) = self.searches.front_mut() else {
+            return;
+        };
+        let until = std::time::Instant::now() + search::SEARCH_SLICE;
+        if job.step(&mut self.actor.term, until) {
+            if let Some((job, reply)) = self.searches.pop_front() {
+                let spent = job.spent();
+                let _ = reply.send(Ok((job.found(), spent)));
             }
         }
     }
@@ -247,22 +298,28 @@ impl Live {
         Ok(())
     }
 
-    /// Applies a chunk to the terminal (unless the session is being
-    /// killed), then hands it to the recording, if any, without a copy.
-    fn apply(&mut self, bytes: Vec<u8>) {
+    /// Takes a chunk of output (drops it once the session is being killed)
+    /// and parses its first slice; the rest waits for the next turns.
+    fn output(&mut self, bytes: Vec<u8>) {
         self.actor.metrics.chunk_read(bytes.len());
         if !self.killed {
-            self.actor.term.advance(&bytes);
-            if let Some(recorder) = self.actor.recorder.as_mut() {
-                recorder.output(bytes);
-            }
+            self.parsing = Some((bytes, 0));
+            self.parse_slice();
         }
     }
 
-    /// Applies a chunk, sends the terminal's answers, publishes if it is time.
-    fn output(&mut self, bytes: Vec<u8>) {
-        let len = bytes.len();
-        self.apply(bytes);
+    /// Parses one slice of the chunk under way; once the chunk is done,
+    /// hands it to the recording, if any, without a copy. Then sends the
+    /// terminal's answers and publishes if it is time.
+    fn parse_slice(&mut self) {
+        let Some((bytes, done)) = self.parsing.as_mut() else {
+            return;
+        };
+        *done += self.actor.term.advance_within(&bytes[*done..], SLICE_WORK);
+        let (len, finished) = (bytes.len(), *done >= bytes.len());
+        if finished {
+            self.record_parsing();
+        }
         for effect in self.actor.term.take_effects() {
             match effect {
                 // A child that does not read cannot take answers either: drop them.
@@ -277,8 +334,17 @@ impl Live {
         // program was still writing. Publishing after each chunk that merely
         // outran the reader would send a frame every millisecond of a flood.
         let more_expected =
-            !self.actor.events.output.is_empty() || len >= crate::pty::READ_BUFFER / 2;
+            !finished || !self.actor.events.output.is_empty() || len >= crate::pty::READ_BUFFER / 2;
         self.changed(more_expected);
+    }
+
+    /// Hands the chunk under way, parsed or not, to the recording.
+    fn record_parsing(&mut self) {
+        if let Some((bytes, _)) = self.parsing.take() {
+            if let Some(recorder) = self.actor.recorder.as_mut() {
+                recorder.output(bytes);
+            }
+        }
     }
 
     fn changed(&mut self, more_expected: bool) {
@@ -302,6 +368,7 @@ impl Live {
     /// dropped: the screen stays as it was when the kill was asked for.
     async fn terminate(&mut self) {
         self.killed = true;
+        self.record_parsing();
         if self.exit.is_some() {
             return;
         }
@@ -339,13 +406,27 @@ impl Live {
     }
 
     /// Releases the terminal (closing every descriptor and ending the pty
-    /// threads), applies what output is left (drops it after a kill), publishes the final screen and
-    /// the exit status, and logs the end.
+    /// threads), applies what output is left, up to [`FINISH_WORK`] (drops
+    /// it after a kill), publishes the final screen and the exit status,
+    /// and logs the end.
     fn finish(&mut self) {
         self.actor.pty = None;
         self.actor.events.output.close();
+        self.record_parsing();
+        let mut work = FINISH_WORK;
         while let Ok(bytes) = self.actor.events.output.try_recv() {
-            self.apply(bytes);
+            self.actor.metrics.chunk_read(bytes.len());
+            if self.killed {
+                continue;
+            }
+            if work > 0 {
+                let term = &mut self.actor.term;
+                term.advance_within(&bytes, work);
+                work = work.saturating_sub(term.work());
+            }
+            if let Some(recorder) = self.actor.recorder.as_mut() {
+                recorder.output(bytes);
+            }
         }
         self.publish(Instant::now());
         // Dropping the recorder waits for its writer to write out the rest.
@@ -395,14 +476,24 @@ pub(super) async fn sleep_until_some(deadline: Option<Instant>) {
     }
 }
 
-/// The matches of `pattern` in the scrollback and screen, within the search deadline.
-pub(super) fn search(term: &mut Term, pattern: &search::Pattern, limit: usize) -> search::Found {
-    search::search_term(
-        term,
-        pattern,
-        limit,
-        Instant::now().into_std() + search::SEARCH_DEADLINE,
-    )
+/// A search run to its end (or its deadline) at once, for when nothing
+/// else waits on the actor (no program runs): the answer and the time it took.
+pub(super) fn search_now(
+    term: &mut Term,
+    pattern: search::Pattern,
+    limit: usize,
+) -> (search::Found, Duration) {
+    let mut job = search::Job::new(term, pattern, limit);
+    while !job.step(term, std::time::Instant::now() + search::SEARCH_SLICE) {}
+    let spent = job.spent();
+    (job.found(), spent)
+}
+
+/// [`scrollback`], with the time it took.
+pub(super) fn scrollback_timed(term: &Term, start: u64, count: u16) -> (ScrollbackLines, Duration) {
+    let started = std::time::Instant::now();
+    let lines = scrollback(term, start, count);
+    (lines, started.elapsed())
 }
 
 /// Scrollback lines `start .. start + count` counted up from the screen

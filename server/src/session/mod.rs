@@ -168,6 +168,10 @@ pub enum SessionError {
     /// More input than the session's input rate allows.
     #[error("input dropped: over the session's input rate limit")]
     RateLimited,
+    /// A credential's searches and scrollback reads took their share of
+    /// the session's time, or too many searches are under way.
+    #[error("too many searches or scrollback reads; try again in a moment")]
+    ReadsPaced,
     /// A replay takes no input and keeps its recorded sizes.
     #[error("a replay takes no input")]
     Replay,
@@ -200,15 +204,18 @@ enum Command {
         rows: u16,
         reply: Reply,
     },
+    /// Answered with the lines and the actor time they took.
     Scrollback {
         start: u64,
         count: u16,
-        reply: tokio::sync::oneshot::Sender<ScrollbackLines>,
+        reply: tokio::sync::oneshot::Sender<(ScrollbackLines, std::time::Duration)>,
     },
+    /// Answered with what was found and the actor time it took, or refused
+    /// when [`MAX_SEARCHES`] are under way.
     Search {
         pattern: search::Pattern,
         limit: usize,
-        reply: tokio::sync::oneshot::Sender<search::Found>,
+        reply: SearchReply,
     },
     Marker(String, Reply),
     /// The theme a control viewer paints with (answers to colour queries).
@@ -217,3 +224,9 @@ enum Command {
 }
 
 type Reply = tokio::sync::oneshot::Sender<Result<(), SessionError>>;
+
+type SearchReply =
+    tokio::sync::oneshot::Sender<Result<(search::Found, std::time::Duration), SessionError>>;
+
+/// Searches one session's actor works on at once; more are refused.
+const MAX_SEARCHES: usize = 4;

@@ -7,8 +7,11 @@
 //! match continues on the next rows.
 //!
 //! Patterns are compiled with the `regex` crate (linear-time matching, no
-//! backreferences) under size limits, and a search stops at a deadline, so
-//! no pattern and no scrollback can hold the session's actor for long.
+//! backreferences) under size limits. A search is a [`Job`] the session's
+//! actor runs in slices of at most [`SEARCH_SLICE`], serving output and
+//! commands between them, and it stops at a deadline counted from the
+//! moment its pattern started compiling: no pattern and no scrollback can
+//! hold the actor for long, nor a search run on past its deadline.
 
 use std::time::{Duration, Instant};
 
@@ -23,10 +26,20 @@ pub const MAX_PATTERN: usize = 1024;
 pub const MAX_MATCHES: usize = 1000;
 /// Heap a compiled pattern may take (program and lazy DFA each).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
-/// How long one search may run before it returns what it found so far.
+/// How long one search may take, from the start of its pattern's
+/// compilation to its answer, before it returns what it found so far.
 pub const SEARCH_DEADLINE: Duration = Duration::from_millis(100);
-/// Rows between two looks at the clock.
-const CLOCK_EVERY: usize = 256;
+/// Longest stretch of the actor's time one slice of a search takes.
+pub const SEARCH_SLICE: Duration = Duration::from_millis(5);
+/// Rows laid out between two looks at the clock.
+const CLOCK_EVERY: usize = 32;
+/// Bytes of text matched at once, at first; the length adapts to how long
+/// a piece takes, between [`MIN_PIECE`] and [`MAX_PIECE`].
+const FIRST_PIECE: usize = 16 * 1024;
+/// Shortest piece of text matched at once (a slow pattern's).
+const MIN_PIECE: usize = 256;
+/// Longest piece of text matched at once.
+const MAX_PIECE: usize = 256 * 1024;
 
 /// Why a pattern cannot be searched for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,12 +59,15 @@ pub enum SearchError {
 #[derive(Debug, Clone)]
 pub struct Pattern {
     regex: Regex,
+    /// When its compilation started: the search's deadline counts from here.
+    started: Instant,
 }
 
 impl Pattern {
     /// `text` as a regex when `regex`, otherwise literally; case-sensitive
     /// only when `case`.
     pub fn new(text: &str, regex: bool, case: bool) -> Result<Pattern, SearchError> {
+        let started = Instant::now();
         if text.is_empty() {
             return Err(SearchError::Empty);
         }
@@ -70,7 +86,13 @@ impl Pattern {
             .dfa_size_limit(REGEX_SIZE_LIMIT)
             .build()
             .map_err(|e| SearchError::Invalid(e.to_string()))?;
-        Ok(Pattern { regex })
+        Ok(Pattern { regex, started })
+    }
+
+    /// When a search for this pattern must answer: [`SEARCH_DEADLINE`]
+    /// after its compilation started.
+    pub fn deadline(&self) -> Instant {
+        self.started + SEARCH_DEADLINE
     }
 }
 
@@ -103,53 +125,190 @@ pub struct Found {
 }
 
 /// Searches `term`'s scrollback and screen, oldest first, for at most
-/// `limit` matches, stopping at `deadline`.
+/// `limit` matches, stopping at `deadline`: a [`Job`] run to its end at once.
 pub fn search_term(term: &mut Term, pattern: &Pattern, limit: usize, deadline: Instant) -> Found {
-    let held = term.scrollback_len();
-    let screen_top = term.scrolled_since(0);
-    let first_line = screen_top.saturating_sub(held as u64);
-    let screen: Vec<Row> = (0..usize::from(term.rows()))
-        .filter_map(|r| term.row(r).cloned())
-        .collect();
-    // Scrollback rows are built one at a time, as the search reaches them.
-    let rows = (0..held)
-        .map_while(|i| term.scrollback_row(i))
-        .chain(screen);
-    let (matches, truncated) = search_rows(rows, first_line, term.cols(), pattern, limit, deadline);
-    Found {
-        matches,
-        truncated,
-        screen_top,
-        first_line,
-        cols: term.cols(),
+    let mut job = Job::new(term, pattern.clone(), limit);
+    job.deadline = deadline;
+    while !job.step(term, deadline) {}
+    job.found()
+}
+
+/// A search under way. Each [`Job::step`] lays out the next rows of the
+/// terminal as it is then (rows are numbered absolutely, so scrolling
+/// between steps shifts nothing), and once every row is laid out matches
+/// the text a piece at a time.
+#[derive(Debug)]
+pub struct Job {
+    pattern: Pattern,
+    limit: usize,
+    deadline: Instant,
+    cols: u16,
+    text: Text,
+    /// Absolute number of the next row to lay out, until all are.
+    next: Option<u64>,
+    /// Where matching resumes in the text.
+    at: usize,
+    /// Bytes to match in the next piece.
+    piece: usize,
+    matches: Vec<Match>,
+    truncated: bool,
+    screen_top: u64,
+    first_line: u64,
+    /// Time taken by the steps so far.
+    spent: Duration,
+}
+
+impl Job {
+    /// A search of `term` for at most `limit` matches of `pattern`, by the
+    /// pattern's deadline.
+    pub fn new(term: &Term, pattern: Pattern, limit: usize) -> Job {
+        let screen_top = term.scrolled_since(0);
+        let first_line = screen_top.saturating_sub(term.scrollback_len() as u64);
+        Job {
+            deadline: pattern.deadline(),
+            pattern,
+            limit,
+            cols: term.cols(),
+            text: Text::default(),
+            next: Some(first_line),
+            at: 0,
+            piece: FIRST_PIECE,
+            matches: Vec::new(),
+            truncated: false,
+            screen_top,
+            first_line,
+            spent: Duration::ZERO,
+        }
+    }
+
+    /// Works on the search until `until` (or its deadline, if sooner);
+    /// true once it is done and [`Job::found`] has the answer.
+    pub fn step(&mut self, term: &mut Term, until: Instant) -> bool {
+        let started = Instant::now();
+        let until = until.min(self.deadline);
+        if self.next.is_some() {
+            self.lay_out(term, until);
+        }
+        if self.next.is_none() {
+            self.find(until);
+        }
+        let now = Instant::now();
+        self.spent += now.saturating_duration_since(started);
+        if now >= self.deadline && !self.done() {
+            // Out of time: what was laid out and matched is the answer.
+            self.truncated = true;
+            self.next = None;
+            self.at = self.text.text.len();
+        }
+        self.done()
+    }
+
+    /// Time the steps took so far.
+    pub fn spent(&self) -> Duration {
+        self.spent
+    }
+
+    /// The answer: every match found, and whether the search stopped early.
+    pub fn found(self) -> Found {
+        Found {
+            matches: self.matches,
+            truncated: self.truncated,
+            screen_top: self.screen_top,
+            first_line: self.first_line,
+            cols: self.cols,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.next.is_none() && self.at >= self.text.text.len()
+    }
+
+    /// Lays out rows from `next` on until the screen's last, or `until`.
+    fn lay_out(&mut self, term: &mut Term, until: Instant) {
+        let Some(mut next) = self.next else { return };
+        if term.cols() != self.cols {
+            // Resized since the search began: the rows laid out are all it searches.
+            self.truncated = true;
+            self.next = None;
+            return;
+        }
+        let held = term.scrollback_len() as u64;
+        let screen_top = term.scrolled_since(0);
+        let first_line = screen_top.saturating_sub(held);
+        // Lines dropped from the scrollback before they were reached are gone.
+        next = next.max(first_line);
+        let end = screen_top + u64::from(term.rows());
+        let cols = usize::from(self.cols);
+        let mut laid = 0;
+        while next < end {
+            if laid % CLOCK_EVERY == 0 && Instant::now() >= until {
+                self.next = Some(next);
+                return;
+            }
+            let row = if next < screen_top {
+                term.scrollback_row((next - first_line) as usize)
+            } else {
+                term.row((next - screen_top) as usize).cloned()
+            };
+            if let Some(row) = row {
+                self.text.push(&row, next, cols);
+            }
+            next += 1;
+            laid += 1;
+        }
+        self.screen_top = screen_top;
+        self.next = None;
+    }
+
+    /// Matches the text a piece at a time until it ends, the limit is
+    /// reached, or `until`; each piece ends at a line's end where one is
+    /// near, and pieces shrink while they take long.
+    fn find(&mut self, until: Instant) {
+        let text = &self.text.text;
+        while self.at < text.len() {
+            let now = Instant::now();
+            if now >= until {
+                return;
+            }
+            let end = piece_end(text, self.at, self.piece);
+            let wanted = self.limit - self.matches.len();
+            let (found, full) =
+                self.text
+                    .find(&self.pattern, usize::from(self.cols), wanted, self.at..end);
+            self.matches.extend(found);
+            let took = now.elapsed();
+            self.piece = if took > SEARCH_SLICE / 4 {
+                (self.piece / 2).max(MIN_PIECE)
+            } else if took < SEARCH_SLICE / 16 {
+                (self.piece * 2).min(MAX_PIECE)
+            } else {
+                self.piece
+            };
+            self.at = end;
+            if full {
+                self.truncated = true;
+                self.at = text.len();
+            }
+        }
     }
 }
 
-/// Searches `rows` (the first one numbered `first_line`, all `cols` wide) for
-/// at most `limit` matches; true when it stopped early.
-///
-/// The rows are joined into one text, a logical line (rows joined by soft
-/// wraps) per text line, and the pattern runs over it once: one scan instead
-/// of one per line, with the regex crate's literal prefilters.
-pub fn search_rows(
-    rows: impl IntoIterator<Item = Row>,
-    first_line: u64,
-    cols: u16,
-    pattern: &Pattern,
-    limit: usize,
-    deadline: Instant,
-) -> (Vec<Match>, bool) {
-    let mut text = Text::default();
-    let mut late = false;
-    for (index, row) in rows.into_iter().enumerate() {
-        if index % CLOCK_EVERY == 0 && Instant::now() >= deadline {
-            late = true;
-            break;
-        }
-        text.push(&row, first_line + index as u64, usize::from(cols));
+/// Where the piece of `text` starting at `at` about `len` long ends: just
+/// after the first line break at or past `at + len`, if one comes before
+/// [`MAX_PIECE`] more bytes, otherwise at a character boundary there.
+fn piece_end(text: &str, at: usize, len: usize) -> usize {
+    let from = (at + len).min(text.len());
+    let limit = (from + MAX_PIECE).min(text.len());
+    match text.as_bytes()[from..limit]
+        .iter()
+        .position(|&b| b == b'\n')
+    {
+        Some(i) => from + i + 1,
+        None if limit == text.len() => limit,
+        None => (limit..text.len())
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(text.len()),
     }
-    let (matches, full) = text.find(pattern, usize::from(cols), limit);
-    (matches, late || full)
 }
 
 /// Logical lines as one text, with what maps a byte back to a cell.
@@ -227,30 +386,39 @@ impl Text {
         }
     }
 
-    /// The first `limit` matches; true when there were more.
-    fn find(&self, pattern: &Pattern, cols: usize, limit: usize) -> (Vec<Match>, bool) {
+    /// The first `limit` matches in `range` of the text (which starts at a
+    /// line's start); true when there were more.
+    fn find(
+        &self,
+        pattern: &Pattern,
+        cols: usize,
+        limit: usize,
+        range: std::ops::Range<usize>,
+    ) -> (Vec<Match>, bool) {
         let mut out = Vec::new();
-        for m in pattern.regex.find_iter(&self.text) {
+        let base = range.start;
+        for m in pattern.regex.find_iter(&self.text[range]) {
             if m.is_empty() {
                 continue;
             }
-            let i = self.lines.partition_point(|l| l.byte <= m.start()) - 1;
+            let (start, end) = (base + m.start(), base + m.end());
+            let i = self.lines.partition_point(|l| l.byte <= start) - 1;
             let line = &self.lines[i];
             let next = self.lines.get(i + 1);
-            if next.is_some_and(|n| m.end() >= n.byte) {
+            if next.is_some_and(|n| end >= n.byte) {
                 continue; // across a line break (`\s`, `[^x]`): not a match on screen
             }
             if out.len() >= limit {
                 return (out, true);
             }
             let (start, end) = match line.mapped {
-                None => (m.start() - line.byte, m.end() - line.byte),
+                None => (start - line.byte, end - line.byte),
                 Some(from) => {
                     let to = next.and_then(|n| n.mapped).unwrap_or(self.map.len());
                     let entries = &self.map[from..to];
                     let at = |byte: usize| entries[entries.partition_point(|e| e.0 <= byte) - 1];
-                    let (_, start, _) = at(m.start());
-                    let (_, last, width) = at(m.end() - 1);
+                    let (_, start, _) = at(start);
+                    let (_, last, width) = at(end - 1);
                     (start, last + width)
                 }
             };
@@ -342,6 +510,22 @@ mod tests {
         assert_eq!(at(&f), vec![(0, 4, 7)]);
         let f = found("x中文", 10, Pattern::new("中文", false, false).unwrap());
         assert_eq!(at(&f), vec![(0, 1, 5)]);
+    }
+
+    #[test]
+    fn a_job_resumes_after_output_by_absolute_line() {
+        let mut term = Term::new(10, 3, 100);
+        term.advance(b"one\r\ntwo\r\nthree");
+        let pattern = Pattern::new("o", false, false).unwrap();
+        let mut job = Job::new(&term, pattern, 100);
+        assert!(!job.step(&mut term, Instant::now()), "no time: not done");
+        // Output scrolls the screen between two steps.
+        term.advance(b"\r\nfour\r\nfive one");
+        while !job.step(&mut term, Instant::now() + Duration::from_secs(5)) {}
+        let f = job.found();
+        assert_eq!(at(&f), vec![(0, 0, 1), (1, 2, 3), (3, 1, 2), (4, 5, 6)]);
+        assert_eq!(f.screen_top, 2);
+        assert!(!f.truncated);
     }
 
     #[test]

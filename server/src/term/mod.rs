@@ -121,7 +121,26 @@ impl Term {
     /// Feeds bytes the program wrote. Chunks may split anywhere, UTF-8
     /// characters included.
     pub fn advance(&mut self, bytes: &[u8]) {
+        self.emu.meter(u64::MAX);
         self.parser.advance(&mut self.emu, bytes);
+    }
+
+    /// Feeds bytes the program wrote until they end or the work meter
+    /// reaches `work` (see [`Term::work`]): returns how many bytes were
+    /// read. The rest is for the next call, which may come after anything
+    /// else (the parser keeps its state), so a host can look at other
+    /// things between slices of work. At least one action is always taken.
+    pub fn advance_within(&mut self, bytes: &[u8], work: u64) -> usize {
+        self.emu.meter(work);
+        self.parser.advance(&mut self.emu, bytes)
+    }
+
+    /// The work the last [`Term::advance`] or [`Term::advance_within`]
+    /// did: one unit per cell printed, erased, moved or restyled, per row
+    /// scrolled, and per control or sequence. An escape sequence that
+    /// touches a whole screen costs that screen's cells, not its bytes.
+    pub fn work(&self) -> u64 {
+        self.emu.work()
     }
 
     /// Takes what the terminal asks its host to carry out: the replies

@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use crate::record::Cast;
 use crate::term::{Snapshot, Term};
 
-use super::super::actor::{scrollback, search, sleep_until_some};
+use super::super::actor::{scrollback_timed, search_now, sleep_until_some};
 use super::super::{Command, SessionError, Status};
 use super::timeline::Timeline;
 
@@ -127,10 +127,10 @@ impl Player {
                     // A replay's program is not asked about colours: nothing to answer.
                     Some(Command::Theme(_)) => {}
                     Some(Command::Scrollback { start, count, reply }) => {
-                        let _ = reply.send(scrollback(&playback.term, start, count));
+                        let _ = reply.send(scrollback_timed(&playback.term, start, count));
                     }
                     Some(Command::Search { pattern, limit, reply }) => {
-                        let _ = reply.send(search(&mut playback.term, &pattern, limit));
+                        let _ = reply.send(Ok(search_now(&mut playback.term, pattern, limit)));
                     }
                 },
                 control = controls.recv() => match control {

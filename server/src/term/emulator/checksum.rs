@@ -12,6 +12,7 @@ impl Emulator {
     pub fn report_checksum(&mut self, id: u16, top: u16, left: u16, bottom: u16, right: u16) {
         let mut sum: u32 = 0;
         if let Some(rect) = self.rect_from(top, left, bottom, right) {
+            self.spend((rect.bottom + 1 - rect.top) * (rect.right + 1 - rect.left));
             for r in rect.rows() {
                 let cells = self.screen.grid()[r].cells();
                 for cell in &cells[rect.left..=rect.right] {

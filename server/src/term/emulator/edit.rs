@@ -17,6 +17,7 @@ impl Emulator {
         if start >= end {
             return;
         }
+        self.spend(end - start);
         self.touch(r);
         let erase = self.erase_style();
         let cols = self.cols;
@@ -47,6 +48,7 @@ impl Emulator {
         if start >= end {
             return;
         }
+        self.spend(end - start);
         self.touch(r);
         let erase = self.erase_style();
         let line = &mut self.screen.grid_mut()[r];
@@ -105,7 +107,10 @@ impl Emulator {
                     self.erase_span(row, 0, self.cols, selective);
                 }
             }
-            3 => self.scrollback.clear(&mut self.styles),
+            3 => {
+                self.spend(self.scrollback.len());
+                self.scrollback.clear(&mut self.styles);
+            }
             _ => {}
         }
     }
@@ -186,6 +191,7 @@ impl Emulator {
             return;
         }
         let n = n.min(self.bottom + 1 - r);
+        self.spend(n * self.cols + self.bottom + 1 - r);
         self.screen.grid_mut().rotate_up(r, self.bottom, n);
         let erase = self.erase_style();
         for row in self.bottom + 1 - n..=self.bottom {
@@ -203,7 +209,9 @@ impl Emulator {
     pub fn repeat(&mut self, preceding: Option<char>, n: usize) {
         if let Some(c) = preceding {
             // Bounded by the screen: more repeats than cells only overwrite.
-            for _ in 0..n.min(self.cols * self.rows) {
+            let n = n.min(self.cols * self.rows);
+            self.spend(n);
+            for _ in 0..n {
                 self.print(c);
             }
         }
@@ -215,6 +223,7 @@ impl Emulator {
         self.top = 0;
         self.bottom = self.rows - 1;
         self.reset_side_margins();
+        self.spend(self.rows * self.cols);
         let pen = self.pen();
         for r in 0..self.rows {
             self.touch(r);
@@ -262,6 +271,7 @@ impl Emulator {
 
     /// Shows the hidden screen, which takes over the cursor and character sets.
     fn switch_screens(&mut self) {
+        self.spend(self.rows * self.cols);
         std::mem::swap(&mut self.screen, &mut self.hidden);
         self.screen.carry_over(&self.hidden);
     }
@@ -320,6 +330,7 @@ impl Emulator {
 
     /// RIS: everything back to the power-on state, scrollback included.
     pub fn full_reset(&mut self) {
+        self.spend(2 * self.rows * self.cols + self.scrollback.len());
         self.pending_touch = None;
         self.alt_active = false;
         let rows = self.blank_rows(self.rows);

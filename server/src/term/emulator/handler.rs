@@ -54,26 +54,31 @@ fn osc_number(bytes: &[u8]) -> Option<u16> {
 impl Actions for Emulator {
     #[inline]
     fn print_ascii(&mut self, run: &[u8]) {
+        self.spend(run.len());
         self.write_ascii(run);
     }
 
     #[inline]
     fn print_text(&mut self, text: &[char]) {
+        self.spend(text.len());
         self.write_text(text);
     }
 
     #[inline]
     fn print(&mut self, c: char) {
+        self.spend(1);
         Emulator::print(self, c);
     }
 
     fn newline(&mut self) {
+        self.spend(1);
         self.last_printed = None;
         self.carriage_return();
         self.linefeed();
     }
 
     fn execute(&mut self, byte: u8) {
+        self.spend(1);
         self.last_printed = None;
         match byte {
             0x07 => self.bells += 1,
@@ -95,6 +100,7 @@ impl Actions for Emulator {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.spend(1);
         // REP repeats only a character printed right before it.
         let preceding = self.last_printed.take();
         if ignore {
@@ -202,6 +208,7 @@ impl Actions for Emulator {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        self.spend(1);
         self.last_printed = None;
         match (intermediates, byte) {
             ([], b'7') => self.save_cursor(),
@@ -234,6 +241,7 @@ impl Actions for Emulator {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        self.spend(1);
         self.last_printed = None;
         match params {
             [which @ (b"0" | b"1" | b"2"), title @ ..] => {
@@ -269,9 +277,15 @@ impl Actions for Emulator {
     }
 
     fn put(&mut self, byte: u8) {
+        self.spend(1);
         if let Some(request) = &mut self.dcs_request {
             request.push(byte);
         }
+    }
+
+    #[inline]
+    fn spent(&self) -> bool {
+        self.work_spent()
     }
 
     fn unhook(&mut self) {

@@ -68,6 +68,7 @@ impl Emulator {
     pub fn scroll_block_up(&mut self, top: usize, bottom: usize, n: usize) {
         let n = n.min(bottom + 1 - top);
         let (left, end) = (self.left, self.right + 1);
+        self.spend((bottom + 1 - top) * (end - left));
         for r in top..bottom + 1 - n {
             let span = self.screen.grid()[r + n].span(left, end);
             self.screen.grid_mut()[r].set_span(left, span);
@@ -83,6 +84,7 @@ impl Emulator {
     pub fn scroll_block_down(&mut self, top: usize, bottom: usize, n: usize) {
         let n = n.min(bottom + 1 - top);
         let (left, end) = (self.left, self.right + 1);
+        self.spend((bottom + 1 - top) * (end - left));
         for r in (top + n..=bottom).rev() {
             let span = self.screen.grid()[r - n].span(left, end);
             self.screen.grid_mut()[r].set_span(left, span);

@@ -103,6 +103,12 @@ pub(crate) struct Emulator {
     pending_touch: Option<(usize, usize)>,
     /// The rows pushed into the scrollback by scrolling, with their generations.
     pushes: PushLog,
+    /// The work meter: cells written, erased, moved or restyled (and one
+    /// for each control or sequence), so a host can bound the work of one
+    /// slice of output whatever its bytes ask for.
+    work: u64,
+    /// The parser stops after the action that brings `work` to this.
+    work_limit: u64,
 }
 
 /// Gives `line` a new generation from `counter` unless it already has one
@@ -160,10 +166,36 @@ impl Emulator {
             iso_protection: false,
             pending_touch: None,
             pushes: PushLog::new(),
+            work: 0,
+            work_limit: u64::MAX,
         };
         let rows = emu.blank_rows(rows);
         emu.screen = Screen::new(rows);
         emu
+    }
+
+    /// Adds `cells` to the work meter (reset at every advance, and no
+    /// advance does 2^64 units of work: a plain add cannot overflow).
+    #[inline]
+    pub fn spend(&mut self, cells: usize) {
+        self.work += cells as u64;
+    }
+
+    /// Resets the work meter and makes the parser stop once it reaches `limit`.
+    pub fn meter(&mut self, limit: u64) {
+        self.work = 0;
+        self.work_limit = limit;
+    }
+
+    /// The work done since the meter was last reset.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// True once the work meter reached its limit.
+    #[inline]
+    pub fn work_spent(&self) -> bool {
+        self.work >= self.work_limit
     }
 
     /// A fresh generation number.
@@ -567,6 +599,7 @@ impl Emulator {
         if n == 0 {
             return;
         }
+        self.spend(end - col);
         self.touch(r);
         if end < cols {
             let line = &mut self.screen.grid_mut()[r];
@@ -596,11 +629,12 @@ impl Emulator {
         self.touch(row);
         let cols = self.cols;
         let erase = self.erase_style();
-        let line = &mut self.screen.grid_mut()[row];
         let n = n.min(end.saturating_sub(col));
         if n == 0 {
             return;
         }
+        self.spend(end - col);
+        let line = &mut self.screen.grid_mut()[row];
         if end < cols {
             let span = line.span(col, end - n);
             line.set_span(col + n, span);
@@ -807,6 +841,7 @@ impl Emulator {
             self.scroll_block_up(top, bottom, n);
             return;
         }
+        self.spend(n * self.cols + bottom + 1 - top);
         if top == 0 && !self.alt_active {
             let pending = self.pending_touch;
             for r in 0..n {
@@ -845,6 +880,7 @@ impl Emulator {
             self.scroll_block_down(top, bottom, n);
             return;
         }
+        self.spend(n * self.cols + bottom + 1 - top);
         self.screen.grid_mut().rotate_down(top, bottom, n);
         let erase = self.erase_style();
         for r in top..top + n {

@@ -3,10 +3,12 @@
 //! attributes), with DECSACE choosing whether the attribute changes cover
 //! the rectangle or the character stream between its corners.
 
+use std::collections::HashMap;
+
 use super::rect::Rect;
 use super::Emulator;
 use crate::term::cell::Cell;
-use crate::term::style::{Attrs, Style, Underline};
+use crate::term::style::{Attrs, Style, StyleId, Underline};
 
 /// The SGR attributes DECCARA and DECRARA may change.
 #[derive(Clone, Copy, Default)]
@@ -135,6 +137,7 @@ impl Emulator {
                 cells[source.left..source.left + width].to_vec()
             })
             .collect();
+        self.spend(height * width);
         for (i, cells) in copied.into_iter().enumerate() {
             let r = dest.top + i;
             self.touch(r);
@@ -151,6 +154,10 @@ impl Emulator {
         let Some(rect) = rect else { return };
         let change = AttrChange::from_params(params);
         let cols = self.cols;
+        // Old style id to new, for the whole rectangle. An old id stays in
+        // use (by the rows not yet changed) until the last row is done, so
+        // no interning in between can free it and give it to another style.
+        let mut changed: HashMap<StyleId, StyleId> = HashMap::new();
         for r in rect.rows() {
             let (start, end) = if self.rect_attr_extent || rect.top == rect.bottom {
                 (rect.left, rect.right + 1)
@@ -161,9 +168,23 @@ impl Emulator {
             } else {
                 (0, cols)
             };
+            self.spend(end - start);
             self.touch(r);
-            for col in start..end {
-                let id = self.screen.grid()[r].cells()[col].style();
+            // Each style is changed and interned once, not once per cell.
+            let mut missing: Vec<StyleId> = Vec::new();
+            let mut last = None;
+            for cell in &self.screen.grid()[r].cells()[start..end] {
+                let id = cell.style();
+                if last != Some(id) {
+                    last = Some(id);
+                    if !changed.contains_key(&id) {
+                        missing.push(id);
+                    }
+                }
+            }
+            missing.sort_unstable();
+            missing.dedup();
+            for id in missing {
                 let mut style = self.styles.style(id);
                 if reverse {
                     change.toggle(&mut style);
@@ -171,7 +192,20 @@ impl Emulator {
                     change.apply(&mut style);
                 }
                 let new = self.intern(style);
-                self.screen.grid_mut()[r].cells_mut()[col].set_style(new);
+                changed.insert(id, new);
+            }
+            let mut last = None;
+            for cell in &mut self.screen.grid_mut()[r].cells_mut()[start..end] {
+                let id = cell.style();
+                let new = match last {
+                    Some((old, new)) if old == id => new,
+                    _ => {
+                        let new = changed.get(&id).copied().unwrap_or(id);
+                        last = Some((id, new));
+                        new
+                    }
+                };
+                cell.set_style(new);
             }
         }
     }

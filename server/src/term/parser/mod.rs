@@ -70,6 +70,11 @@ pub trait Actions {
     fn put(&mut self, byte: u8);
     /// The end of the DCS string.
     fn unhook(&mut self);
+    /// True when the host's share of work is spent: the parser stops after
+    /// the action it is in, and [`Parser::advance`] returns where.
+    fn spent(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,8 +130,10 @@ impl Parser {
         Parser::default()
     }
 
-    /// Parses `bytes`, calling `actions` for everything complete in them.
-    pub fn advance<A: Actions>(&mut self, actions: &mut A, bytes: &[u8]) {
+    /// Parses `bytes`, calling `actions` for everything complete in them,
+    /// until they end or [`Actions::spent`] says stop: returns how many
+    /// bytes it read (the rest is for the next call).
+    pub fn advance<A: Actions>(&mut self, actions: &mut A, bytes: &[u8]) -> usize {
         let mut i = 0;
         if self.partial.is_pending() {
             i = self
@@ -141,7 +148,11 @@ impl Parser {
                     i + 1
                 }
             };
+            if actions.spent() {
+                break;
+            }
         }
+        i
     }
 
     /// Reads ground-state text from `bytes[i..]` up to the next escape
@@ -160,6 +171,7 @@ impl Parser {
                 actions.print_ascii(&bytes[start..i]);
             } else if b == 0x1b {
                 match self.csi_in_one_go(actions, bytes, i + 1) {
+                    Some(end) if actions.spent() => return end,
                     Some(end) => i = end,
                     None => {
                         self.enter_escape();
@@ -169,9 +181,15 @@ impl Parser {
             } else if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
                 actions.newline();
                 i += 2;
+                if actions.spent() {
+                    return i;
+                }
             } else if b < 0x20 {
                 actions.execute(b);
                 i += 1;
+                if actions.spent() {
+                    return i;
+                }
             } else if b == 0x7f {
                 actions.print('\x7f');
                 i += 1;

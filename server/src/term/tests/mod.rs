@@ -33,6 +33,7 @@ mod tabs;
 mod termcap;
 mod wide;
 mod window_ops;
+mod work;
 mod wrap;
 
 use crate::term::{Cell, Color, Style, Term};

@@ -1,0 +1,152 @@
+//! A view credential's searches and scrollback reads cannot starve its
+//! session: a search runs on the session's actor in slices of a few
+//! milliseconds and answers by its deadline (100 ms from the start of its
+//! pattern's compilation), and each credential's reads may take only a
+//! share of the actor's time (429 `reads_paced` past it). Once, one regex
+//! search held the actor 1.3 s and four search loops made the session's
+//! echo p99 4.3 s.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use panecast_proto::ClientMessage;
+use serde_json::json;
+
+use crate::common::ws::{self, Kind};
+use crate::common::{session_id, test_config, Server, TOKEN};
+use crate::support::{as_, mint};
+
+/// Longest 99th-percentile echo of the session under the read floods (a
+/// debug build on a loaded machine; a stall is seconds).
+const ECHO_BOUND: Duration = Duration::from_millis(250);
+/// Longest answer to one search of a full scrollback.
+const SEARCH_BOUND: Duration = Duration::from_millis(500);
+/// A pattern the regex crate cannot skip through with a literal prefilter.
+const SLOW_PATTERN: &str = r"(?:\w+\s+){3}\w*zq";
+
+/// A 1000-column session whose 10,000 lines of scrollback are full, running
+/// `cat` (it echoes what is typed).
+fn full_session(server: &Server) -> String {
+    let line = "word ".repeat(199);
+    let script = format!("yes '{line}' | head -n 12000; echo FILLED; exec cat");
+    let session = server.create(&["sh", "-c", &script], json!({ "cols": 1000, "rows": 40 }));
+    let id = session_id(&session);
+    server.wait_screen(&id, "the scrollback to fill", |s| s.contains("FILLED"));
+    id
+}
+
+fn search_path(id: &str) -> String {
+    let q = SLOW_PATTERN
+        .replace('\\', "%5C")
+        .replace('+', "%2B")
+        .replace(' ', "%20");
+    format!("/api/sessions/{id}/search?q={q}&regex=1")
+}
+
+#[test]
+fn one_search_answers_by_its_deadline() {
+    let server = Server::start(test_config());
+    let id = full_session(&server);
+    let start = Instant::now();
+    let r = server.call("GET", &search_path(&id), None);
+    let took = start.elapsed();
+    assert_eq!(r.status, 200, "search: {}", r.body);
+    eprintln!("a search of 10,000 lines of 1000 columns answered in {took:?}");
+    assert!(took < SEARCH_BOUND, "the search took {took:?}");
+}
+
+#[test]
+fn a_view_links_search_and_scrollback_floods_cannot_delay_echo() {
+    let server = Server::start(test_config());
+    let id = full_session(&server);
+    let link = mint(&server, &id, "view")["token"]
+        .as_str()
+        .expect("a link token")
+        .to_owned();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut typist = runtime.block_on(ws::open(server.addr, TOKEN, &id, "control"));
+    runtime.block_on(typist.until("the first frame", Duration::from_secs(30), |m| m.frames > 0));
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let (answered, paced) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            let (stop, answered, paced) = (&stop, &answered, &paced);
+            let (server, path, link) = (&server, search_path(&id), &link);
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let r = as_(server, link, "GET", &path, None);
+                    match r.status {
+                        200 => answered.fetch_add(1, Ordering::Relaxed),
+                        429 => {
+                            assert_eq!(r.code(), "reads_paced", "{}", r.body);
+                            paced.fetch_add(1, Ordering::Relaxed)
+                        }
+                        other => panic!("search: {other} {}", r.body),
+                    };
+                }
+            });
+        }
+        let (stop_reading, id_read, link_read) = (&stop, &id, &link);
+        let addr = server.addr;
+        scope.spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async {
+                let mut reader = ws::open(addr, link_read, id_read, "view").await;
+                let request = ClientMessage::ScrollbackRequest {
+                    start: 1,
+                    count: 1000,
+                };
+                while !stop_reading.load(Ordering::Relaxed) {
+                    reader.send(&request).await;
+                    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+                    while let Some(kind) = reader.next(deadline).await {
+                        if matches!(kind, Kind::Scrollback | Kind::Error) {
+                            break;
+                        }
+                    }
+                }
+            });
+        });
+
+        let mut echoes = Vec::new();
+        for n in 0..40 {
+            let token = format!("echo{n}z");
+            let start = Instant::now();
+            runtime.block_on(async {
+                typist
+                    .send(&ClientMessage::Text {
+                        text: format!("{token}\r"),
+                    })
+                    .await;
+                typist
+                    .until(&token, Duration::from_secs(30), |m| {
+                        (0..m.lines.len()).any(|r| m.row_text(r).contains(&token))
+                    })
+                    .await;
+            });
+            echoes.push(start.elapsed());
+        }
+        stop.store(true, Ordering::Relaxed);
+        echoes.sort();
+        let p99 = echoes[echoes.len() * 99 / 100 - 1];
+        eprintln!(
+            "echo under search and scrollback floods: p99 {p99:?}, max {:?}; searches answered {}, paced {}",
+            echoes.last().copied().unwrap_or_default(),
+            answered.load(Ordering::Relaxed),
+            paced.load(Ordering::Relaxed)
+        );
+        assert!(p99 < ECHO_BOUND, "echo p99 {p99:?}");
+    });
+    assert!(
+        paced.load(Ordering::Relaxed) > 0,
+        "a search loop is paced (429 reads_paced)"
+    );
+}
