@@ -464,25 +464,7 @@ impl Bench {
         let link = self.view_link(&id)?;
         let mut attack = Attack::none();
         attack.sessions.push(id.clone());
-        let opened = self.runtime.block_on(async {
-            let mut opened = 0;
-            for _ in 0..count {
-                let auth = format!("Bearer {link}");
-                let path = format!("/api/sessions/{id}/alis");
-                let headers = [("Authorization", auth.as_str())];
-                if let Ok(client) =
-                    ws::connect(self.addr, &path, &headers, Some(NO_READ_BUFFER)).await
-                {
-                    opened += 1;
-                    attack.tasks.spawn(async move {
-                        let _held = client;
-                        std::future::pending::<()>().await;
-                    });
-                }
-            }
-            opened
-        });
-        attack.notes.push(format!("{opened} of {count} opened"));
+        self.hoard(&mut attack, &id, "alis", count, &link);
         let admin = self.runtime.block_on(async {
             let auth = format!("Bearer {}", self.token);
             let path = ws::ws_path(&id, Some("control"));
@@ -516,16 +498,17 @@ impl Bench {
         )?;
         let mut attack = Attack::none();
         attack.sessions.push(id.clone());
-        self.hoard(&mut attack, &id, "ws?role=view", count);
+        self.hoard(&mut attack, &id, "ws?role=view", count, &self.token);
         Ok(attack)
     }
 
-    /// Opens `count` streams at `/api/sessions/{id}/{path}` that never read.
-    fn hoard(&self, attack: &mut Attack, id: &str, path: &str, count: usize) {
+    /// Opens `count` streams at `/api/sessions/{id}/{path}` with `token`
+    /// that never read.
+    fn hoard(&self, attack: &mut Attack, id: &str, path: &str, count: usize, token: &str) {
         let opened = self.runtime.block_on(async {
             let mut opened = 0;
             for _ in 0..count {
-                let auth = format!("Bearer {}", self.token);
+                let auth = format!("Bearer {token}");
                 let path = format!("/api/sessions/{id}/{path}");
                 let headers = [("Authorization", auth.as_str())];
                 if let Ok(client) =

@@ -14,14 +14,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::process::ServerProcess;
 use common::{http, Response};
 use serde_json::{json, Value};
 
@@ -36,44 +35,27 @@ const SIGTERM_BOUND: Duration = Duration::from_secs(5);
 const WAIT: Duration = Duration::from_secs(120);
 
 /// The server binary, run as a child so its RSS and its exit can be observed.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
+struct Server(ServerProcess);
+
+impl std::ops::Deref for Server {
+    type Target = ServerProcess;
+    fn deref(&self) -> &ServerProcess {
+        &self.0
+    }
 }
 
 impl Server {
     fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--token", TOKEN])
-            .arg("--allow-any-command")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start panecast serve");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the listening line");
-        let addr = common::address_in_startup_line(&line);
-        Server { child, addr }
+        Server(ServerProcess::start(TOKEN))
     }
 
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Response {
-        let auth = format!("Bearer {TOKEN}");
+    fn post(&self, method: &str, path: &str, body: Option<Value>) -> Response {
         let body = body.map(|b| b.to_string());
-        http(
-            self.addr,
-            method,
-            path,
-            &[("Authorization", &auth)],
-            body.as_deref().map(str::as_bytes),
-        )
+        self.0.call(method, path, body.as_deref())
     }
 
     fn create(&self, argv: &[&str]) -> String {
-        let response = self.call("POST", "/api/sessions", Some(json!({ "command": argv })));
+        let response = self.post("POST", "/api/sessions", Some(json!({ "command": argv })));
         assert_eq!(response.status, 201, "create: {}", response.body);
         response.json()["id"].as_str().expect("an id").to_owned()
     }
@@ -82,30 +64,6 @@ impl Server {
         let response = self.call("GET", &format!("/api/sessions/{id}/screen"), None);
         assert_eq!(response.status, 200, "screen: {}", response.body);
         response.body
-    }
-
-    /// Resident memory in bytes, from /proc.
-    fn rss(&self) -> u64 {
-        self.memory("VmRSS:")
-    }
-
-    /// A memory figure of /proc/PID/status (`VmRSS:`, `VmHWM:`) in bytes.
-    fn memory(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("the server's /proc status");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-            .expect("VmRSS in /proc status")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -264,7 +222,7 @@ fn assert_p99(what: &str, times: Vec<Duration>) {
 }
 
 fn resize(server: &Server, id: &str, cols: u16) {
-    let response = server.call(
+    let response = server.post(
         "POST",
         &format!("/api/sessions/{id}/resize"),
         Some(json!({ "cols": cols, "rows": 24 })),
@@ -313,7 +271,7 @@ fn hostile_sessions_do_not_stall_the_server_and_give_their_memory_back() {
 
     for id in [&resized, &flooding] {
         let start = Instant::now();
-        let response = server.call("DELETE", &format!("/api/sessions/{id}"), None);
+        let response = server.post("DELETE", &format!("/api/sessions/{id}"), None);
         let took = start.elapsed();
         assert_eq!(response.status, 200, "delete: {}", response.body);
         eprintln!("DELETE took {took:?}");
@@ -346,7 +304,7 @@ fn hostile_sessions_do_not_stall_the_server_and_give_their_memory_back() {
         measure(&server, &mut echoes);
     }
     let start = Instant::now();
-    let response = server.call("DELETE", &format!("/api/sessions/{decrara}"), None);
+    let response = server.post("DELETE", &format!("/api/sessions/{decrara}"), None);
     let took = start.elapsed();
     assert_eq!(response.status, 200, "delete: {}", response.body);
     eprintln!("DELETE of a DECRARA loop took {took:?}");
@@ -366,7 +324,7 @@ fn hostile_sessions_do_not_stall_the_server_and_give_their_memory_back() {
 /// Starts a 1000x1000 session printing `x` and a whole-screen DECRARA
 /// forever; returns its id once the loop's output is on the screen.
 fn decrara_loop(server: &Server) -> String {
-    let response = server.call(
+    let response = server.post(
         "POST",
         "/api/sessions",
         Some(json!({ "command": ["yes", "x\x1b[;;;;7$t"], "cols": 1000, "rows": 1000 })),
@@ -383,12 +341,12 @@ fn decrara_loop(server: &Server) -> String {
 
 /// Sends SIGTERM and checks the server exits in time.
 fn terminate(mut server: Server) {
-    let pid = server.child.id() as libc::pid_t;
+    let pid = server.0.child.id() as libc::pid_t;
     let start = Instant::now();
     // SAFETY: kill has no memory-safety preconditions; pid is our child.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0, "SIGTERM");
     loop {
-        if let Some(status) = server.child.try_wait().expect("wait for the server") {
+        if let Some(status) = server.0.child.try_wait().expect("wait for the server") {
             let took = start.elapsed();
             eprintln!("SIGTERM: exited with {status} after {took:?}");
             assert!(status.success(), "the server exited with {status}");

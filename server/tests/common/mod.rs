@@ -5,6 +5,7 @@
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
 pub mod http;
+pub mod process;
 pub mod ws;
 
 use std::net::SocketAddr;

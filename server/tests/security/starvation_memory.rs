@@ -2,14 +2,12 @@
 //! server one shared encoding and a bounded queue each, never a copy of
 //! the screen each.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::{address_in_startup_line, eventually, http, ws};
+use crate::common::process::ServerProcess;
+use crate::common::{eventually, ws};
 
 const TOKEN: &str = "memory-test-token-0123";
 /// Viewers that never read.
@@ -17,65 +15,9 @@ const VIEWERS: usize = 64;
 /// Most the server's memory may grow for all of them together.
 const GROWTH_BOUND: u64 = 24 << 20;
 
-/// The server binary, run as a child so that its memory is its own.
-struct ServerProcess {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl ServerProcess {
-    fn start() -> ServerProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--token", TOKEN])
-            .arg("--allow-any-command")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start panecast serve");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the listening line");
-        let addr = address_in_startup_line(&line);
-        ServerProcess { child, addr }
-    }
-
-    fn call(&self, method: &str, path: &str, body: Option<&str>) -> crate::common::Response {
-        let auth = format!("Bearer {TOKEN}");
-        http(
-            self.addr,
-            method,
-            path,
-            &[("Authorization", &auth)],
-            body.map(str::as_bytes),
-        )
-    }
-
-    /// Resident memory in bytes.
-    fn rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("the server's /proc status");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-            .expect("VmRSS in /proc status")
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
-    let server = ServerProcess::start();
+    let server = ServerProcess::start(TOKEN);
     // A 1000x1000 screen full of coloured text.
     let fill = "i=0; while [ $i -lt 1000 ]; do printf '\\033[3%dm%0990d\\n' $((i % 8)) $i; \
                 i=$((i + 1)); done; printf done; sleep 600";

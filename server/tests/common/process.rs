@@ -1,0 +1,79 @@
+//! `panecast serve` run as a child process, for the tests that watch the
+//! server's own memory or its exit: started on an ephemeral loopback port
+//! with `--allow-any-command` and a token, and killed when dropped.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+
+use super::http::{http, Response};
+
+/// The server binary running as a child of the test.
+pub struct ServerProcess {
+    /// The child process.
+    pub child: Child,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    token: String,
+}
+
+impl ServerProcess {
+    /// Starts the server with `token` and waits for its startup line.
+    pub fn start(token: &str) -> ServerProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--token", token])
+            .arg("--allow-any-command")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start panecast serve");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the listening line");
+        let addr = super::address_in_startup_line(&line);
+        ServerProcess {
+            child,
+            addr,
+            token: token.to_owned(),
+        }
+    }
+
+    /// One request with the server's token.
+    pub fn call(&self, method: &str, path: &str, body: Option<&str>) -> Response {
+        let auth = format!("Bearer {}", self.token);
+        http(
+            self.addr,
+            method,
+            path,
+            &[("Authorization", &auth)],
+            body.map(str::as_bytes),
+        )
+    }
+
+    /// Resident memory in bytes.
+    pub fn rss(&self) -> u64 {
+        self.memory("VmRSS:")
+    }
+
+    /// A memory figure of /proc/PID/status (`VmRSS:`, `VmHWM:`) in bytes.
+    pub fn memory(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+            .unwrap_or_else(|| panic!("{field} in /proc status"))
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
