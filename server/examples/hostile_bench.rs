@@ -133,16 +133,19 @@ fn run() -> Result<(), String> {
         |b| b.scrollback_flood(&victim.id, 4),
     )?);
 
-    println!("| attack | `/healthz` p99 | echo p99 | failed probes | peak RSS | notes |");
-    println!("|---|---:|---:|---:|---:|---|");
+    println!(
+        "| attack | `/healthz` p99 | echo p99 | failed probes | peak RSS | RSS at the end | notes |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---|");
     for row in &rows {
         println!(
-            "| {} | {:.1} ms | {:.1} ms | {} | {:.0} MiB | {} |",
+            "| {} | {:.1} ms | {:.1} ms | {} | {:.0} MiB | {:.0} MiB | {} |",
             row.name,
             row.healthz_p99,
             row.echo_p99,
             row.failures,
             row.peak_rss_kib as f64 / 1024.0,
+            row.end_rss_kib as f64 / 1024.0,
             row.notes.join("; ")
         );
     }
@@ -171,6 +174,8 @@ struct Row {
     echo_p99: f64,
     failures: usize,
     peak_rss_kib: u64,
+    /// RSS at the attack's end, before it is torn down.
+    end_rss_kib: u64,
     notes: Vec<String>,
 }
 
@@ -258,15 +263,16 @@ impl Bench {
              Authorization: Bearer {}\r\nConnection: close\r\n\r\n",
             self.token
         );
-        let answer = self
-            .runtime
-            .block_on(tokio::time::timeout(DELETE_LIMIT, async {
+        let answer = self.runtime.block_on(async {
+            let exchange = async {
                 let mut stream = TcpStream::connect(self.addr).await?;
                 stream.write_all(request.as_bytes()).await?;
                 let mut answer = Vec::new();
                 stream.read_to_end(&mut answer).await?;
                 Ok::<_, std::io::Error>(answer)
-            }));
+            };
+            tokio::time::timeout(DELETE_LIMIT, exchange).await
+        });
         match answer.unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into())) {
             Ok(answer) if answer.starts_with(b"HTTP/1.1 2") => Ok(()),
             Ok(answer) => Err(format!(
@@ -299,12 +305,17 @@ impl Bench {
     }
 
     fn peak_rss_kib(&self) -> u64 {
+        self.memory_kib("VmHWM:")
+    }
+
+    /// A figure of the server's /proc status (`VmRSS:`, `VmHWM:`), in KiB.
+    fn memory_kib(&self, field: &str) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.pid))
             .ok()
             .and_then(|status| {
                 status
                     .lines()
-                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .find_map(|l| l.strip_prefix(field))
                     .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             })
             .unwrap_or(0)
@@ -329,6 +340,7 @@ impl Bench {
         std::thread::sleep(Duration::from_millis(500));
         let (healthz, echoes) = self.runtime.block_on(self.probe(&echo.id));
         let peak_rss_kib = self.peak_rss_kib();
+        let end_rss_kib = self.memory_kib("VmRSS:");
         attack.stop.store(true, Ordering::Relaxed);
         attack.tasks.abort_all();
         self.runtime
@@ -347,6 +359,7 @@ impl Bench {
             echo_p99: p99(&echoes),
             failures,
             peak_rss_kib,
+            end_rss_kib,
             notes: attack.notes,
         };
         eprintln!(

@@ -7,6 +7,7 @@
 //! `panecast-proto` and turned into input by the session actor, with the
 //! terminal's current modes.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::rejection::QueryRejection;
@@ -348,11 +349,13 @@ impl Viewer {
 
     /// Sends what brings the client to `screen` (nothing if it has it).
     /// A frame's pieces stay shared with the other viewers until each is
-    /// written, as the socket takes the one before: a viewer that stops
-    /// reading holds one piece (and the kernel's 64 KiB send buffer).
-    async fn update(&mut self, screen: &Snapshot) -> Result<(), Ending> {
+    /// written, as the socket takes the one before. The screen itself is
+    /// let go before anything is sent, so a viewer whose socket has stopped
+    /// taking messages does not keep an old screen alive.
+    async fn update(&mut self, screen: Arc<Snapshot>) -> Result<(), Ending> {
         let mut out = Vec::new();
-        self.state.update_lazily(screen, &self.cache, &mut out);
+        self.state.update_lazily(&screen, &self.cache, &mut out);
+        drop(screen);
         for message in out {
             self.send(Message::Binary(message.into_bytes().into()))
                 .await?;
@@ -424,7 +427,7 @@ impl Viewer {
                     }
                     let screen = screens.borrow_and_update().clone();
                     self.count_skipped();
-                    self.update(&screen).await?;
+                    self.update(screen).await?;
                     framed = true;
                 },
                 changed = presence.changed(), if framed => {
@@ -468,7 +471,7 @@ impl Viewer {
     /// that says why.
     async fn ended(&mut self) -> Ending {
         let screen = self.session.screen();
-        if let Err(ending) = self.update(&screen).await {
+        if let Err(ending) = self.update(screen).await {
             return ending;
         }
         let code = match self.session.status() {
@@ -531,7 +534,7 @@ impl Viewer {
                     Err(_) => return Ok(()),
                 };
                 // Index the lines from the screen this client was last sent.
-                self.update(&self.session.screen()).await?;
+                self.update(self.session.screen()).await?;
                 let shown = self.state.scroll_count().unwrap_or(lines.scroll_count);
                 let answer = rebase_scrollback(lines.answer, lines.scroll_count, shown);
                 let mut out = Vec::new();
