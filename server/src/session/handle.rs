@@ -77,6 +77,20 @@ struct Shared {
     published: Arc<AtomicU64>,
     /// The player, when this session is a replay.
     replay: Option<ReplayLink>,
+    /// Last, so that it is dropped after everything above.
+    _release: ReleaseOnDrop,
+}
+
+/// Returns the memory a session's handle held to the system once the last
+/// handle is gone: the fields dropped before it (the last screen, the
+/// cached frames) were freed after the actor's own release, often on
+/// another thread, where the allocator would otherwise keep them.
+struct ReleaseOnDrop;
+
+impl Drop for ReleaseOnDrop {
+    fn drop(&mut self) {
+        super::thread::release_freed_memory_soon();
+    }
 }
 
 /// A session's handle that does not keep it alive: a replay ends when its
@@ -121,7 +135,11 @@ pub enum StreamRefusal {
 
 impl Drop for ViewerSlot {
     fn drop(&mut self) {
-        self.viewers.fetch_sub(1, Ordering::AcqRel);
+        if self.viewers.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // The last viewer goes: what it held (its last screen, its
+            // frames) is freed on its own thread, after the actor's release.
+            super::thread::release_freed_memory_soon();
+        }
         self.presence.send_modify(|p| *p.count(self.role) -= 1);
     }
 }
@@ -159,6 +177,7 @@ impl SessionHandle {
                 max_rows: limits.max_rows,
                 published,
                 replay,
+                _release: ReleaseOnDrop,
             }),
         }
     }

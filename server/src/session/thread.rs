@@ -6,6 +6,8 @@
 
 use std::future::Future;
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// Runs `actor` to its end on a new thread named `name`, then `after`.
 /// Fails when the thread or its runtime cannot be created.
@@ -26,6 +28,43 @@ pub(super) fn spawn(
         release_freed_memory();
     })?;
     Ok(())
+}
+
+/// When [`release_freed_memory_soon`] releases, counted from its call: a
+/// moment after (most holders have finished dropping by then), and once
+/// more later (for what the last viewers' tasks and connections free as
+/// they wind down).
+const RELEASE_AFTER: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(9)];
+
+/// Set while a thread that returns freed memory is on its way.
+static RELEASE_PENDING: AtomicBool = AtomicBool::new(false);
+
+/// Returns freed heap pages to the operating system soon ([`RELEASE_AFTER`]),
+/// on a short-lived thread of its own (never on the caller's): for memory a
+/// session's last holders free after its actor has ended (a viewer's last
+/// screen, the frames cached for its viewers). Calls while one waits for
+/// its first pass share it.
+pub(super) fn release_freed_memory_soon() {
+    if RELEASE_PENDING.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("release-memory".to_owned())
+        .spawn(|| {
+            for (pass, wait) in RELEASE_AFTER.into_iter().enumerate() {
+                std::thread::sleep(wait);
+                if pass == 0 {
+                    // Cleared before the first pass: memory freed from
+                    // here on asks for passes of its own.
+                    RELEASE_PENDING.store(false, Ordering::Release);
+                }
+                release_freed_memory();
+            }
+        });
+    if spawned.is_err() {
+        // No thread to spare: the next session's end tries again.
+        RELEASE_PENDING.store(false, Ordering::Release);
+    }
 }
 
 /// Returns freed heap pages to the operating system where the allocator
