@@ -1,6 +1,6 @@
 # panecast in a container: `docker build -t panecast .`, then
 #   docker run -p 127.0.0.1:7681:7681 -e PANECAST_TOKEN=... \
-#     --cap-drop ALL --cap-add CHOWN,DAC_OVERRIDE,FOWNER,KILL,SETGID,SETUID panecast
+#     --cap-drop ALL --cap-add CHOWN --cap-add DAC_OVERRIDE --cap-add FOWNER --cap-add KILL --cap-add SETGID --cap-add SETUID panecast
 # The image listens on 0.0.0.0:7681 inside the container (the one place a
 # non-loopback default is right); publish it on loopback or behind a proxy.
 # Without PANECAST_TOKEN, serve generates one and logs the URL to open.

@@ -121,7 +121,7 @@ docker image prune -f --filter until=1h >/dev/null
 
 step "run it on 127.0.0.1:$PORT and wait for the HEALTHCHECK"
 docker run -d --name "$NAME" -p "127.0.0.1:$PORT:7681" -e PANECAST_TOKEN="$TOKEN" \
-  --cap-drop ALL --cap-add CHOWN,DAC_OVERRIDE,FOWNER,KILL,SETGID,SETUID "$IMAGE" >/dev/null
+  --cap-drop ALL --cap-add CHOWN --cap-add DAC_OVERRIDE --cap-add FOWNER --cap-add KILL --cap-add SETGID --cap-add SETUID "$IMAGE" >/dev/null
 health=""
 for _ in $(seq 1 120); do
   health=$(docker inspect "$NAME" --format '{{.State.Health.Status}}')
