@@ -53,6 +53,9 @@ grace_ms = 200
 [profiles.shell]
 command = "cat"
 EOF
+# Sessions it starts with "record": true write here, not into the checkout.
+printf 'recordings_dir = "%s/recordings"\n' "$work" | cat - "$work/panecast.toml" >"$work/config.toml"
+mv "$work/config.toml" "$work/panecast.toml"
 
 # An ephemeral port: bind 0 in Python, read it, release it.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
