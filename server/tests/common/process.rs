@@ -8,6 +8,19 @@ use std::process::{Child, Command, Stdio};
 
 use super::http::{http, Response};
 
+/// Waits for the line a started `panecast serve` prints first (its
+/// stdout piped): the line (empty when the server exited without one), and
+/// the address in it when there is one.
+pub fn startup_line(child: &mut Child) -> (String, Option<SocketAddr>) {
+    let mut line = String::new();
+    let stdout = child.stdout.take().expect("piped stdout");
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the startup line");
+    let addr = (!line.is_empty()).then(|| super::address_in_startup_line(&line));
+    (line, addr)
+}
+
 /// The server binary running as a child of the test.
 pub struct ServerProcess {
     /// The child process.
@@ -28,12 +41,8 @@ impl ServerProcess {
             .stderr(Stdio::null())
             .spawn()
             .expect("start panecast serve");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the listening line");
-        let addr = super::address_in_startup_line(&line);
+        let (_, addr) = startup_line(&mut child);
+        let addr = addr.expect("the listening address");
         ServerProcess {
             child,
             addr,

@@ -1,9 +1,11 @@
 //! The request span cannot be used to forge log fields: the path is an
 //! escaped string field in the text and in the JSON logs.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
+
+use crate::common::process::startup_line;
 
 /// A path with a quote and a `key=value` after it, as a client may send
 /// it unencoded.
@@ -27,11 +29,7 @@ fn logs(format: &str) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the panecast binary");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("the startup line");
-    let addr = crate::common::address_in_startup_line(&line);
+    let addr = startup_line(&mut child).1.expect("the listening address");
     let mut stream = TcpStream::connect(addr).expect("connect");
     write!(
         stream,

@@ -3,13 +3,14 @@
 //! token, cookie or query string ever reaches the logs, which hold the
 //! audit lines.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::common::process::startup_line;
 use crate::common::{eventually, http};
 
 const ADMIN: &str = "admin-secret-for-the-proc-test";
@@ -30,11 +31,8 @@ impl Binary {
             .stderr(Stdio::piped())
             .spawn()
             .expect("the panecast binary");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("the startup line");
-        let addr = crate::common::address_in_startup_line(&line);
+        let (line, addr) = startup_line(&mut child);
+        let addr = addr.expect("the listening address");
         (Binary { child, addr }, line)
     }
 

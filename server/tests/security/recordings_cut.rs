@@ -6,13 +6,13 @@
 //! which the real binary runs; that needs root (as the test command runs
 //! in CI) and `unshare`. Without them the test says why and skips.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{address_in_startup_line, eventually, http};
+use crate::common::process::startup_line;
+use crate::common::{eventually, http};
 
 const TOKEN: &str = "recordings-cut-token-0123";
 
@@ -65,19 +65,11 @@ impl OnSmallDisk {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| e.to_string())?;
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .map_err(|e| e.to_string())?;
-        if line.is_empty() {
+        let Some(addr) = startup_line(&mut child).1 else {
             let status = child.wait().map_err(|e| e.to_string())?;
             return Err(format!("the tmpfs could not be mounted ({status})"));
-        }
-        Ok(OnSmallDisk {
-            child,
-            addr: address_in_startup_line(&line),
-            dir,
-        })
+        };
+        Ok(OnSmallDisk { child, addr, dir })
     }
 
     fn call(&self, method: &str, path: &str, body: Option<&str>) -> http::Response {

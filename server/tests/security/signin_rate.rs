@@ -87,7 +87,7 @@ fn wrong_tokens_on_pages_and_metrics_count_too() {
 
 #[test]
 fn a_blocked_address_is_logged_once() {
-    use std::io::{BufRead, BufReader, Read};
+    use std::io::Read;
     use std::process::{Command, Stdio};
 
     let dir = std::env::temp_dir().join(format!("panecast-signin-{}", std::process::id()));
@@ -109,11 +109,9 @@ fn a_blocked_address_is_logged_once() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the panecast binary");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("the startup line");
-    let addr = crate::common::address_in_startup_line(&line);
+    let addr = crate::common::process::startup_line(&mut child)
+        .1
+        .expect("the listening address");
     let statuses: Vec<u16> = (0..4)
         .map(|i| {
             let auth = format!("Bearer wrong-token-guess-{i:04}");
