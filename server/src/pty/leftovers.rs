@@ -19,22 +19,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use super::waiter::ChildState;
+use super::waiter::{programs, ChildState};
 
 /// The variable every child gets, set to its session's id.
 pub const MARKER: &str = "PANECAST_SESSION";
-
-/// Pids of session programs: each is reaped by its own waiter thread, so
-/// the orphan reaper leaves them alone.
-static PROGRAMS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
-
-/// Locks the set of session programs' pids.
-pub(super) fn programs() -> MutexGuard<'static, Option<HashSet<i32>>> {
-    // Each update is a single insert or remove: consistent after a panic.
-    PROGRAMS.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Makes this process the reaper of its orphaned descendants. Linux only;
 /// elsewhere a no-op that returns false.
@@ -77,26 +66,6 @@ fn process(pid: i32) -> Option<Process> {
         zombie: *fields.first()? == "Z",
         start: fields.get(19)?.parse().ok()?,
     })
-}
-
-/// Now, in the clock ticks of `/proc/PID/stat` start times.
-pub(super) fn now_ticks() -> u64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec; sysconf reads a constant.
-    let (ok, hz) = unsafe {
-        (
-            libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut now) == 0,
-            libc::sysconf(libc::_SC_CLK_TCK),
-        )
-    };
-    let hz = u64::try_from(hz).unwrap_or(100);
-    if !ok {
-        return u64::MAX;
-    }
-    now.tv_sec as u64 * hz + now.tv_nsec as u64 * hz / 1_000_000_000
 }
 
 /// Sends SIGKILL to `target` through a pidfd, after checking that the pid
@@ -203,6 +172,7 @@ pub fn reap_orphans() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pty::waiter::now_ticks;
 
     #[test]
     fn reads_this_process_from_proc() {

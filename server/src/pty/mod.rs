@@ -132,7 +132,7 @@ pub fn spawn(
     let (waiter, exit) = waiter::start().map_err(io_err)?;
     // The orphan reaper must never reap a program its waiter waits for:
     // the pid is in the set before the reaper can look again.
-    let mut programs = leftovers::programs();
+    let mut programs = waiter::programs();
     let (master, pid) = spawn::spawn(&child).map_err(io_err)?;
     programs.get_or_insert_with(Default::default).insert(pid);
     drop(programs);

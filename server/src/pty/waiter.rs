@@ -4,8 +4,9 @@
 //! lock the child is at worst a zombie, whose pid (and so process group)
 //! no other process can have.
 
+use std::collections::HashSet;
 use std::io;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
@@ -49,6 +50,36 @@ impl ChildState {
     }
 }
 
+/// Pids of session programs: each is reaped by its own waiter thread, so
+/// the orphan reaper leaves them alone.
+static PROGRAMS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+
+/// Locks the set of session programs' pids.
+pub(super) fn programs() -> MutexGuard<'static, Option<HashSet<i32>>> {
+    // Each update is a single insert or remove: consistent after a panic.
+    PROGRAMS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Now, in the clock ticks of `/proc/PID/stat` start times.
+pub(super) fn now_ticks() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec; sysconf reads a constant.
+    let (ok, hz) = unsafe {
+        (
+            libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut now) == 0,
+            libc::sysconf(libc::_SC_CLK_TCK),
+        )
+    };
+    let hz = u64::try_from(hz).unwrap_or(100);
+    if !ok {
+        return u64::MAX;
+    }
+    now.tv_sec as u64 * hz + now.tv_nsec as u64 * hz / 1_000_000_000
+}
+
 /// A started waiter thread, waiting to be given the child.
 pub struct Waiter {
     child: std::sync::mpsc::SyncSender<Arc<ChildState>>,
@@ -68,7 +99,7 @@ pub fn start() -> io::Result<(Waiter, oneshot::Receiver<ExitStatus>)> {
             };
             let status = wait(&child);
             // The session may already be gone; the child is reaped either way.
-            if let Some(set) = super::leftovers::programs().as_mut() {
+            if let Some(set) = programs().as_mut() {
                 set.remove(&child.pid);
             }
             let _ = exit_tx.send(status);
@@ -112,7 +143,7 @@ fn wait(child: &ChildState) -> ExitStatus {
     }
     let mut reaped = child.reaped.lock().unwrap_or_else(PoisonError::into_inner);
     // Taken before the pid is freed: whatever reuses it starts later.
-    let reaping = super::leftovers::now_ticks();
+    let reaping = now_ticks();
     let mut status = 0;
     let r = loop {
         // SAFETY: waitpid on our own child, writing one int.
