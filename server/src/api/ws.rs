@@ -7,6 +7,7 @@
 //! `panecast-proto` and turned into input by the session actor, with the
 //! terminal's current modes.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,6 +20,7 @@ use axum::response::Response;
 use axum::Extension;
 use panecast_proto::{self as proto, close, ClientMessage, Role, ServerMessage};
 use serde::Deserialize;
+use tokio::time::error::Elapsed;
 use tokio::time::{interval_at, timeout, timeout_at, Instant, MissedTickBehavior};
 use tracing::Instrument;
 
@@ -52,6 +54,11 @@ const FRAME_LIMIT: usize = 2 * proto::limits::MAX_CLIENT_MESSAGE;
 /// The socket's read buffer: clients send little (tungstenite's default of
 /// 128 KiB a connection adds up with hundreds of viewers).
 const READ_BUFFER: usize = 4096;
+/// A frame piece the socket has not taken for this long means the client
+/// has stopped reading: the viewer lets go of the rest of the frame rather
+/// than hold it (a piece is at most 16,384 cells of rows, some 20 KiB of
+/// text, so a client that reads at all takes one well within this).
+const STALLED_AFTER: Duration = Duration::from_secs(1);
 /// WebSocket close reasons are limited to 123 bytes.
 const MAX_CLOSE_REASON: usize = 123;
 /// The query of the upgrade request.
@@ -315,11 +322,20 @@ impl Viewer {
     /// Sends one message. A socket that has not taken it after
     /// [`Viewer::dead_after`] belongs to a dead peer.
     async fn send(&mut self, message: Message) -> Result<(), Ending> {
-        let binary = match &message {
-            Message::Binary(bytes) => Some(bytes.len()),
-            _ => None,
-        };
-        match timeout(self.dead_after(), self.socket.send(message)).await {
+        let binary = binary_len(&message);
+        let result = timeout(self.dead_after(), self.socket.send(message)).await;
+        self.sent(result, binary)
+    }
+
+    /// What a send came to: a binary message of `binary` bytes is counted
+    /// once it went out; the connection ends when the socket broke or
+    /// stayed full.
+    fn sent(
+        &self,
+        result: Result<Result<(), axum::Error>, Elapsed>,
+        binary: Option<usize>,
+    ) -> Result<(), Ending> {
+        match result {
             Ok(Ok(())) => {
                 if let Some(bytes) = binary {
                     self.sessions.metrics().stream_message_sent(bytes);
@@ -351,14 +367,35 @@ impl Viewer {
     /// A frame's pieces stay shared with the other viewers until each is
     /// written, as the socket takes the one before. The screen itself is
     /// let go before anything is sent, so a viewer whose socket has stopped
-    /// taking messages does not keep an old screen alive.
+    /// taking messages does not keep an old screen alive; and one whose
+    /// socket has not taken a piece for [`STALLED_AFTER`] lets go of the
+    /// rest of the frame too, and is sent a full frame when it reads again.
     async fn update(&mut self, screen: Arc<Snapshot>) -> Result<(), Ending> {
         let mut out = Vec::new();
         self.state.update_lazily(&screen, &self.cache, &mut out);
         drop(screen);
-        for message in out {
-            self.send(Message::Binary(message.into_bytes().into()))
-                .await?;
+        let mut rest = VecDeque::from(out);
+        while let Some(message) = rest.pop_front() {
+            let message = Message::Binary(message.into_bytes().into());
+            let binary = binary_len(&message);
+            let dead_after = self.dead_after();
+            let result = {
+                let sent = timeout(dead_after, self.socket.send(message));
+                tokio::pin!(sent);
+                let stalled = tokio::time::sleep(STALLED_AFTER);
+                tokio::pin!(stalled);
+                let mut waiting = true;
+                loop {
+                    tokio::select! {
+                        result = &mut sent => break result,
+                        () = &mut stalled, if waiting => {
+                            waiting = false;
+                            self.state.give_up_rest(&mut rest);
+                        }
+                    }
+                }
+            };
+            self.sent(result, binary)?;
         }
         Ok(())
     }
@@ -369,7 +406,12 @@ impl Viewer {
         let mut status = self.session.watch_status();
         // A session that has already exited says so at once.
         status.mark_changed();
-        let first = self.session.screen();
+        // Only the size: an old screen held here would stay alive as long
+        // as the connection.
+        let (cols, rows) = {
+            let first = self.session.screen();
+            (first.cols, first.rows)
+        };
         let link = self.caller.grant().link_ticket().cloned();
         let revoked = async {
             match &link {
@@ -391,8 +433,8 @@ impl Viewer {
             version: proto::PROTOCOL_VERSION,
             session_id: self.session.id().to_string(),
             role: self.role.wire(),
-            cols: first.cols,
-            rows: first.rows,
+            cols,
+            rows,
         }))
         .await?;
         let mut ping = interval_at(Instant::now() + self.ping_every, self.ping_every);
@@ -576,6 +618,14 @@ impl Viewer {
             message: message.to_string(),
         })
         .await
+    }
+}
+
+/// The length of a binary message (what the stream metrics count).
+fn binary_len(message: &Message) -> Option<usize> {
+    match message {
+        Message::Binary(bytes) => Some(bytes.len()),
+        _ => None,
     }
 }
 

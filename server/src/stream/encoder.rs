@@ -6,9 +6,11 @@
 //! not, title, scroll hint), the others are plain diff frames with the
 //! rest of its lines. The pieces are encoded once and shared (`Arc`) by
 //! every viewer at that point, and a viewer writes one piece at a time,
-//! when its socket takes it (see [`Outgoing`]): a viewer that stops
-//! reading holds one piece, never its own copy of a whole screen.
+//! when its socket takes it (see [`Outgoing`]). A viewer that stops
+//! reading gives up the rest of its frame ([`ViewerState::give_up_rest`])
+//! and holds one piece, never a screen of its own.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use panecast_proto as proto;
@@ -162,6 +164,8 @@ pub struct ViewerState {
     /// Per style id, the stamp of the definition this connection was sent
     /// (0: none). A reused id has a new stamp, so it is defined again.
     styles_sent: Vec<u32>,
+    /// The client has only part of its last frame: the next one is full.
+    partial: bool,
 }
 
 impl Default for ViewerState {
@@ -172,6 +176,7 @@ impl Default for ViewerState {
             title: Arc::from(""),
             bells: None,
             styles_sent: Vec::new(),
+            partial: false,
         }
     }
 }
@@ -213,7 +218,10 @@ impl ViewerState {
         let restart = match self.sent {
             None => true,
             Some(s) => {
-                s.cols != snap.cols || s.rows != snap.rows || s.style_epoch != snap.style_epoch
+                self.partial
+                    || s.cols != snap.cols
+                    || s.rows != snap.rows
+                    || s.style_epoch != snap.style_epoch
             }
         };
         if let Some(s) = self.sent {
@@ -272,6 +280,22 @@ impl ViewerState {
         }
         self.title = Arc::clone(&snap.title);
         self.sent = Some(to);
+        self.partial = false;
+    }
+
+    /// Lets go of the frame pieces left in `rest` (what
+    /// [`ViewerState::update_lazily`] gave that was not sent yet), for a
+    /// viewer whose socket has stopped taking them: the client keeps the
+    /// pieces it got, sequence numbers go on from the last one, and its
+    /// next frame is full. Messages that are not pieces stay in `rest`.
+    pub fn give_up_rest(&mut self, rest: &mut VecDeque<Outgoing>) {
+        let before = rest.len();
+        rest.retain(|message| !matches!(message, Outgoing::Piece { .. }));
+        let dropped = (before - rest.len()) as u64;
+        if dropped > 0 {
+            self.seq -= dropped;
+            self.partial = true;
+        }
     }
 
     /// Sends definitions of the styles in `used` this viewer does not have

@@ -531,3 +531,47 @@ fn a_big_screen_goes_out_in_shared_pieces_and_converges() {
     send(&mut a, &mut client, &snap, &cache);
     check(&client, &snap);
 }
+
+#[test]
+fn a_viewer_that_gives_up_the_rest_of_a_frame_gets_a_full_one_next() {
+    use super::Outgoing;
+    use std::collections::VecDeque;
+    let mut term = Term::new(1000, 100, 0);
+    for r in 0..100 {
+        term.advance(format!("\x1b[{};1H\x1b[3{}mrow {r}", r + 1, r % 8).as_bytes());
+    }
+    let cache = FrameCache::default();
+    let mut viewer = ViewerState::new();
+    let mut client = ModelClient::default();
+    send(&mut viewer, &mut client, &term.snapshot(), &cache);
+    // A change to every row, of which the client takes two pieces.
+    for r in 0..100 {
+        term.advance(format!("\x1b[{};1H\x1b[1mROW {r}", r + 1).as_bytes());
+    }
+    let snap = term.snapshot();
+    let mut out = Vec::new();
+    viewer.update_lazily(&snap, &cache, &mut out);
+    let mut rest = VecDeque::from(out);
+    for _ in 0..2 {
+        client.apply(&rest.pop_front().expect("a piece").into_bytes());
+    }
+    viewer.give_up_rest(&mut rest);
+    assert!(
+        rest.iter().all(|m| matches!(m, Outgoing::Bytes(_))),
+        "no piece is left to send"
+    );
+    // Unchanged since, the screen still comes whole, numbered on from the
+    // last piece the client got (the model checks the numbering).
+    let mut out = Vec::new();
+    viewer.update_lazily(&snap, &cache, &mut out);
+    let mut full = false;
+    for message in out {
+        let bytes = message.into_bytes();
+        if let Ok(proto::ServerMessage::Frame(frame)) = proto::ServerMessage::decode(&bytes) {
+            full |= frame.full;
+        }
+        client.apply(&bytes);
+    }
+    assert!(full, "the next frame is full");
+    check(&client, &snap);
+}

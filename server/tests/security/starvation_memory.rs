@@ -1,6 +1,6 @@
 //! Slow viewers' memory: viewers of a big screen that never read cost the
 //! server one shared encoding and a bounded queue each, never a copy of
-//! the screen each.
+//! the screen each, even when the screen changes under every one of them.
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,10 @@ const TOKEN: &str = "memory-test-token-0123";
 const VIEWERS: usize = 64;
 /// Most the server's memory may grow for all of them together.
 const GROWTH_BOUND: u64 = 24 << 20;
+/// Most the server's memory may grow for them when the screen changes under
+/// them: a MiB a viewer, with the allocator's slack from encoding a screen
+/// for each. (A screen of their own, as each held before, is 8 MiB.)
+const CHANGING_GROWTH_BOUND: u64 = (VIEWERS as u64) << 20;
 
 #[test]
 fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
@@ -92,4 +96,67 @@ fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
             })
             .await;
     });
+}
+
+#[test]
+fn viewers_of_a_changing_big_screen_that_never_read_hold_one_piece_each() {
+    let server = ServerProcess::start(TOKEN);
+    // A 1000x1000 screen rewritten over and over: each viewer that joins
+    // starts from a screen no other viewer has.
+    let flood = "i=0; while :; do i=$((i+1)); printf '\\033[H'; \
+                 yes \"line $i\" | head -c 2000000; done";
+    let body =
+        json!({ "command": ["sh", "-c", flood], "cols": 1000, "rows": 1000, "scrollback": 0 })
+            .to_string();
+    let created = server.call("POST", "/api/sessions", Some(&body));
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let auth = format!("Bearer {TOKEN}");
+    let path = ws::ws_path(&id, Some("view"));
+    let before = server.rss();
+    let mut silent = Vec::new();
+    let mut peak = before;
+    for _ in 0..VIEWERS {
+        let client = runtime.block_on(ws::connect(
+            server.addr,
+            &path,
+            &[("Authorization", &auth)],
+            Some(4096),
+        ));
+        silent.push(client.expect("a viewer"));
+        // The screen moves on before the next one joins.
+        std::thread::sleep(Duration::from_millis(20));
+        peak = peak.max(server.rss());
+    }
+    // Each has stalled on its first frame, then let go of the rest of it.
+    let until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < until {
+        peak = peak.max(server.rss());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let settled = server.rss();
+    let growth = settled.saturating_sub(before);
+    assert!(
+        growth < CHANGING_GROWTH_BOUND,
+        "{VIEWERS} silent viewers of a changing screen hold the server at {} MiB (from {} MiB, peak {} MiB)",
+        settled >> 20,
+        before >> 20,
+        peak >> 20
+    );
+    // A reader still gets the screen.
+    runtime.block_on(async {
+        let mut reader = ws::connect(server.addr, &path, &[("Authorization", &auth)], None)
+            .await
+            .expect("a viewer");
+        reader
+            .until("a screen of lines", Duration::from_secs(60), |m| {
+                m.text().iter().any(|l| l.starts_with("line "))
+            })
+            .await;
+    });
+    drop(silent);
 }
