@@ -235,9 +235,11 @@ pub struct Limits {
     /// Input bytes a session takes in one burst.
     pub input_burst: u32,
     /// The share of a session's actor time, in percent, one credential's
-    /// searches and scrollback reads may take, from every transport.
+    /// searches and scrollback reads may take, from every transport (one
+    /// connection may take half of it).
     pub read_share_percent: u8,
-    /// Actor time one credential's reads may take in one burst.
+    /// Actor time one credential's reads may take in one burst (one
+    /// connection's, half of it).
     pub read_burst_ms: u64,
     /// Open HTTP connections; past it the longest idle one (of the
     /// address holding most) is closed.

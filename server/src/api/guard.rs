@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::RequestExt;
 
 use crate::access::{client_address, Denied, Grant, Role, Target};
+use crate::session::Reader;
 
 use super::error::ApiError;
 use super::{audit, cookies, policy, signin, AppState};
@@ -37,6 +38,8 @@ pub struct Tls;
 pub struct Caller {
     grant: Grant,
     peer: IpAddr,
+    /// The socket's peer: the TCP connection the request came on.
+    connection: SocketAddr,
     secure: bool,
     cookie: bool,
     checked: Checked,
@@ -62,6 +65,12 @@ impl Caller {
     /// The client's address (through trusted proxies).
     pub fn peer(&self) -> IpAddr {
         self.peer
+    }
+
+    /// The caller as a reader of a session: its credential over this
+    /// connection (searches and scrollback are paced by both).
+    pub fn reader(&self) -> Reader {
+        Reader::new(self.grant.credential(), self.connection)
     }
 
     /// True when the client reached the server over https.
@@ -288,9 +297,14 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
             Denied::Forbidden(message) => ApiError::forbidden(message).into_response(),
         };
     }
+    let connection = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), |c| c.0);
     request.extensions_mut().insert(Caller {
         grant,
         peer,
+        connection,
         secure,
         cookie: source == Source::Cookie,
         checked,

@@ -50,7 +50,7 @@ fn flag(value: Option<u8>, name: &str) -> Result<bool, ApiError> {
     responses(
         (status = 200, description = "The matches", body = Found),
         (status = 400, description = "bad_query, bad_limit, bad_pattern", body = ErrorBody),
-        (status = 429, description = "reads_paced: this credential's searches and scrollback reads took their share of the session", body = ErrorBody),
+        (status = 429, description = "reads_paced: this credential's (or this connection's) searches and scrollback reads took their share of the session", body = ErrorBody),
     )
 )]
 pub async fn search(
@@ -72,6 +72,7 @@ pub async fn search(
         flag(query.case, "case")?,
     )
     .map_err(|e| ApiError::bad_request("bad_pattern", e.to_string()))?;
-    let who = caller.grant().credential();
-    Ok(Json(session.search(pattern, limit, who).await?))
+    Ok(Json(
+        session.search(pattern, limit, &caller.reader()).await?,
+    ))
 }

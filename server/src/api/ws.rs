@@ -566,8 +566,8 @@ impl Viewer {
                 return Ok(());
             }
             ClientMessage::ScrollbackRequest { start, count } => {
-                let who = self.caller.grant().credential();
-                let lines = match self.session.scrollback(start, count, who).await {
+                let who = self.caller.reader();
+                let lines = match self.session.scrollback(start, count, &who).await {
                     Ok(lines) => lines,
                     Err(SessionError::ReadsPaced) => {
                         return self.warn(&SessionError::ReadsPaced.to_string()).await;

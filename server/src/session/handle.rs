@@ -1,7 +1,6 @@
 //! The handle to a session: cheap to clone, used by the HTTP API and by
 //! viewers (the WebSocket) to read the screen and to send commands.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -10,20 +9,17 @@ use panecast_proto::limits::MAX_MARKER_LABEL;
 use panecast_proto::{ReplayControl, ReplayState, Role};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::access::Credential;
 use crate::config::Limits;
 use crate::stream::redraw::{RedrawFeed, RedrawSlot};
 use crate::stream::FrameCache;
 use crate::term::Snapshot;
 
-use super::budget::{InputBudget, ReadLimit, ReadShare};
+use super::budget::{InputBudget, ReadLimit};
+use super::reads::{ReadShares, Reader};
 use super::replay::ReplayLink;
 use super::search;
 use super::shares::{Share, Shares};
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
-
-/// Credentials whose read shares are kept before the full ones are forgotten.
-const MAX_READERS_KEPT: usize = 64;
 
 /// How many stream connections a session has, by role.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -67,10 +63,9 @@ struct Shared {
     end_reason: AtomicU8,
     /// Input from every transport draws on this.
     budget: Mutex<InputBudget>,
-    /// Each credential's share of the actor's time for searches and
-    /// scrollback, by credential; full shares are forgotten.
-    reads: Mutex<HashMap<String, ReadShare>>,
-    read_limit: ReadLimit,
+    /// The shares of the actor's time for searches and scrollback, by
+    /// credential and by connection.
+    reads: Mutex<ReadShares>,
     max_cols: u16,
     max_rows: u16,
     /// Screens published, counted by the actor.
@@ -168,11 +163,10 @@ impl SessionHandle {
                 clipboard: Arc::new(watch::channel(None).0),
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
                 budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
-                reads: Mutex::default(),
-                read_limit: ReadLimit {
+                reads: Mutex::new(ReadShares::new(ReadLimit {
                     share: f64::from(limits.read_share_percent) / 100.0,
                     burst: Duration::from_millis(limits.read_burst_ms),
-                },
+                })),
                 max_cols: limits.max_cols,
                 max_rows: limits.max_rows,
                 published,
@@ -291,12 +285,13 @@ impl SessionHandle {
 
     /// The first `limit` matches of `pattern` in the scrollback and screen,
     /// within the pattern's deadline, for `who`: refused while `who` has
-    /// used up its share of the actor's time for reads.
+    /// used up its share of the actor's time for reads (on its connection
+    /// or for its credential).
     pub async fn search(
         &self,
         pattern: search::Pattern,
         limit: usize,
-        who: &Credential,
+        who: &Reader,
     ) -> Result<search::Found, SessionError> {
         self.may_read(who)?;
         let (reply, answer) = oneshot::channel();
@@ -310,35 +305,20 @@ impl SessionHandle {
             .await
             .map_err(|_| SessionError::Exited)?;
         let (found, spent) = answer.await.map_err(|_| SessionError::Exited)??;
-        self.charge_read(who, spent);
+        self.reads().charge(who, spent);
         Ok(found)
     }
 
     /// Whether `who` has actor time left for a read.
-    fn may_read(&self, who: &Credential) -> Result<(), SessionError> {
-        let now = Instant::now();
-        let mut reads = self.reads();
-        if reads.len() > MAX_READERS_KEPT {
-            reads.retain(|_, share| !share.full(now));
-        }
-        let share = reads
-            .entry(who.to_string())
-            .or_insert_with(|| ReadShare::new(self.shared.read_limit, now));
-        if share.allows(now) {
+    fn may_read(&self, who: &Reader) -> Result<(), SessionError> {
+        if self.reads().allows(who, Instant::now()) {
             Ok(())
         } else {
             Err(SessionError::ReadsPaced)
         }
     }
 
-    /// Charges `who` with `spent` of the actor's time.
-    fn charge_read(&self, who: &Credential, spent: Duration) {
-        if let Some(share) = self.reads().get_mut(&who.to_string()) {
-            share.charge(spent);
-        }
-    }
-
-    fn reads(&self) -> std::sync::MutexGuard<'_, HashMap<String, ReadShare>> {
+    fn reads(&self) -> std::sync::MutexGuard<'_, ReadShares> {
         self.shared
             .reads
             .lock()
@@ -374,7 +354,7 @@ impl SessionHandle {
         &self,
         start: u64,
         count: u16,
-        who: &Credential,
+        who: &Reader,
     ) -> Result<ScrollbackLines, SessionError> {
         self.may_read(who)?;
         let (reply, answer) = oneshot::channel();
@@ -388,7 +368,7 @@ impl SessionHandle {
             .await
             .map_err(|_| SessionError::Exited)?;
         let (lines, spent) = answer.await.map_err(|_| SessionError::Exited)?;
-        self.charge_read(who, spent);
+        self.reads().charge(who, spent);
         Ok(lines)
     }
 

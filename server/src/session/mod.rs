@@ -11,6 +11,7 @@ mod budget;
 mod handle;
 mod metrics;
 mod pacer;
+mod reads;
 mod registry;
 pub mod replay;
 mod saved;
@@ -29,6 +30,7 @@ use crate::record::RecordOptions;
 
 pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
 pub use metrics::Metrics;
+pub use reads::Reader;
 pub use registry::{CreateError, ReplaySlot, Sessions};
 pub use saved::{
     SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,

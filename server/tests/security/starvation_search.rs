@@ -2,7 +2,8 @@
 //! session: a search runs on the session's actor in slices of a few
 //! milliseconds and answers by its deadline (100 ms from the start of its
 //! pattern's compilation), and each credential's reads may take only a
-//! share of the actor's time (429 `reads_paced` past it). Once, one regex
+//! share of the actor's time (429 `reads_paced` past it), and each of its
+//! connections half of that share. Once, one regex
 //! search held the actor 1.3 s and four search loops made the session's
 //! echo p99 4.3 s.
 
@@ -149,4 +150,61 @@ fn a_view_links_search_and_scrollback_floods_cannot_delay_echo() {
         paced.load(Ordering::Relaxed) > 0,
         "a search loop is paced (429 reads_paced)"
     );
+}
+
+/// Sends scrollback requests on `reader` until one is refused; returns how
+/// many were answered first.
+async fn read_until_paced(reader: &mut ws::Client) -> usize {
+    let request = ClientMessage::ScrollbackRequest {
+        start: 1,
+        count: 1000,
+    };
+    for answered in 0..10_000 {
+        reader.send(&request).await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            match reader.next(deadline).await {
+                Some(Kind::Scrollback) => break,
+                Some(Kind::Error) => return answered,
+                Some(_) => {}
+                None => panic!("the connection ended while reading scrollback"),
+            }
+        }
+    }
+    panic!("10,000 scrollback reads and none paced");
+}
+
+#[test]
+fn one_connection_leaves_its_credentials_other_connections_a_share() {
+    let server = Server::start(test_config());
+    let id = full_session(&server);
+    let link = mint(&server, &id, "view")["token"]
+        .as_str()
+        .expect("a link token")
+        .to_owned();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let mut busy = ws::open(server.addr, &link, &id, "view").await;
+        let mut other = ws::open(server.addr, &link, &id, "view").await;
+        let answered = read_until_paced(&mut busy).await;
+        assert!(answered > 0, "the busy connection read before it was paced");
+        // The same credential on another connection still has time left.
+        let request = ClientMessage::ScrollbackRequest {
+            start: 1,
+            count: 10,
+        };
+        other.send(&request).await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            match other.next(deadline).await {
+                Some(Kind::Scrollback) => break,
+                Some(Kind::Error) => panic!("the other connection was paced too"),
+                Some(_) => {}
+                None => panic!("the other connection ended"),
+            }
+        }
+    });
 }
