@@ -211,6 +211,7 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         _ => None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(crate::pool::API_BLOCKING_THREADS)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
@@ -275,8 +276,9 @@ fn private_token_file(path: &std::path::Path) -> std::io::Result<()> {
 /// as the same user: no core dumps and no
 /// `/proc/PID/environ`, `cmdline` or ptrace for them (non-dumpable); the
 /// server becomes the reaper of their orphaned background jobs, so
-/// deleting a session can end them, and a thread reaps those that exit.
-/// The descriptor limit is raised to its maximum for many connections.
+/// deleting a session can end them (the reaper of session programs reaps
+/// them as they exit). The open-files limit is raised to its maximum for
+/// many sessions and connections.
 fn harden_process() {
     // SAFETY: PR_SET_DUMPABLE takes one integer argument.
     if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) } != 0 {
@@ -287,27 +289,37 @@ fn harden_process() {
             "cannot become a child subreaper: background jobs may outlive their sessions"
         );
     }
-    let spawned = std::thread::Builder::new()
-        .name("orphan-reaper".to_owned())
-        .spawn(|| loop {
-            std::thread::sleep(std::time::Duration::from_secs(1));
-            crate::pty::reap_orphans();
-        });
-    if let Err(error) = spawned {
-        tracing::warn!(%error, "cannot start the orphan reaper");
-    }
+    raise_open_files_limit();
+}
+
+/// Raises the soft limit on open files to the hard one, and logs both:
+/// each session holds one descriptor (its pty master).
+fn raise_open_files_limit() {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
-    // SAFETY: getrlimit and setrlimit read and write the struct given.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
+    // SAFETY: getrlimit writes the struct given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        tracing::warn!("cannot read the open-files limit");
+        return;
     }
+    let before = limit.rlim_cur;
+    limit.rlim_cur = limit.rlim_max;
+    // SAFETY: setrlimit reads the struct given.
+    if before < limit.rlim_max && unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+        tracing::warn!(
+            soft = before,
+            hard = limit.rlim_max,
+            "cannot raise the open-files limit"
+        );
+        return;
+    }
+    tracing::info!(
+        from = before,
+        to = limit.rlim_max,
+        "open-files limit (soft) set to the hard limit"
+    );
 }
 
 /// `panecast key`: a fresh secret, and the config entry holding its digest.

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod config;
 pub mod health;
 pub mod input;
+pub mod pool;
 pub mod pty;
 pub mod random;
 pub mod record;

@@ -7,6 +7,7 @@ use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::pty::{Shortage, SpawnError};
 use crate::record::RecordError;
 use crate::session::{CreateError, SessionError};
 
@@ -114,6 +115,17 @@ impl From<CreateError> for ApiError {
             }
             CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
             CreateError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
+            CreateError::Spawn(SpawnError {
+                short_of: Some(shortage),
+                ..
+            }) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                match shortage {
+                    Shortage::Descriptors => "short_of_descriptors",
+                    Shortage::Processes => "short_of_processes",
+                    Shortage::Terminals => "short_of_terminals",
+                },
+            ),
             CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),
             CreateError::Record(_) => (StatusCode::INTERNAL_SERVER_ERROR, "recording_failed"),
             CreateError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),

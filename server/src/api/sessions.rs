@@ -43,7 +43,7 @@ pub struct SessionList {
         (status = 413, description = "body_too_large", body = ErrorBody),
         (status = 429, description = "too_many_sessions", body = ErrorBody),
         (status = 500, description = "internal", body = ErrorBody),
-        (status = 503, description = "shutting_down", body = ErrorBody),
+        (status = 503, description = "shutting_down; short_of_descriptors, short_of_processes, short_of_terminals: the system has no open file, process or pty left for a new session", body = ErrorBody),
     )
 )]
 pub async fn create(

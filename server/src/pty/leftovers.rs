@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{FromRawFd, OwnedFd};
 
-use super::waiter::{programs, ChildState};
+use super::reaper::{programs, ChildState};
 
 /// The variable every child gets, set to its session's id.
 pub const MARKER: &str = "PANECAST_SESSION";
@@ -157,7 +157,9 @@ pub fn reap_orphans() -> usize {
     let programs = programs();
     let mut reaped = 0;
     for p in processes() {
-        let ours = programs.as_ref().is_some_and(|set| set.contains(&p.pid));
+        let ours = programs
+            .as_ref()
+            .is_some_and(|set| set.contains_key(&p.pid));
         if p.parent == me && p.zombie && !ours {
             let mut status = 0;
             // SAFETY: waitpid on one specific child of ours, not blocking.
@@ -172,7 +174,7 @@ pub fn reap_orphans() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pty::waiter::now_ticks;
+    use crate::pty::reaper::now_ticks;
 
     #[test]
     fn reads_this_process_from_proc() {

@@ -1,41 +1,43 @@
 //! Children in pseudo-terminals: spawning as the session's user
-//! ([`spawn`](self::spawn) module), a reader thread feeding a bounded
-//! channel, a writer thread, a waiter thread that reaps the child, and
-//! signals to the child's process group while it is unreaped; the
-//! session's sandbox ([`Isolation`]) that ends every process it started.
+//! ([`spawn`](self::spawn) module), the master's input and output on the
+//! emulator pool's event loop ([`io`] module: one non-blocking master per
+//! session, no thread), one process-wide reaper woken by `SIGCHLD`
+//! ([`reaper`] module), signals to the child's process group while it is
+//! unreaped, and the session's sandbox ([`Isolation`]) that ends every
+//! process it started.
 //!
-//! The reader blocks when the channel is full, so a slow consumer stops the
-//! pty being read and the child blocks on write: memory stays flat however
-//! fast the child prints. Input goes through a queue to the writer thread,
-//! so the session never blocks on a child that does not read.
+//! The output is not read while the session's channel is full, so a slow
+//! consumer makes the child block on write: memory stays flat however fast
+//! the child prints. Input goes through a bounded queue written whenever
+//! the master is writable, so the session never blocks on a child that
+//! does not read.
 
 mod cgroup;
 mod env;
-mod fd;
+mod io;
 mod leftovers;
-mod reader;
+mod reaper;
 mod sandbox;
 mod spawn;
 mod uids;
-mod waiter;
-mod writer;
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
 pub use env::child_env;
+pub use io::READ_BUFFER;
 pub use leftovers::{become_subreaper, kill_leftovers, reap_orphans, MARKER};
-pub use reader::READ_BUFFER;
+pub use reaper::{ChildState, ExitStatus};
 pub use sandbox::{EnterError, Isolation, Mode, Sandbox, User};
 pub use spawn::Identity;
-pub use waiter::{ChildState, ExitStatus};
 
-/// Chunks of output queued between the reader thread and the session.
+/// Chunks of output queued between the output task and the session.
 pub const OUTPUT_QUEUE: usize = 4;
-/// Writes queued for the writer thread before input is refused.
+/// Writes queued for the input task before input is refused.
 pub const INPUT_QUEUE: usize = 64;
 
 /// What to run, where, and at which size.
@@ -65,6 +67,31 @@ pub struct SpawnError {
     pub program: String,
     /// Why.
     pub reason: String,
+    /// What the system ran short of, when that is why.
+    pub short_of: Option<Shortage>,
+}
+
+/// A resource of the system that can run short when starting a child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shortage {
+    /// Open files: the server's (`EMFILE`) or the system's (`ENFILE`).
+    Descriptors,
+    /// Processes: no pid, or a process limit (`EAGAIN` from fork).
+    Processes,
+    /// Pseudo-terminals (`ENOSPC` from opening one: `kernel.pty.max`).
+    Terminals,
+}
+
+impl Shortage {
+    /// The shortage `error` reports, if it reports one.
+    pub fn of(error: &std::io::Error) -> Option<Shortage> {
+        match error.raw_os_error()? {
+            libc::EMFILE | libc::ENFILE => Some(Shortage::Descriptors),
+            libc::EAGAIN => Some(Shortage::Processes),
+            libc::ENOSPC => Some(Shortage::Terminals),
+            _ => None,
+        }
+    }
 }
 
 /// Input could not be queued for the child.
@@ -79,14 +106,13 @@ pub enum InputError {
 }
 
 /// The session's side of a running child: its terminal, its input queue and
-/// its process groups. Dropping it closes the master, ends the reader and
-/// writer threads and so releases every descriptor.
+/// its process groups. Dropping it ends the input and output tasks and
+/// closes the master, its one descriptor.
 pub struct Pty {
-    master: OwnedFd,
-    child: Arc<waiter::ChildState>,
+    master: io::Master,
+    child: Arc<ChildState>,
     input: mpsc::Sender<Vec<u8>>,
-    /// Closing this pipe end wakes the reader and writer threads and ends them.
-    _stop: OwnedFd,
+    _tasks: io::Tasks,
 }
 
 /// What the child produces: output chunks (the channel closes at end of
@@ -100,15 +126,13 @@ pub struct PtyEvents {
 
 /// Starts `spec` in a new pty. Blocks briefly (fork and exec): call it from
 /// a blocking context.
-/// `waits` counts the reader's waits for a session that is behind.
-pub fn spawn(
-    spec: &SpawnSpec,
-    waits: std::sync::Arc<std::sync::atomic::AtomicU64>,
-) -> Result<(Pty, PtyEvents), SpawnError> {
+/// `waits` counts the output task's waits for a session that is behind.
+pub fn spawn(spec: &SpawnSpec, waits: Arc<AtomicU64>) -> Result<(Pty, PtyEvents), SpawnError> {
     let program = spec.argv.first().cloned().unwrap_or_default();
     let fail = |reason: String| SpawnError {
         program: program.clone(),
         reason,
+        short_of: None,
     };
     if program.is_empty() {
         return Err(fail("the command is empty".to_owned()));
@@ -126,55 +150,79 @@ pub fn spawn(
         identity: spec.identity.as_ref(),
         cgroup_procs: spec.cgroup_procs.as_deref(),
     };
-    let io_err = |e: std::io::Error| fail(e.to_string());
-    // The waiter starts before the child, so no failure can leave a child
-    // unreaped; a failure after the child started kills it.
-    let (waiter, exit) = waiter::start().map_err(io_err)?;
-    // The orphan reaper must never reap a program its waiter waits for:
-    // the pid is in the set before the reaper can look again.
-    let mut programs = waiter::programs();
+    let io_err = |e: std::io::Error| SpawnError {
+        program: program.clone(),
+        reason: e.to_string(),
+        short_of: Shortage::of(&e),
+    };
+    // The reaper runs before the child exists, so no failure can leave a
+    // child unreaped.
+    start_reaper().map_err(io_err)?;
+    // The orphan reaper must never reap a program: the pid is registered
+    // before it can look again.
+    let mut programs = reaper::programs();
     let (master, pid) = spawn::spawn(&child).map_err(io_err)?;
-    programs.get_or_insert_with(Default::default).insert(pid);
+    let registered = reaper::register(&mut programs, pid);
     drop(programs);
-    // Reaped whatever happens next.
-    let child = waiter.watch(pid);
-    let started = threads(&master, waits);
-    let (input, stop, output) = match started {
-        Ok(started) => started,
+    start(master, registered, waits).map_err(io_err)
+}
+
+/// Takes over `pid`, a running child of this process (or one that has
+/// exited unreaped), whose terminal is `master`: registers it with the
+/// reaper and starts its input and output on the emulator pool. For
+/// programs started by an earlier server image (an upgrade): call it
+/// before anything reaps orphans, or the program's status may be lost.
+/// On failure the child's process group is killed (and reaped).
+/// `waits` counts the output task's waits for a session that is behind.
+pub fn adopt(
+    master: OwnedFd,
+    pid: libc::pid_t,
+    waits: Arc<AtomicU64>,
+) -> std::io::Result<(Pty, PtyEvents)> {
+    start_reaper()?;
+    let registered = reaper::register(&mut reaper::programs(), pid);
+    start(master, registered, waits)
+}
+
+/// Starts the one reaper on the emulator pool, if it does not run yet.
+fn start_reaper() -> std::io::Result<()> {
+    let _pool = crate::pool::handle()?.enter();
+    reaper::start()
+}
+
+/// Starts the input and output of a registered child's `master` on the
+/// emulator pool; kills the child's group if that fails.
+fn start(
+    master: OwnedFd,
+    (child, exit): (Arc<ChildState>, oneshot::Receiver<ExitStatus>),
+    waits: Arc<AtomicU64>,
+) -> std::io::Result<(Pty, PtyEvents)> {
+    let registered = crate::pool::handle().and_then(|pool| {
+        let _pool = pool.enter();
+        io::register(master)
+    });
+    let master = match registered {
+        Ok(master) => master,
         Err(e) => {
+            // Reaped by the reaper, which knows the child.
             child.signal_group(libc::SIGKILL);
-            return Err(io_err(e));
+            return Err(e);
         }
     };
-
+    let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
+    let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
+    let tasks = {
+        // The pool exists: the master was just registered with it.
+        let _pool = crate::pool::handle()?.enter();
+        io::start(&master, output_tx, input_rx, waits)
+    };
     let pty = Pty {
         master,
         child,
         input,
-        _stop: stop,
+        _tasks: tasks,
     };
     Ok((pty, PtyEvents { output, exit }))
-}
-
-/// The input queue, the stop pipe and the output channel of new reader
-/// and writer threads on duplicates of `master`.
-#[allow(clippy::type_complexity)]
-fn threads(
-    master: &OwnedFd,
-    waits: Arc<std::sync::atomic::AtomicU64>,
-) -> std::io::Result<(mpsc::Sender<Vec<u8>>, OwnedFd, mpsc::Receiver<Vec<u8>>)> {
-    let read_fd = master.try_clone()?;
-    let write_fd = master.try_clone()?;
-    // The threads wait in poll, never in read or write, so that closing the
-    // stop pipe always ends them.
-    fd::set_nonblocking(&read_fd)?;
-    let (reader_stop, stop) = fd::pipe()?;
-    let writer_stop = reader_stop.try_clone()?;
-    let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
-    let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
-    reader::start(read_fd, reader_stop, output_tx, waits)?;
-    writer::start(write_fd, writer_stop, input_rx)?;
-    Ok((input, stop, output))
 }
 
 impl Pty {
@@ -203,7 +251,7 @@ impl Pty {
 
     /// Sets the terminal size; the kernel sends the foreground group SIGWINCH.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<(), String> {
-        spawn::set_size(&self.master, cols, rows).map_err(|e| e.to_string())
+        spawn::set_size(self.master.get_ref(), cols, rows).map_err(|e| e.to_string())
     }
 
     /// Sends SIGHUP to the child's process group, if the child is not yet

@@ -3,12 +3,15 @@
 //!
 //! Its life has two phases. While the child lives, output, commands, the
 //! child's exit and the synchronized-output deadline are served in one
-//! `select!`, commands first. Output is parsed in slices of [`SLICE_WORK`]
-//! units of the terminal's work meter (cells touched, not bytes), with
-//! commands looked at between slices: a kill, input or shutdown never waits
-//! behind more than one slice, whatever a program prints, and no more pty
-//! output is read while a chunk is being parsed (backpressure). Searches
-//! run in slices of their own between the others.
+//! `select!`, commands first. Output is parsed in slices of at most
+//! [`SLICE_WORK`] units of the terminal's work meter (cells touched, not
+//! bytes) and [`SLICE_TIME`], with commands looked at between slices: a
+//! kill, input or shutdown never waits behind more than one slice, whatever
+//! a program prints, and no more pty output is read while a chunk is being
+//! parsed (backpressure). After each slice the actor yields its worker of
+//! the emulator pool, so the other sessions' actors and ptys on it get their
+//! turn: a flood takes bounded slices, never the worker. Searches run in
+//! slices of their own between the others.
 //!
 //! Once the child has exited and its output is drained (or after it was
 //! killed), the final screen and exit status are published and the session
@@ -48,6 +51,12 @@ const KILL_WAIT: Duration = Duration::from_secs(1);
 /// Units of the terminal's work meter parsed between two looks at the
 /// commands: about a 64 KiB chunk of plain text, a millisecond or two.
 const SLICE_WORK: u64 = 128 * 1024;
+/// Time a slice may take: it is parsed in steps of [`STEP_WORK`] until
+/// this has passed, for a machine (or a build) slower than the meter
+/// assumes, since other sessions on the same worker wait meanwhile.
+const SLICE_TIME: Duration = Duration::from_millis(1);
+/// Units of work parsed between two looks at the clock.
+const STEP_WORK: u64 = 8 * 1024;
 /// Work applied from what is left queued once the child has exited and its
 /// output stopped being read; the rest is dropped.
 const FINISH_WORK: u64 = 16 * SLICE_WORK;
@@ -303,8 +312,8 @@ impl Live {
     fn output(&mut self, bytes: Vec<u8>) {
         self.actor.metrics.chunk_read(bytes.len());
         if !self.killed {
+            // Parsed in the next turns, each followed by a yield.
             self.parsing = Some((bytes, 0));
-            self.parse_slice();
         }
     }
 
@@ -315,7 +324,13 @@ impl Live {
         let Some((bytes, done)) = self.parsing.as_mut() else {
             return;
         };
-        *done += self.actor.term.advance_within(&bytes[*done..], SLICE_WORK);
+        let started = std::time::Instant::now();
+        let mut work = 0;
+        while *done < bytes.len() && work < SLICE_WORK && started.elapsed() < SLICE_TIME {
+            let term = &mut self.actor.term;
+            *done += term.advance_within(&bytes[*done..], STEP_WORK);
+            work += term.work();
+        }
         let (len, finished) = (bytes.len(), *done >= bytes.len());
         if finished {
             self.record_parsing();

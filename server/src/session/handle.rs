@@ -84,7 +84,7 @@ struct ReleaseOnDrop;
 
 impl Drop for ReleaseOnDrop {
     fn drop(&mut self) {
-        super::thread::release_freed_memory_soon();
+        super::memory::release_freed_memory_soon();
     }
 }
 
@@ -133,7 +133,7 @@ impl Drop for ViewerSlot {
         if self.viewers.fetch_sub(1, Ordering::AcqRel) == 1 {
             // The last viewer goes: what it held (its last screen, its
             // frames) is freed on its own thread, after the actor's release.
-            super::thread::release_freed_memory_soon();
+            super::memory::release_freed_memory_soon();
         }
         self.presence.send_modify(|p| *p.count(self.role) -= 1);
     }

@@ -1,5 +1,8 @@
-//! Sessions: one actor (on a thread of its own) per child owns its [`Term`], applies
-//! the pty's output, and publishes the latest [`Snapshot`] on a `watch`.
+//! Sessions: one actor per child owns its [`Term`], applies the pty's
+//! output, and publishes the latest [`Snapshot`] on a `watch`. Actors are
+//! tasks on the emulator pool ([`crate::pool`]), never a thread each, and
+//! yield after every slice of work, so a flooding session gets bounded
+//! slices and every other session's echo stays fast.
 //! Everything else talks to it through a [`SessionHandle`]; the
 //! [`Sessions`] registry creates, finds and ends them.
 //!
@@ -9,6 +12,7 @@
 mod actor;
 mod budget;
 mod handle;
+mod memory;
 mod metrics;
 mod pacer;
 mod reads;
@@ -17,7 +21,6 @@ pub mod replay;
 mod saved;
 pub mod search;
 mod shares;
-mod thread;
 
 use std::time::{Duration, SystemTime};
 

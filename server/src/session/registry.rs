@@ -20,7 +20,6 @@ use super::actor::Actor;
 use super::handle::{StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::shares::{Share, Shares};
-use super::thread;
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
 /// How long shutting down waits for an ended session's viewers to close
@@ -42,6 +41,7 @@ fn sandbox_and_spawn(
             pty::EnterError::Other(reason) => CreateError::Spawn(SpawnError {
                 program: spec.spawn.argv.first().cloned().unwrap_or_default(),
                 reason,
+                short_of: None,
             }),
         })?;
     let mut set = |name: &str, value: &str| {
@@ -280,16 +280,14 @@ impl Sessions {
         };
         let registry = Arc::downgrade(self);
         let ended = id.clone();
-        thread::spawn(
-            format!("session {}", id.get(..8).unwrap_or_default()),
-            actor.run(),
-            move || {
-                if let Some(registry) = Weak::upgrade(&registry) {
-                    registry.remove(&ended);
-                }
-            },
-        )
-        .map_err(|e| CreateError::Internal(format!("cannot start the session's thread: {e}")))?;
+        crate::pool::spawn(async move {
+            actor.run().await;
+            if let Some(registry) = Weak::upgrade(&registry) {
+                registry.remove(&ended);
+            }
+            super::memory::release_freed_memory_now();
+        })
+        .map_err(|e| CreateError::Internal(format!("cannot start the session: {e}")))?;
         let closing = {
             let mut state = self.lock();
             if !state.closing {
@@ -448,18 +446,16 @@ impl Sessions {
         };
         tracing::info!(id = %id, recording = %name, "replay started");
         let (registry, ended) = (Arc::downgrade(self), id.clone());
-        thread::spawn(
-            format!("replay {}", id.get(..8).unwrap_or_default()),
-            player.run(),
-            move || {
-                release();
-                if let Some(registry) = Weak::upgrade(&registry) {
-                    registry.lock().replays.remove(&ended);
-                }
-                tracing::info!(id = %ended, "replay ended");
-            },
-        )
-        .map_err(|e| CreateError::Internal(format!("cannot start the replay's thread: {e}")))?;
+        crate::pool::spawn(async move {
+            player.run().await;
+            release();
+            if let Some(registry) = Weak::upgrade(&registry) {
+                registry.lock().replays.remove(&ended);
+            }
+            tracing::info!(id = %ended, "replay ended");
+            super::memory::release_freed_memory_now();
+        })
+        .map_err(|e| CreateError::Internal(format!("cannot start the replay: {e}")))?;
         let closing = {
             let mut state = self.lock();
             state.replays.insert(id, handle.downgrade());
