@@ -33,9 +33,16 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts the server with `token` and waits for its startup line.
     pub fn start(token: &str) -> ServerProcess {
+        ServerProcess::start_with(token, &[])
+    }
+
+    /// Starts the server with `token` and more arguments (`--config F`),
+    /// and waits for its startup line.
+    pub fn start_with(token: &str, args: &[&str]) -> ServerProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
             .args(["serve", "--listen", "127.0.0.1:0", "--token", token])
             .arg("--allow-any-command")
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
