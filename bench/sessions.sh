@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The density benchmark (issue 20): N idle 80x24 `cat` sessions in one
+# release `panecast serve`, created one after another through the API
+# (server/examples/sessions_bench.rs), then: sessions reached, server
+# threads (/proc/PID/status Threads), fds per session, RSS, create p50/p99,
+# `GET .../screen` p99, the time to list every session, the server's CPU
+# over 10 idle seconds, and the echo p99 in one session while another
+# floods. Targets (issue 20): 10,000 sessions, <= 2 x cores + 8 threads,
+# < 1 GiB RSS, create < 5 / 20 ms, screen p99 < 10 ms, list < 100 ms, idle
+# CPU < 2% of a core, echo p99 < 10 ms.
+#
+# Environment:
+#   SESSIONS   sessions to create (default 10000)
+#   ISOLATION  user (default): every session runs as `nobody` through a
+#              profile; uids: each session gets a uid of its own from a
+#              range of SESSIONS uids (the server's default mode)
+#   CARGO_TARGET_DIR (default ./target)
+#   PANECAST   the server binary (default: the release build of this tree),
+#              to run the same client against another build (A/B)
+# When run as root and the system allows fewer pseudo-terminals than
+# SESSIONS (kernel.pty.max), the limit is raised for the run and put back
+# after.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/lib.sh"
+SESSIONS=${SESSIONS:-10000}
+ISOLATION=${ISOLATION:-user}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=$CARGO_TARGET_DIR/release
+
+WORK=$(mktemp -d)
+# Sessions run as other uids: what they read from here must be readable.
+chmod 755 "$WORK"
+SERVER_PID=
+PTY_MAX_BEFORE=
+cleanup() {
+    if [ -n "${SERVER_PID:-}" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    if [ -n "$PTY_MAX_BEFORE" ]; then
+        echo "$PTY_MAX_BEFORE" > /proc/sys/kernel/pty/max
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== building (release)"
+(cd "$ROOT" && cargo build --release --quiet -p panecast-server \
+    --bin panecast --example sessions_bench)
+
+PTY_MAX=$(cat /proc/sys/kernel/pty/max)
+if [ "$PTY_MAX" -lt $((SESSIONS + 1100)) ] && [ -w /proc/sys/kernel/pty/max ]; then
+    PTY_MAX_BEFORE=$PTY_MAX
+    echo $((SESSIONS + 1100)) > /proc/sys/kernel/pty/max
+    echo "== kernel.pty.max raised from $PTY_MAX to $((SESSIONS + 1100)) for the run"
+fi
+
+CONFIG=$WORK/sessions.toml
+{
+    echo "session_uids = [70000, $((70000 + SESSIONS + 99))]"
+    echo "session_homes = \"$WORK/homes\""
+    echo "[limits]"
+    echo "max_sessions = $((SESSIONS + 10))"
+    if [ "$ISOLATION" = user ]; then
+        echo "[profiles.bench]"
+        echo "command = \"cat\""
+        echo "user = \"nobody\""
+        echo "cwd = \"/\""
+    fi
+} > "$CONFIG"
+[ "$ISOLATION" = user ] && export BENCH_PROFILE=bench
+
+FLOOD=$WORK/flood.txt
+flood_file "$FLOOD" 200000
+
+TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+"${PANECAST:-$BIN/panecast}" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
+    --config "$CONFIG" > "$WORK/serve.out" 2> "$WORK/serve.log" &
+SERVER_PID=$!
+ADDR=
+for _ in $(seq 500); do
+    ADDR=$(grep -o '127\.0\.0\.1:[0-9]*' "$WORK/serve.out" 2>/dev/null || true)
+    [ -n "$ADDR" ] && break
+    sleep 0.01
+done
+[ -n "$ADDR" ] || { echo "panecast did not start:"; cat "$WORK/serve.log"; exit 1; }
+
+echo "== $SESSIONS idle 80x24 cat sessions ($ISOLATION isolation), $(nproc) cores," \
+    "open files $(ulimit -Hn) (hard), pid_max $(cat /proc/sys/kernel/pid_max)"
+"$BIN/examples/sessions_bench" "$ADDR" "$TOKEN" "$SERVER_PID" "$SESSIONS" "$FLOOD"
