@@ -254,7 +254,9 @@ export class Terminal extends EventTarget {
         break;
       case 'scrollback':
         this.inflight.shift();
-        this.screen.applyScrollback(m);
+        // An answer may hold fewer lines than asked for (a cap on its
+        // cells): ask for what the view still lacks, as long as answers bring lines.
+        if (this.screen.applyScrollback(m) > 0) this.fetchScrollback();
         if (this.viewOffset > 0) {
           this.viewOffset = Math.min(this.viewOffset, this.screen.total);
           this.dirtyAll = true;

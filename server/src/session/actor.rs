@@ -23,7 +23,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{sleep_until, Instant};
 
-use panecast_proto::Scrollback;
+use panecast_proto::{limits, Scrollback};
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
@@ -218,7 +218,13 @@ impl Live {
                 },
                 () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
                 () = sleep_until_some(drain_deadline) => self.output_open = false,
-                () = std::future::ready(()), if searching => {}
+                () = std::future::ready(()), if searching => {
+                    // As between parse slices: the clock and the publish
+                    // timer move on only when the actor lets the runtime
+                    // run, and a search would otherwise hold the screen's
+                    // publication (and so every echo) for its whole length.
+                    tokio::task::yield_now().await;
+                }
             }
         }
     }
@@ -497,12 +503,15 @@ pub(super) fn scrollback_timed(term: &Term, start: u64, count: u16) -> (Scrollba
 }
 
 /// Scrollback lines `start .. start + count` counted up from the screen
-/// (1 is the line just above it), laid out at the current width.
+/// (1 is the line just above it), laid out at the current width; no more
+/// than [`limits::MAX_SCROLLBACK_ANSWER_CELLS`] cells of them, so that one
+/// answer holds the session up briefly (the client asks again for the rest).
 pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines {
     let total = term.scrollback_len() as u64;
     let cols = term.cols();
     let start = start.max(1);
-    let count = count.min(panecast_proto::limits::MAX_SCROLLBACK_LINES) as u64;
+    let per_answer = (limits::MAX_SCROLLBACK_ANSWER_CELLS / usize::from(cols.max(1))).max(1);
+    let count = u64::from(count.min(limits::MAX_SCROLLBACK_LINES)).min(per_answer as u64);
     let lines: Vec<_> = (start..start.saturating_add(count))
         .take_while(|&i| i <= total)
         .filter_map(|i| term.scrollback_row((total - i) as usize))
@@ -534,5 +543,32 @@ pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines
             lines,
         },
         scroll_count: term.scrolled_since(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A terminal `cols` wide with `lines` lines of scrollback.
+    fn with_scrollback(cols: u16, lines: usize) -> Term {
+        let mut term = Term::new(cols, 10, 10_000);
+        for i in 0..lines + 10 {
+            term.advance(format!("line {i}\r\n").as_bytes());
+        }
+        term
+    }
+
+    #[test]
+    fn one_scrollback_answer_holds_at_most_its_cells() {
+        let wide = scrollback(&with_scrollback(1000, 500), 1, 1000);
+        assert_eq!(wide.answer.lines.len(), 65, "65 lines of 1000 cells");
+        let narrow = scrollback(&with_scrollback(80, 500), 1, 1000);
+        assert!(narrow.answer.total >= 500);
+        assert_eq!(
+            narrow.answer.lines.len() as u64,
+            narrow.answer.total,
+            "all of them at 80 columns"
+        );
     }
 }
