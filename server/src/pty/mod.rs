@@ -33,12 +33,12 @@ use std::thread::JoinHandle;
 use tokio::sync::{mpsc, oneshot};
 
 pub use env::child_env;
+pub use helper::{run_helper, HelperEnd};
 pub use leftovers::{become_subreaper, kill_leftovers, reap_orphans, MARKER};
 pub use reader::READ_BUFFER;
-pub use helper::{run_helper, HelperEnd};
-pub use sandbox::{EnterError, Isolation, Mode, SavedSandbox, Sandbox, User};
+pub use sandbox::{EnterError, Isolation, Mode, Sandbox, SavedSandbox, User};
 pub use spawn::Identity;
-pub use waiter::{ChildState, ExitStatus};
+pub use waiter::{claim_programs, ChildState, ExitStatus};
 
 /// Chunks of output queued between the reader thread and the session.
 pub const OUTPUT_QUEUE: usize = 4;
@@ -248,7 +248,6 @@ impl Pty {
         }
         let io = self.io.as_ref().ok_or(InputError::Busy)?;
         io.input.try_send(bytes).map_err(|e| match e {
-
             TrySendError::Full(_) => InputError::Busy,
             TrySendError::Closed(_) => InputError::Closed,
         })

@@ -76,6 +76,13 @@ pub(super) fn programs() -> MutexGuard<'static, Option<HashSet<i32>>> {
     PROGRAMS.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Claims `pids`, children of this process, as session programs before
+/// their waiters start (an upgraded server, at start): the orphan reaper
+/// leaves them alone.
+pub fn claim_programs(pids: impl IntoIterator<Item = libc::pid_t>) {
+    programs().get_or_insert_with(Default::default).extend(pids);
+}
+
 /// Now, in the clock ticks of `/proc/PID/stat` start times.
 pub(super) fn now_ticks() -> u64 {
     let mut now = libc::timespec {

@@ -158,7 +158,9 @@ impl Recorder {
             jobs: Some(jobs),
             writer: Some(writer),
             name,
-            started: Instant::now().checked_sub(elapsed).unwrap_or_else(Instant::now),
+            started: Instant::now()
+                .checked_sub(elapsed)
+                .unwrap_or_else(Instant::now),
             record_input,
         })
     }

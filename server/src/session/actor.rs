@@ -36,9 +36,8 @@ use crate::term::{Effect, Snapshot, StyleId, Term};
 use super::pacer::Pacer;
 use super::search;
 use super::{
-    Command, FreezeRequest, Frozen, FrozenRecording, Input, Metrics, SavedSession,
-    ScrollbackLines, SearchReply, SessionError, SessionInfo, Status, Thawed, Timings,
-    MAX_SEARCHES,
+    Command, FreezeRequest, Frozen, FrozenRecording, Input, Metrics, SavedSession, ScrollbackLines,
+    SearchReply, SessionError, SessionInfo, Status, Thawed, Timings, MAX_SEARCHES,
 };
 
 /// How long output may still be read after the child exited, for when
@@ -300,7 +299,11 @@ impl Live {
         let frozen = Frozen {
             saved: SavedSession::new(&a.info, (a.term.cols(), a.term.rows()), recorded, &status),
             term: a.term.save(),
-            master: a.pty.as_ref().filter(|_| self.exit.is_none()).map(Pty::master_fd),
+            master: a
+                .pty
+                .as_ref()
+                .filter(|_| self.exit.is_none())
+                .map(Pty::master_fd),
             program: Arc::clone(&a.program),
             pending_input: pending.clone(),
             recording,

@@ -108,6 +108,7 @@ impl Sessions {
             let recorder = self.reopen_recording(&session.frozen.saved, session.frozen.recording);
             let _ = session.thaw.send(Thawed { recorder });
         }
+        self.restarting.send_replace(false);
         self.lock().upgrading = false;
     }
 

@@ -31,8 +31,8 @@ use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
 pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
-pub use handover::{FrozenSession, HandedOver};
 pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
+pub use handover::{FrozenSession, HandedOver};
 pub use metrics::Metrics;
 pub use reads::Reader;
 pub use registry::{CreateError, ReplaySlot, Sessions};
