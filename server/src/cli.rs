@@ -259,7 +259,10 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             .local_addr()
             .map_err(|e| format!("cannot read the listening address: {e}"))?;
         let base = &config.base_path;
-        if generated {
+        if resumed.is_some() {
+            // The first image said it; whoever read that line may be gone.
+            tracing::info!(%addr, "upgraded in place: listening on the same socket");
+        } else if generated {
             println!(
                 "panecast listening: open {scheme}://{addr}{base}/?token={token} (a fresh token)"
             );
