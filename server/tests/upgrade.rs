@@ -30,15 +30,20 @@ struct Place {
 }
 
 impl Place {
-    fn new() -> Place {
-        let dir =
-            std::env::temp_dir().join(format!("panecast-upgrade-test-{}", std::process::id()));
+    /// A place for a server of at most `sessions` sessions.
+    fn new(what: &str, sessions: usize) -> Place {
+        let dir = std::env::temp_dir().join(format!(
+            "panecast-upgrade-test-{}-{what}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("recordings")).expect("the test's directory");
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let config = format!(
-            "recordings_dir = {:?}\n[limits]\nlinger_secs = 120\ngrace_ms = 300\n",
-            dir.join("recordings").to_str().expect("utf-8 path")
+            "recordings_dir = {:?}\nsession_uids = [60600, {}]\n\
+             [limits]\nlinger_secs = 120\ngrace_ms = 300\nmax_sessions = {sessions}\n",
+            dir.join("recordings").to_str().expect("utf-8 path"),
+            60600 + sessions + 100,
         );
         std::fs::write(dir.join("config.toml"), config).expect("the config");
         let place = Place { dir };
@@ -153,7 +158,7 @@ async fn upgrade(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_server() {
-    let place = Place::new();
+    let place = Place::new("whole", 64);
     let config = place.dir.join("config.toml");
     let mut server = ServerProcess::start_from(
         &place.binary(),
@@ -318,6 +323,56 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
     let _ = server.child.kill();
     let _ = server.child.wait();
     assert_no_state_left(pid);
+}
+
+/// The upgrade pause with many idle sessions (`PANECAST_UPGRADE_SESSIONS`,
+/// default 1000): signal to a viewer's first frame from the new image.
+/// Run by hand: `cargo test --release --test upgrade -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: starts many sessions"]
+async fn upgrade_pause_with_many_sessions() {
+    let count: usize = std::env::var("PANECAST_UPGRADE_SESSIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    let place = Place::new("many", count);
+    let config = place.dir.join("config.toml");
+    let server = ServerProcess::start_from(
+        &place.binary(),
+        TOKEN,
+        &["--config", config.to_str().expect("utf-8 path")],
+    );
+    let started = Instant::now();
+    let mut sessions = Vec::with_capacity(count);
+    for _ in 0..count {
+        sessions.push(create(&server, json!({"command": ["cat"]})));
+    }
+    eprintln!(
+        "{count} sessions started in {} ms",
+        started.elapsed().as_millis()
+    );
+    let watched = sessions[count / 2].clone();
+    let mut viewer = common::ws::open(server.addr, TOKEN, &watched, "view").await;
+    viewer
+        .until("the first frame", Duration::from_secs(30), |m| m.frames > 0)
+        .await;
+    for round in 1..=2 {
+        let (next, pause) = upgrade(&server, viewer, &watched).await;
+        viewer = next;
+        eprintln!(
+            "upgrade {round} with {count} sessions: {} ms from the signal to a viewer's first frame",
+            pause.as_millis()
+        );
+        assert_eq!(ids(&server).len(), count, "every session taken back");
+    }
+    input(&server, &watched, "after\r");
+    viewer
+        .until(
+            "the echo after the upgrades",
+            Duration::from_secs(10),
+            |m| m.text().iter().any(|l| l.contains("after")),
+        )
+        .await;
 }
 
 fn server_wait_exit(server: &ServerProcess, id: &str) -> Value {

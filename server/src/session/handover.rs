@@ -3,10 +3,11 @@
 //! telling streams the server restarts, and taking in the sessions an
 //! earlier process image handed over.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::future::join_all;
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinSet;
 
 use super::registry::Started;
 use super::{
@@ -46,7 +47,10 @@ impl Sessions {
     /// session starts until they are thawed. Sessions that end meanwhile
     /// are left out. Fails (thawing what froze) when shutdown or another
     /// upgrade is under way, or a session does not answer in time.
-    pub async fn freeze_all(&self, within: Duration) -> Result<Vec<FrozenSession>, String> {
+    pub async fn freeze_all(
+        self: &Arc<Self>,
+        within: Duration,
+    ) -> Result<Vec<FrozenSession>, String> {
         let deadline = tokio::time::Instant::now() + within;
         {
             let mut state = self.lock();
@@ -67,37 +71,32 @@ impl Sessions {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         let open: Vec<SessionHandle> = self.lock().open.values().cloned().collect();
-        let asked = open.into_iter().map(|handle| async move {
-            let (reply, answer) = oneshot::channel();
-            let (thaw, thawed) = oneshot::channel();
-            let request = FreezeRequest {
-                reply,
-                thaw: thawed,
-            };
-            if !handle.freeze(request).await {
-                return Ok(None);
+        let mut asking = JoinSet::new();
+        for handle in open {
+            asking.spawn(freeze_one(handle));
+        }
+        let mut frozen = Vec::new();
+        loop {
+            match tokio::time::timeout_at(deadline, asking.join_next()).await {
+                Ok(Some(Ok(Some(session)))) => frozen.push(session),
+                // Gone before it froze: the session has ended.
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(frozen),
+                Err(_) => {
+                    self.thaw(frozen);
+                    // Those still freezing are thawed as they answer.
+                    let sessions = Arc::clone(self);
+                    tokio::spawn(async move {
+                        while let Some(answer) = asking.join_next().await {
+                            if let Ok(Some(session)) = answer {
+                                sessions.thaw(vec![session]);
+                            }
+                        }
+                    });
+                    return Err("a session did not freeze in time".to_owned());
+                }
             }
-            match answer.await {
-                Ok(frozen) => Ok(Some(FrozenSession {
-                    handle,
-                    frozen,
-                    thaw,
-                })),
-                // The actor ended before it froze: the session is gone.
-                Err(_) => Ok(None),
-            }
-        });
-        let answers = tokio::time::timeout_at(deadline, join_all(asked)).await;
-        let Ok(answers) = answers else {
-            // Dropping the futures drops their thaw senders: what froze goes on.
-            self.lock().upgrading = false;
-            return Err("a session did not freeze in time".to_owned());
-        };
-        let frozen: Vec<FrozenSession> = answers
-            .into_iter()
-            .filter_map(|a: Result<Option<FrozenSession>, ()>| a.ok().flatten())
-            .collect();
-        Ok(frozen)
+        }
     }
 
     /// Thaws sessions an upgrade froze and did not hand over: each goes on
@@ -125,10 +124,7 @@ impl Sessions {
     /// Takes in a session an earlier process image handed over: same id,
     /// name, owner, screen and program; its recording reopened where it
     /// stopped; its queued input written first.
-    pub async fn adopt(
-        self: &std::sync::Arc<Self>,
-        handed: HandedOver,
-    ) -> Result<SessionHandle, CreateError> {
+    pub async fn adopt(self: &Arc<Self>, handed: HandedOver) -> Result<SessionHandle, CreateError> {
         let HandedOver {
             saved,
             mut term,
@@ -192,6 +188,26 @@ impl Sessions {
             }
         }
     }
+}
+
+/// Asks one session to freeze: what it handed back, or `None` when it
+/// ended first.
+async fn freeze_one(handle: SessionHandle) -> Option<FrozenSession> {
+    let (reply, answer) = oneshot::channel();
+    let (thaw, thawed) = oneshot::channel();
+    let request = FreezeRequest {
+        reply,
+        thaw: thawed,
+    };
+    if !handle.freeze(request).await {
+        return None;
+    }
+    let frozen = answer.await.ok()?;
+    Some(FrozenSession {
+        handle,
+        frozen,
+        thaw,
+    })
 }
 
 /// The events of a program that has ended: no output, no exit to come.
