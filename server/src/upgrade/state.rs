@@ -175,15 +175,12 @@ impl Handover {
         }
         let mut ids = HashSet::new();
         let mut sessions = Vec::with_capacity(self.sessions.len());
-        for handed in &self.sessions {
-            let saved = SavedSession::decode(&handed.session)
-                .map_err(|e| invalid(format!("a session: {e}")))?;
+        for (handed, read) in self.sessions.iter().zip(read_back(&self.sessions)) {
+            let (saved, term) = read?;
             let id = saved.id.clone();
             if !ids.insert(id.clone()) {
                 return Err(invalid(format!("session {id} appears twice")));
             }
-            let term =
-                Term::restore(&handed.term).map_err(|e| invalid(format!("session {id}: {e}")))?;
             match (&saved.status, handed.master) {
                 (SavedStatus::Running, Some(fd)) => take_fd(fd, &format!("session {id}"))?,
                 (SavedStatus::Exited { .. }, None) => {}
@@ -228,6 +225,32 @@ impl Handover {
             .chain(locks)
             .collect()
     }
+}
+
+/// Every session's description and terminal read back, in order, on as
+/// many threads as there are cores (a thousand terminals take a while).
+fn read_back(sessions: &[HandedSession]) -> Vec<Result<(SavedSession, Term), HandoverError>> {
+    let read = |handed: &HandedSession| {
+        let saved = SavedSession::decode(&handed.session)
+            .map_err(|e| HandoverError::Invalid(format!("a session: {e}")))?;
+        let term = Term::restore(&handed.term)
+            .map_err(|e| HandoverError::Invalid(format!("session {}: {e}", saved.id)))?;
+        Ok((saved, term))
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = sessions.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = sessions
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            // A worker panics only if restoring does, which it never does on
+            // any input (the state's tests feed it corrupt bytes).
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// Byte strings as CBOR byte strings (not arrays of numbers).
