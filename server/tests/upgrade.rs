@@ -59,7 +59,7 @@ impl Place {
     /// file renamed over the old one, as a package manager does); returns
     /// its inode.
     fn install_binary(&self) -> u64 {
-        self.install(&std::fs::read(env!("CARGO_BIN_EXE_panecast")).expect("the binary"))
+        self.install(&std::fs::read(source_binary()).expect("the binary"))
     }
 
     /// Puts `contents`, executable, at [`Place::binary`]; returns its inode.
@@ -70,6 +70,15 @@ impl Place {
         std::fs::rename(&staged, self.binary()).expect("replace the binary");
         std::fs::metadata(self.binary()).expect("the binary").ino()
     }
+}
+
+/// The server binary under test: this build's, or the one
+/// `PANECAST_UPGRADE_BINARY` names (to measure a release build).
+fn source_binary() -> PathBuf {
+    std::env::var_os("PANECAST_UPGRADE_BINARY").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_panecast")),
+        PathBuf::from,
+    )
 }
 
 impl Drop for Place {
@@ -327,7 +336,8 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
 
 /// The upgrade pause with many idle sessions (`PANECAST_UPGRADE_SESSIONS`,
 /// default 1000): signal to a viewer's first frame from the new image.
-/// Run by hand: `cargo test --release --test upgrade -- --ignored --nocapture`.
+/// Run by hand: `PANECAST_UPGRADE_BINARY=target/release/panecast cargo test
+/// --test upgrade -- --ignored --nocapture`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement: starts many sessions"]
 async fn upgrade_pause_with_many_sessions() {
