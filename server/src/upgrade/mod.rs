@@ -83,6 +83,11 @@ async fn upgrade(origin: &Origin, server: &Server) -> String {
             return error;
         }
     };
+    tracing::info!(
+        sessions = frozen.len(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "upgrade: every session frozen"
+    );
     let handover = Handover {
         pid: std::process::id(),
         token: origin.token.clone(),
@@ -123,8 +128,12 @@ fn handed(session: &FrozenSession) -> HandedSession {
 
 /// Writes the state and has the binary check it: its path if it passed.
 async fn write_and_check(origin: &Origin, handover: &Handover) -> Result<PathBuf, String> {
-    let path = write_state(&handover.encode())
-        .map_err(|e| format!("cannot write the hand-over state: {e}"))?;
+    let bytes = handover.encode();
+    let path = write_state(&bytes).map_err(|e| format!("cannot write the hand-over state: {e}"))?;
+    tracing::info!(
+        bytes = bytes.len(),
+        "upgrade: state written; the binary checks it"
+    );
     let binary = origin.binary.clone();
     let checked_path = path.clone();
     let ended = tokio::task::spawn_blocking(move || {
