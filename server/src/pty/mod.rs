@@ -271,3 +271,47 @@ impl Pty {
         self.child.signal_group(libc::SIGKILL);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pausing_hands_back_the_input_not_written_and_stops_reading() {
+        let spec = SpawnSpec {
+            // Reads nothing: its input stays queued.
+            argv: vec!["sleep".into(), "30".into()],
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            cwd: Some("/".into()),
+            identity: None,
+            cgroup_procs: None,
+            cols: 80,
+            rows: 24,
+        };
+        let (mut pty, mut events) = spawn(&spec, Arc::default()).expect("spawn");
+        let chunks: Vec<Vec<u8>> = (0..INPUT_QUEUE)
+            .map(|i| vec![b'a' + (i % 26) as u8; 4096])
+            .collect();
+        for chunk in &chunks {
+            pty.write(chunk.clone()).expect("queued");
+        }
+        let all: Vec<u8> = chunks.concat();
+        let rest = pty.pause();
+        assert!(
+            !rest.is_empty(),
+            "a program that reads nothing cannot take 256 KiB"
+        );
+        assert!(
+            all.ends_with(&rest),
+            "what is handed back is the end of the input, in order"
+        );
+        assert_eq!(pty.write(b"x".to_vec()), Err(InputError::Busy), "paused");
+        // The reader has ended: its channel closes once drained.
+        while events.output.blocking_recv().is_some() {}
+        let output = pty.resume().expect("resume");
+        pty.write(rest).expect("the rest queued again");
+        pty.kill();
+        drop(output);
+        assert!(events.exit.blocking_recv().is_ok(), "reaped");
+    }
+}
