@@ -461,8 +461,15 @@ impl Viewer {
         }
         // Presence follows the first frame.
         let mut framed = false;
+        let mut restart = self.sessions.watch_restart();
+        restart.mark_changed();
         loop {
             tokio::select! {
+                Ok(()) = restart.changed() => {
+                    if *restart.borrow_and_update() {
+                        return Err(Ending::quiet(close::SERVICE_RESTART, "the server restarts; reconnect"));
+                    }
+                },
                 message = self.socket.recv() => match message {
                     None => return Err(Ending::gone()),
                     Some(Err(error)) => return Err(receive_error(&error)),

@@ -4,7 +4,9 @@
 //! Reads that find more data ready are gathered into one chunk (a pty hands
 //! out a few KiB per read), so the session wakes once per burst, not once
 //! per read. The thread ends at end of file, when the session drops the
-//! channel's receiver, or when the stop pipe's write end is closed.
+//! channel's receiver, or when the stop pipe's write end is closed; then it
+//! reads no more, and sends what it had read (output still in the kernel's
+//! buffer stays there, for whoever reads the master next).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -73,7 +75,7 @@ fn read_loop(mut master: File, stop: &OwnedFd, output: &Output) {
                 filled = 0;
                 continue;
             }
-            Ok(Woken::Stop) | Err(_) => return,
+            Ok(Woken::Stop) | Err(_) => break,
         }
         match master.read(&mut buf[filled..]) {
             Ok(0) => break,

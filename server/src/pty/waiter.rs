@@ -41,6 +41,22 @@ impl ChildState {
         })
     }
 
+    /// Holds the child as it is: while the guard lives, an unreaped child
+    /// stays unreaped (its waiter reaps under the same lock). An upgrade
+    /// holds every program so, checks none was reaped, and re-executes.
+    pub fn hold(&self) -> MutexGuard<'_, Option<u64>> {
+        self.reaped.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state of a program reaped by an earlier process image (before an
+    /// upgrade): nothing is ever signalled through it.
+    pub fn reaped_before(pid: libc::pid_t) -> Arc<ChildState> {
+        Arc::new(ChildState {
+            pid,
+            reaped: Mutex::new(Some(now_ticks())),
+        })
+    }
+
     /// Runs `f` with the time the child was reaped (`None`: not yet),
     /// holding the lock: an unreaped child stays unreaped until `f` returns.
     pub fn while_reaped_at<R>(&self, f: impl FnOnce(Option<u64>) -> R) -> R {
@@ -58,6 +74,13 @@ static PROGRAMS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
 pub(super) fn programs() -> MutexGuard<'static, Option<HashSet<i32>>> {
     // Each update is a single insert or remove: consistent after a panic.
     PROGRAMS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Claims `pids`, children of this process, as session programs before
+/// their waiters start (an upgraded server, at start): the orphan reaper
+/// leaves them alone.
+pub fn claim_programs(pids: impl IntoIterator<Item = libc::pid_t>) {
+    programs().get_or_insert_with(Default::default).extend(pids);
 }
 
 /// Now, in the clock ticks of `/proc/PID/stat` start times.
@@ -121,6 +144,23 @@ impl Waiter {
             wait(&child);
         }
         child
+    }
+}
+
+/// Kills the process group of `pid`, a child of this process no waiter
+/// watches, and reaps it.
+pub(super) fn kill_and_reap(pid: libc::pid_t) {
+    // SAFETY: killpg and waitpid on our own unreaped child, whose pid
+    // cannot have been reused.
+    unsafe {
+        libc::killpg(pid, libc::SIGKILL);
+        let mut status = 0;
+        while libc::waitpid(pid, &mut status, 0) < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+    }
+    if let Some(set) = programs().as_mut() {
+        set.remove(&pid);
     }
 }
 

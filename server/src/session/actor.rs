@@ -36,8 +36,8 @@ use crate::term::{Effect, Snapshot, StyleId, Term};
 use super::pacer::Pacer;
 use super::search;
 use super::{
-    Command, Input, Metrics, ScrollbackLines, SearchReply, SessionError, SessionInfo, Status,
-    Timings, MAX_SEARCHES,
+    Command, FreezeRequest, Frozen, FrozenRecording, Input, Metrics, SavedSession, ScrollbackLines,
+    SearchReply, SessionError, SessionInfo, Status, Thawed, Timings, MAX_SEARCHES,
 };
 
 /// How long output may still be read after the child exited, for when
@@ -72,6 +72,8 @@ pub(super) struct Actor {
     pub recorder: Option<Recorder>,
     /// Screens published, read by viewers to count the ones they skip.
     pub published: Arc<AtomicU64>,
+    /// How the program ended, for a session handed over after its end.
+    pub exited: Option<ExitStatus>,
 }
 
 /// How the live phase ended.
@@ -84,13 +86,13 @@ enum Ending {
 
 impl Actor {
     /// Runs the session to its end.
-    pub async fn run(self) {
+    pub async fn run(mut self) {
         let mut live = Live {
             pacer: Pacer::new(self.timings.frame, self.timings.sync_timeout),
             parsing: None,
             searches: VecDeque::new(),
-            output_open: true,
-            exit: None,
+            output_open: self.pty.is_some(),
+            exit: self.exited.take(),
             killed: false,
             started: Instant::now(),
             actor: self,
@@ -122,6 +124,7 @@ impl Actor {
                         let _ = reply.send(Err(SessionError::Exited));
                     }
                     Some(Command::Theme(_)) => {}
+                    Some(Command::Freeze(request)) => self.freeze_ended(request).await,
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback_timed(&self.term, start, count));
                     }
@@ -133,6 +136,22 @@ impl Actor {
                 () = sleep_until(deadline) => return None,
             }
         }
+    }
+
+    /// Freezes a session whose program has ended: there is no pty to stop.
+    async fn freeze_ended(&mut self, request: FreezeRequest) {
+        let status = self.status.borrow().clone();
+        let frozen = Frozen {
+            saved: SavedSession::new(&self.info, (self.term.cols(), self.term.rows()), 0, &status),
+            term: self.term.save(),
+            master: None,
+            program: Arc::clone(&self.program),
+            pending_input: Vec::new(),
+            recording: None,
+            sandbox: self.sandbox.save(),
+        };
+        let _ = request.reply.send(frozen);
+        let _ = request.thaw.await;
     }
 }
 
@@ -187,6 +206,7 @@ impl Live {
                     Some(Command::Theme(theme)) => {
                         self.actor.term.set_theme(ThemeColors::of(theme));
                     }
+                    Some(Command::Freeze(request)) => self.freeze(request).await,
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback_timed(&self.actor.term, start, count));
                     }
@@ -227,6 +247,91 @@ impl Live {
                 }
             }
         }
+    }
+
+    /// Freezes the session for an upgrade (see [`super::freeze`]): stops
+    /// the pty's I/O, parses and records everything read, closes the
+    /// recording and hands the state back; once thawed (the upgrade did not
+    /// happen), goes on where it stopped, queued input first.
+    async fn freeze(&mut self, request: FreezeRequest) {
+        let mut pending = self.actor.pty.as_mut().map(Pty::pause).unwrap_or_default();
+        if let Some((bytes, done)) = self.parsing.take() {
+            self.actor.term.advance(&bytes[done..]);
+            if let Some(recorder) = self.actor.recorder.as_mut() {
+                recorder.output(bytes);
+            }
+        }
+        if self.output_open {
+            // The reader sends what it had read, then its channel closes.
+            while let Some(bytes) = self.actor.events.output.recv().await {
+                self.actor.metrics.chunk_read(bytes.len());
+                self.actor.term.advance(&bytes);
+                if let Some(recorder) = self.actor.recorder.as_mut() {
+                    recorder.output(bytes);
+                }
+            }
+        }
+        for effect in self.actor.term.take_effects() {
+            match effect {
+                Effect::Reply(replies) => pending.extend_from_slice(&replies),
+                Effect::Clipboard(text) => {
+                    self.actor.clipboard.send_replace(Some(text.into()));
+                }
+            }
+        }
+        self.publish(Instant::now());
+        let status = match &self.exit {
+            Some(status) => Status::Exited {
+                status: status.clone(),
+                at: SystemTime::now(),
+            },
+            None => Status::Running,
+        };
+        let (recorded, recording) = match self.actor.recorder.take() {
+            Some(recorder) => {
+                let (elapsed, input) = (recorder.elapsed(), recorder.records_input());
+                let size = recorder.close();
+                let live = size.is_some();
+                let recording = FrozenRecording {
+                    elapsed,
+                    input,
+                    live,
+                };
+                (size.unwrap_or(0), Some(recording))
+            }
+            None => (0, None),
+        };
+        let a = &self.actor;
+        let frozen = Frozen {
+            saved: SavedSession::new(&a.info, (a.term.cols(), a.term.rows()), recorded, &status),
+            term: a.term.save(),
+            master: a
+                .pty
+                .as_ref()
+                .filter(|_| self.exit.is_none())
+                .map(Pty::master_fd),
+            program: Arc::clone(&a.program),
+            pending_input: pending.clone(),
+            recording,
+            sandbox: a.sandbox.save(),
+        };
+        let _ = request.reply.send(frozen);
+        if let Ok(Thawed { recorder }) = request.thaw.await {
+            self.actor.recorder = recorder;
+        }
+        if let Some(pty) = self.actor.pty.as_mut() {
+            match pty.resume() {
+                Ok(output) => {
+                    self.actor.events.output = output;
+                    self.output_open = true;
+                }
+                Err(error) => {
+                    tracing::error!(id = %self.actor.info.id, %error, "cannot read the pty again after an upgrade that did not happen");
+                    self.output_open = false;
+                }
+            }
+        }
+        let _ = self.write(pending);
     }
 
     /// Works on the oldest search for one slice; answers it when it is done.

@@ -55,7 +55,7 @@ impl Metrics {
 
     /// The counter pty readers bump each time a full channel makes them
     /// wait for their session (backpressure on the program).
-    pub(super) fn pty_wait_counter(&self) -> Arc<AtomicU64> {
+    pub fn pty_wait_counter(&self) -> Arc<AtomicU64> {
         Arc::clone(&self.pty_waits)
     }
 
