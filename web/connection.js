@@ -6,9 +6,18 @@ import { encodePing } from './protocol.js';
 // Close codes after which reconnecting cannot help (PROTOCOL.md section 8).
 export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4010, 4029]);
 
+// 1012: the server restarts in place (an upgrade); every session goes on.
+export const SERVICE_RESTART = 1012;
+
 export function backoff(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** Math.min(attempt, 10));
   return Math.round(base * (0.7 + 0.6 * random()));
+}
+
+/** How long to wait before reconnecting after `code`: at once after a restart
+ *  (the new server takes the connection from the listen backlog), else back-off. */
+export function retryDelay(code, attempt, random = Math.random) {
+  return code === SERVICE_RESTART ? 0 : backoff(attempt, random);
 }
 
 export class Connection {
@@ -83,7 +92,8 @@ export class Connection {
       this.h.close({ code, reason, retryIn: null, opened: this.opened });
       return;
     }
-    const delay = backoff(this.attempt++);
+    const delay = retryDelay(code, this.attempt, Math.random);
+    if (code !== SERVICE_RESTART) this.attempt++;
     this.retryAt = Date.now() + delay;
     this.timer = setTimeout(() => this.connect(), delay);
     this.h.close({ code, reason, retryIn: delay, opened: this.opened });

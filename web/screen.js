@@ -98,13 +98,14 @@ export class Screen {
     return { full, scroll, pushed: full ? 0 : m.pushed, rows, resized };
   }
 
-  /** Stores a Scrollback answer. Lines laid out at another width are dropped. */
+  /** Stores a Scrollback answer; returns how many lines it kept (lines laid out at another width are dropped). */
   applyScrollback(m) {
     this.total = Number(m.total);
-    if (m.cols !== this.cols) return;
+    if (m.cols !== this.cols) return 0;
     const start = Number(m.start);
     m.lines.forEach((line, i) => this.cache(this.base - (start + i), line));
     this.evict();
+    return m.lines.length;
   }
 
   /** Caches scrollback line `a` as the most recently used. */

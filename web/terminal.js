@@ -4,7 +4,7 @@ import { Screen } from './screen.js';
 import { Painter, DEFAULT_FONT } from './painter.js';
 import { Input, modsOf } from './input.js';
 import { Selection } from './selection.js';
-import { Connection } from './connection.js';
+import { Connection, SERVICE_RESTART } from './connection.js';
 import { Search } from './search.js';
 import { Touch, DEFAULT_KEYS } from './touch.js';
 
@@ -254,7 +254,9 @@ export class Terminal extends EventTarget {
         break;
       case 'scrollback':
         this.inflight.shift();
-        this.screen.applyScrollback(m);
+        // An answer may hold fewer lines than asked for (a cap on its
+        // cells): ask for what the view still lacks, as long as answers bring lines.
+        if (this.screen.applyScrollback(m) > 0) this.fetchScrollback();
         if (this.viewOffset > 0) {
           this.viewOffset = Math.min(this.viewOffset, this.screen.total);
           this.dirtyAll = true;
@@ -315,6 +317,13 @@ export class Terminal extends EventTarget {
       this.setStatus('closed', STATUS_TEXT[code] || `Disconnected (${code})`);
       return;
     }
+    if (code === SERVICE_RESTART) {
+      // An upgrade in place: the screen stays as it is, no overlay; the
+      // reconnection (at once) brings the exact screen back. Should it
+      // fail, its own close shows the usual status.
+      this.setStatus('restarting');
+      return;
+    }
     if (!opened && this.opts.probe) {
       // The upgrade failed: ask the API why (a 404 or 401 will not heal).
       this.opts.probe().then((why) => {
@@ -343,7 +352,7 @@ export class Terminal extends EventTarget {
     this.status = status;
     clearInterval(this.statusTimer);
     const s = this.statusEl;
-    s.hidden = status === 'connected' || status === 'idle';
+    s.hidden = status === 'connected' || status === 'idle' || status === 'restarting';
     s.textContent = '';
     const box = document.createElement('div');
     s.appendChild(box);

@@ -25,6 +25,10 @@ pub const MESSAGE_TOO_BIG: u16 = 1009;
 /// 1011: the server hit an unexpected internal error.
 pub const INTERNAL_ERROR: u16 = 1011;
 
+/// 1012: the server restarts (an upgrade in place): every session goes on,
+/// and the client reconnects at once to find the same screen.
+pub const SERVICE_RESTART: u16 = 1012;
+
 /// 4001: the session's program exited and the session ended (an `Exit`
 /// message was sent first).
 pub const SESSION_ENDED: u16 = 4001;

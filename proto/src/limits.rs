@@ -46,6 +46,12 @@ pub const MAX_STYLE_DEFS: usize = 1 << 16;
 /// Most lines in one scrollback request or answer.
 pub const MAX_SCROLLBACK_LINES: u16 = 1000;
 
+/// Most cells of lines (lines times the width they are laid out at) the
+/// panecast server puts in one scrollback answer, however many were asked
+/// for (at least one line): 65 lines at 1000 columns, all 1000 at up to 65.
+/// Reading them holds up the session's program, so one answer stays short.
+pub const MAX_SCROLLBACK_ANSWER_CELLS: usize = 65_536;
+
 /// Most markers one `ReplayState` lists (the first ones of the recording).
 pub const MAX_REPLAY_MARKERS: usize = 1024;
 

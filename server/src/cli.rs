@@ -38,6 +38,13 @@ enum Command {
     /// Exit 0 when a server's /healthz answers 200 within 5 s, else 1 (for a
     /// container's HEALTHCHECK: the image has no curl).
     Health(HealthArgs),
+    /// Check a hand-over state file (written by a server upgrading in place
+    /// on SIGUSR2): exit 0 when this binary can take it back, else 1 with
+    /// the reason.
+    CheckHandover {
+        /// The state file.
+        file: PathBuf,
+    },
 }
 
 /// How `serve` writes its log lines (to standard error).
@@ -157,6 +164,9 @@ pub fn main() -> ExitCode {
         Command::Render(args) => run_render(args),
         Command::Key => run_key(),
         Command::Health(args) => run_health(args),
+        Command::CheckHandover { file } => crate::upgrade::check::check(&file).map(|summary| {
+            println!("{summary}");
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -168,6 +178,13 @@ pub fn main() -> ExitCode {
 }
 
 fn run_serve(args: ServeArgs) -> Result<(), String> {
+    // Before the token is wiped from the command line: an upgrade runs the
+    // binary again with these very arguments.
+    let original_args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let binary = std::env::current_exe()
+        .map_err(|e| format!("cannot find the binary this server runs: {e}"))?;
+    let resumed = crate::upgrade::resume::take_from_env()
+        .map_err(|e| format!("cannot resume after an upgrade: {e}"))?;
     init_logging(args.log_format);
     let mut config = match &args.config {
         Some(path) => Config::load(path).map_err(|e| e.to_string())?,
@@ -179,6 +196,8 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     let from_command_line = args.token.is_some()
         && std::env::var("PANECAST_TOKEN").ok().as_deref() != args.token.as_deref();
     let given = match (&args.token, &args.token_file) {
+        // The token the server ran with, whatever the (wiped) arguments say.
+        _ if resumed.is_some() => resumed.as_ref().map(|r| r.token().to_owned()),
         (_, Some(path)) => Some(
             private_token_file(path)
                 .and_then(|()| std::fs::read_to_string(path))
@@ -217,6 +236,11 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let result = runtime.block_on(async {
         let shutdown = shutdown_signal()?;
+        let upgrade_signals =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::user_defined2())
+                .map_err(|e| format!("cannot handle SIGUSR2 for upgrades: {e}"))?;
+        // Blocked across an upgrade's exec until handled again.
+        crate::upgrade::exec::block_upgrade_signal(false);
         let tls = match &certificates {
             Some(certificates) => {
                 reload_on_hangup(Arc::clone(certificates))?;
@@ -225,29 +249,43 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             None => None,
         };
         let scheme = if tls.is_some() { "https" } else { "http" };
-        let listener = tokio::net::TcpListener::bind(&args.listen)
-            .await
-            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let listener = match &resumed {
+            Some(resumed) => tokio::net::TcpListener::from_std(resumed.listener()?)
+                .map_err(|e| format!("cannot listen on the handed-over socket: {e}"))?,
+            None => tokio::net::TcpListener::bind(&args.listen)
+                .await
+                .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?,
+        };
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the listening address: {e}"))?;
         let base = &config.base_path;
-        if generated {
+        if resumed.is_some() {
+            // The first image said it; whoever read that line may be gone.
+            tracing::info!(%addr, "upgraded in place: listening on the same socket");
+        } else if generated {
             println!(
                 "panecast listening: open {scheme}://{addr}{base}/?token={token} (a fresh token)"
             );
         } else {
             println!("panecast listening: open {scheme}://{addr}{base}/?token=YOUR_TOKEN");
         }
+        let in_place = api::InPlace {
+            origin: crate::upgrade::Origin {
+                binary,
+                args: original_args,
+                listener: std::os::fd::AsRawFd::as_raw_fd(&listener),
+                token: token.clone(),
+            },
+            signals: upgrade_signals,
+            resumed,
+        };
         let settings = Settings {
             config,
             token,
             allow_any_command: args.allow_any_command,
         };
-        let served = match tls {
-            Some(tls) => api::serve_tls(settings, listener, tls, shutdown).await,
-            None => api::serve(settings, listener, shutdown).await,
-        };
+        let served = api::serve_in_place(settings, listener, tls, shutdown, in_place).await;
         served.map_err(|e| format!("server error: {e}"))
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));

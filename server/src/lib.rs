@@ -7,7 +7,8 @@
 //! serves it all over HTTP behind the one access check of [`access`];
 //! [`config`] holds profiles and limits, [`cli`] is the command line,
 //! [`health`] its health probe, [`tls`] the built-in TLS, and [`assets`]
-//! holds the web client's files.
+//! holds the web client's files; [`upgrade`] hands every session over
+//! across a re-exec of the binary (SIGUSR2).
 
 pub mod access;
 pub mod api;
@@ -27,3 +28,4 @@ pub mod stream;
 pub mod term;
 pub mod time;
 pub mod tls;
+pub mod upgrade;

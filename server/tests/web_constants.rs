@@ -149,9 +149,18 @@ fn the_clients_close_codes_are_the_protocols() {
     ] {
         assert!(last.contains(&u32::from(code)), "FINAL lacks {code}");
     }
-    for code in [close::GOING_AWAY, close::INTERNAL_ERROR] {
+    for code in [
+        close::GOING_AWAY,
+        close::INTERNAL_ERROR,
+        close::SERVICE_RESTART,
+    ] {
         assert!(!last.contains(&u32::from(code)), "FINAL holds {code}");
     }
+    // An upgrade in place: the client reconnects at once, no overlay.
+    assert!(
+        conn.contains(&format!("SERVICE_RESTART = {}", close::SERVICE_RESTART)),
+        "web/connection.js names 1012"
+    );
     let term = web("terminal.js");
     let texts = between(&term, "STATUS_TEXT = {", "}", "web/terminal.js");
     for line in texts.lines().filter(|l| l.contains(':')) {

@@ -63,6 +63,14 @@ async fn start_one(
     state: &AppState,
     declared: &BootSession,
 ) -> Result<crate::session::SessionHandle, String> {
+    // Handed over by an upgrade: the declared session runs already.
+    if let Some(running) = state
+        .sessions
+        .get(&declared.name)
+        .filter(|s| s.status().running())
+    {
+        return Ok(running);
+    }
     let request = CreateRequest {
         name: Some(declared.name.clone()),
         profile: Some(declared.profile.clone()),

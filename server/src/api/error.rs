@@ -113,7 +113,9 @@ impl From<CreateError> for ApiError {
             CreateError::TooManyReplays(_) | CreateError::TooManyReplaysForCredential(_) => {
                 (StatusCode::TOO_MANY_REQUESTS, "too_many_replays")
             }
-            CreateError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
+            CreateError::ShuttingDown | CreateError::Upgrading => {
+                (StatusCode::SERVICE_UNAVAILABLE, "shutting_down")
+            }
             CreateError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             CreateError::Spawn(SpawnError {
                 short_of: Some(shortage),

@@ -288,7 +288,10 @@ fn lock(table: &Mutex<Table>) -> MutexGuard<'_, Table> {
 }
 
 /// Serves `router` on `listener` (over TLS with `tls`) until `shutdown`
-/// completes, then lets open requests finish for up to `drain`.
+/// completes, then lets open requests finish for up to `drain`. While
+/// `paused` is true no connection is accepted: they wait in the backlog
+/// (an upgrade hands the socket over meanwhile).
+#[allow(clippy::too_many_arguments)]
 pub async fn serve(
     listener: TcpListener,
     router: Router,
@@ -297,6 +300,7 @@ pub async fn serve(
     metrics: Arc<Metrics>,
     shutdown: impl Future<Output = ()>,
     drain: Duration,
+    mut paused: watch::Receiver<bool>,
 ) {
     let table = Arc::new(Mutex::new(Table::new()));
     let (stopping_tx, stopping) = watch::channel(false);
@@ -306,8 +310,11 @@ pub async fn serve(
         .header_read_timeout(limits.header_timeout);
     tokio::pin!(shutdown);
     loop {
+        let accepting = !*paused.borrow_and_update();
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
+            // The sender lives as long as the server; gone, nothing pauses.
+            Ok(()) = paused.changed() => continue,
+            accepted = listener.accept(), if accepting => match accepted {
                 Ok(pair) => pair,
                 Err(error) => {
                     // Out of descriptors or similar: let some close, go on.

@@ -220,7 +220,7 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    serve_with(settings, listener, None, shutdown).await
+    serve_with(settings, listener, None, shutdown, None).await
 }
 
 /// [`serve`] over TLS: every connection's handshake presents the current
@@ -231,7 +231,29 @@ pub async fn serve_tls(
     tls: TlsAcceptor,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    serve_with(settings, listener, Some(tls), shutdown).await
+    serve_with(settings, listener, Some(tls), shutdown, None).await
+}
+
+/// What [`serve_in_place`] needs to upgrade the server in place.
+pub struct InPlace {
+    /// The binary, arguments, listener and token, fixed at start.
+    pub origin: crate::upgrade::Origin,
+    /// SIGUSR2, installed before the server said it listens.
+    pub signals: tokio::signal::unix::Signal,
+    /// The state an earlier image handed over, when this start is an upgrade's.
+    pub resumed: Option<crate::upgrade::resume::Resumed>,
+}
+
+/// [`serve`] (over TLS with `tls`) that upgrades in place on SIGUSR2, and
+/// first takes back the sessions an earlier image handed over, if any.
+pub async fn serve_in_place(
+    settings: Settings,
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    shutdown: impl Future<Output = ()>,
+    in_place: InPlace,
+) -> std::io::Result<()> {
+    serve_with(settings, listener, tls, shutdown, Some(in_place)).await
 }
 
 async fn serve_with(
@@ -239,9 +261,31 @@ async fn serve_with(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
     shutdown: impl Future<Output = ()>,
+    in_place: Option<InPlace>,
 ) -> std::io::Result<()> {
     let state = AppState::new(settings).map_err(std::io::Error::other)?;
     let sessions = Arc::clone(state.sessions());
+    let (accept_paused, paused) = tokio::sync::watch::channel(false);
+    let upgrades = match in_place {
+        Some(InPlace {
+            origin,
+            signals,
+            resumed,
+        }) => {
+            if let Some(resumed) = resumed {
+                resumed.take_in(&sessions, &state.access).await;
+            }
+            let server = crate::upgrade::Server {
+                sessions: Arc::clone(&sessions),
+                access: Arc::clone(&state.access),
+                accept_paused: accept_paused.clone(),
+            };
+            Some(tokio::spawn(crate::upgrade::on_signal(
+                origin, server, signals,
+            )))
+        }
+        None => None,
+    };
     let limits = listen::ConnectionLimits {
         max: state.config.limits.max_connections,
         per_address: state.config.limits.max_connections_per_address,
@@ -262,9 +306,14 @@ async fn serve_with(
             let _ = stopped.await;
         },
         CONNECTION_DRAIN,
+        paused,
     ));
     shutdown.await;
     tracing::info!("shutting down: ending every session");
+    if let Some(upgrades) = upgrades {
+        upgrades.abort();
+    }
+    drop(accept_paused);
     boot.abort();
     retention.abort();
     // Stop accepting first, so that readiness probes fail at once, then end

@@ -369,8 +369,21 @@ impl Viewer {
     /// let go before anything is sent, so a viewer whose socket has stopped
     /// taking messages does not keep an old screen alive; and one whose
     /// socket has not taken a piece for [`STALLED_AFTER`] lets go of the
-    /// rest of the frame too, and is sent a full frame when it reads again.
+    /// rest of the frame too, and is sent the screen whole once its socket
+    /// takes the piece it was on.
     async fn update(&mut self, screen: Arc<Snapshot>) -> Result<(), Ending> {
+        self.send_frame(screen).await?;
+        // A frame given up on is made good as soon as the socket takes
+        // messages again: with the screen as it is now, whole.
+        while self.state.is_partial() {
+            self.send_frame(self.session.screen()).await?;
+        }
+        Ok(())
+    }
+
+    /// Sends the messages that bring the client to `screen`, giving up the
+    /// rest of the frame if the socket stops taking its pieces.
+    async fn send_frame(&mut self, screen: Arc<Snapshot>) -> Result<(), Ending> {
         let mut out = Vec::new();
         self.state.update_lazily(&screen, &self.cache, &mut out);
         drop(screen);
@@ -448,8 +461,15 @@ impl Viewer {
         }
         // Presence follows the first frame.
         let mut framed = false;
+        let mut restart = self.sessions.watch_restart();
+        restart.mark_changed();
         loop {
             tokio::select! {
+                Ok(()) = restart.changed() => {
+                    if *restart.borrow_and_update() {
+                        return Err(Ending::quiet(close::SERVICE_RESTART, "the server restarts; reconnect"));
+                    }
+                },
                 message = self.socket.recv() => match message {
                     None => return Err(Ending::gone()),
                     Some(Err(error)) => return Err(receive_error(&error)),

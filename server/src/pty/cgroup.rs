@@ -39,7 +39,12 @@ impl CgroupRoot {
             std::process::id(),
             ROOTS_MADE.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir(&dir).ok()?;
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {}
+            // Named by this pid: this process made it before an upgrade.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(_) => return None,
+        }
         if !dir.join("cgroup.kill").exists() {
             let _ = std::fs::remove_dir(&dir);
             return None;
@@ -80,6 +85,16 @@ pub struct Cgroup {
 }
 
 impl Cgroup {
+    /// The cgroup at `dir`, made before an upgrade.
+    pub fn adopt(dir: PathBuf) -> Cgroup {
+        Cgroup { dir }
+    }
+
+    /// Its directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The file a process writes `0` to in order to join.
     pub fn procs(&self) -> PathBuf {
         self.dir.join("cgroup.procs")

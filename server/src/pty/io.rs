@@ -14,6 +14,11 @@
 //! a child that does not read its input holds up that task, never the
 //! session. Both tasks are aborted when the [`Pty`](super::Pty) goes, so
 //! they end with the session even if some process keeps the terminal open.
+//!
+//! Stopped ([`Tasks::stop`], for an upgrade), the output task reads no
+//! more and sends what it had read (output still in the kernel's buffer
+//! stays there, for whoever reads the master next), and the input task
+//! hands back what it had not written.
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -21,8 +26,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tokio::io::unix::AsyncFd;
-use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
+use tokio::sync::{mpsc, watch};
+use tokio::task::{AbortHandle, JoinHandle};
 
 /// Size of the read buffer, and so the largest chunk.
 pub const READ_BUFFER: usize = 64 * 1024;
@@ -44,13 +49,32 @@ pub fn register(master: OwnedFd) -> io::Result<Master> {
 
 /// The two tasks of a master, aborted when dropped.
 pub struct Tasks {
-    reader: AbortHandle,
-    writer: AbortHandle,
+    /// The output task; `None` once stopped, when it ends by itself.
+    reader: Option<AbortHandle>,
+    /// The input task, whose result is the input it did not write.
+    writer: JoinHandle<Vec<u8>>,
+    /// True asks both tasks to stop.
+    stop: watch::Sender<bool>,
+}
+
+impl Tasks {
+    /// Stops both tasks without losing a byte: the output task sends what
+    /// it had read, then ends (its channel closes once drained); returns
+    /// the input the input task had not written, in order.
+    pub async fn stop(mut self) -> Vec<u8> {
+        self.stop.send_replace(true);
+        // Not aborted: it may be sending its last chunk.
+        self.reader = None;
+        // A failed input task (panic) wrote what it could: nothing is left.
+        (&mut self.writer).await.unwrap_or_default()
+    }
 }
 
 impl Drop for Tasks {
     fn drop(&mut self) {
-        self.reader.abort();
+        if let Some(reader) = &self.reader {
+            reader.abort();
+        }
         self.writer.abort();
     }
 }
@@ -64,9 +88,20 @@ pub fn start(
     input: mpsc::Receiver<Vec<u8>>,
     waits: Arc<AtomicU64>,
 ) -> Tasks {
-    let reader = tokio::spawn(read_loop(Arc::clone(master), output, waits)).abort_handle();
-    let writer = tokio::spawn(write_loop(Arc::clone(master), input)).abort_handle();
-    Tasks { reader, writer }
+    let (stop, stopped) = watch::channel(false);
+    let reader = tokio::spawn(read_loop(
+        Arc::clone(master),
+        output,
+        waits,
+        stopped.clone(),
+    ))
+    .abort_handle();
+    let writer = tokio::spawn(write_loop(Arc::clone(master), input, stopped));
+    Tasks {
+        reader: Some(reader),
+        writer,
+        stop,
+    }
 }
 
 /// What one read gave.
@@ -79,9 +114,17 @@ enum Read {
     End,
 }
 
-async fn read_loop(master: Master, output: mpsc::Sender<Vec<u8>>, waits: Arc<AtomicU64>) {
+async fn read_loop(
+    master: Master,
+    output: mpsc::Sender<Vec<u8>>,
+    waits: Arc<AtomicU64>,
+    mut stop: watch::Receiver<bool>,
+) {
     loop {
         let readable = tokio::select! {
+            // First, so that a master that never runs dry cannot delay it.
+            biased;
+            _ = stop.wait_for(|stop| *stop) => return,
             readable = master.readable() => readable,
             () = output.closed() => return,
         };
@@ -154,26 +197,66 @@ fn read_into(master: &OwnedFd, buf: &mut Vec<u8>) -> Read {
     }
 }
 
-async fn write_loop(master: Master, mut input: mpsc::Receiver<Vec<u8>>) {
-    while let Some(bytes) = input.recv().await {
-        if write_all(&master, &bytes).await.is_err() {
+/// Writes the queued input; its result is the input it was given and did
+/// not write because it was stopped (empty when it ended otherwise).
+async fn write_loop(
+    master: Master,
+    mut input: mpsc::Receiver<Vec<u8>>,
+    mut stop: watch::Receiver<bool>,
+) -> Vec<u8> {
+    loop {
+        let bytes = tokio::select! {
+            biased;
+            _ = stop.wait_for(|stop| *stop) => break,
+            bytes = input.recv() => bytes,
+        };
+        // The queue closes only with the pty.
+        let Some(bytes) = bytes else {
+            return Vec::new();
+        };
+        let mut written = 0;
+        let wrote = tokio::select! {
+            biased;
+            _ = stop.wait_for(|stop| *stop) => None,
+            wrote = write_all(&master, &bytes, &mut written) => Some(wrote),
+        };
+        match wrote {
+            Some(Ok(())) => {}
             // Dropping the receiver tells the session the terminal is gone.
-            return;
+            Some(Err(_)) => return Vec::new(),
+            None => {
+                let mut rest = bytes[written..].to_vec();
+                rest.extend(queued(&mut input));
+                return rest;
+            }
         }
     }
+    queued(&mut input)
 }
 
-async fn write_all(master: &Master, mut bytes: &[u8]) -> io::Result<()> {
-    while !bytes.is_empty() {
+/// The input still queued, in order.
+fn queued(input: &mut mpsc::Receiver<Vec<u8>>) -> Vec<u8> {
+    let mut rest = Vec::new();
+    while let Ok(more) = input.try_recv() {
+        rest.extend_from_slice(&more);
+    }
+    rest
+}
+
+/// Writes `bytes`, counting in `written` what went out (so that a write
+/// cut short leaves the rest known).
+async fn write_all(master: &Master, bytes: &[u8], written: &mut usize) -> io::Result<()> {
+    while *written < bytes.len() {
+        let rest = &bytes[*written..];
         let mut guard = master.writable().await?;
-        let written = guard.try_io(|fd| {
-            // SAFETY: write reads at most `bytes.len()` bytes from `bytes`.
-            let n = unsafe { libc::write(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+        let wrote = guard.try_io(|fd| {
+            // SAFETY: write reads at most `rest.len()` bytes from `rest`.
+            let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
             usize::try_from(n).map_err(|_| io::Error::last_os_error())
         });
-        match written {
+        match wrote {
             Ok(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(Ok(n)) => bytes = &bytes[n..],
+            Ok(Ok(n)) => *written += n,
             Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
             Ok(Err(e)) => return Err(e),
             // Not writable after all: wait again.

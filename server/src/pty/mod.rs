@@ -5,6 +5,9 @@
 //! ([`reaper`] module), signals to the child's process group while it is
 //! unreaped, and the session's sandbox ([`Isolation`]) that ends every
 //! process it started.
+//! A running child in an existing master is taken in with [`adopt`] (how
+//! an upgraded server takes back its programs); [`Pty::pause`] stops the
+//! I/O without losing a byte, for the hand-over.
 //!
 //! The output is not read while the session's channel is full, so a slow
 //! consumer makes the child block on write: memory stays flat however fast
@@ -14,6 +17,7 @@
 
 mod cgroup;
 mod env;
+mod helper;
 mod io;
 mod leftovers;
 mod reaper;
@@ -21,7 +25,7 @@ mod sandbox;
 mod spawn;
 mod uids;
 
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -29,10 +33,11 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 pub use env::child_env;
+pub use helper::{run_helper, HelperEnd};
 pub use io::READ_BUFFER;
 pub use leftovers::{become_subreaper, kill_leftovers, reap_orphans, MARKER};
-pub use reaper::{ChildState, ExitStatus};
-pub use sandbox::{EnterError, Isolation, Mode, Sandbox, User};
+pub use reaper::{claim_programs, ChildState, ExitStatus};
+pub use sandbox::{EnterError, Isolation, Mode, Sandbox, SavedSandbox, User};
 pub use spawn::Identity;
 
 /// Chunks of output queued between the output task and the session.
@@ -111,8 +116,16 @@ pub enum InputError {
 pub struct Pty {
     master: io::Master,
     child: Arc<ChildState>,
+    /// The input queue and the tasks; `None` while paused.
+    io: Option<Io>,
+    /// Counts the output task's waits for a session that is behind.
+    waits: Arc<AtomicU64>,
+}
+
+/// The input and output of a pty that is not paused.
+struct Io {
     input: mpsc::Sender<Vec<u8>>,
-    _tasks: io::Tasks,
+    tasks: io::Tasks,
 }
 
 /// What the child produces: output chunks (the channel closes at end of
@@ -171,8 +184,9 @@ pub fn spawn(spec: &SpawnSpec, waits: Arc<AtomicU64>) -> Result<(Pty, PtyEvents)
 /// exited unreaped), whose terminal is `master`: registers it with the
 /// reaper and starts its input and output on the emulator pool. For
 /// programs started by an earlier server image (an upgrade): call it
-/// before anything reaps orphans, or the program's status may be lost.
-/// On failure the child's process group is killed (and reaped).
+/// before anything reaps orphans (or claim it first with
+/// [`claim_programs`]), or the program's status may be lost. On failure
+/// the child's process group is killed (and reaped).
 /// `waits` counts the output task's waits for a session that is behind.
 pub fn adopt(
     master: OwnedFd,
@@ -180,7 +194,8 @@ pub fn adopt(
     waits: Arc<AtomicU64>,
 ) -> std::io::Result<(Pty, PtyEvents)> {
     start_reaper()?;
-    let registered = reaper::register(&mut reaper::programs(), pid);
+    let registered =
+        reaper::claimed(pid).unwrap_or_else(|| reaper::register(&mut reaper::programs(), pid));
     start(master, registered, waits)
 }
 
@@ -194,7 +209,7 @@ fn start_reaper() -> std::io::Result<()> {
 /// emulator pool; kills the child's group if that fails.
 fn start(
     master: OwnedFd,
-    (child, exit): (Arc<ChildState>, oneshot::Receiver<ExitStatus>),
+    (child, exit): reaper::Registered,
     waits: Arc<AtomicU64>,
 ) -> std::io::Result<(Pty, PtyEvents)> {
     let registered = crate::pool::handle().and_then(|pool| {
@@ -209,20 +224,19 @@ fn start(
             return Err(e);
         }
     };
-    let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
-    let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
-    let tasks = {
-        // The pool exists: the master was just registered with it.
-        let _pool = crate::pool::handle()?.enter();
-        io::start(&master, output_tx, input_rx, waits)
-    };
-    let pty = Pty {
+    let mut pty = Pty {
         master,
         child,
-        input,
-        _tasks: tasks,
+        io: None,
+        waits,
     };
-    Ok((pty, PtyEvents { output, exit }))
+    match pty.resume() {
+        Ok(output) => Ok((pty, PtyEvents { output, exit })),
+        Err(e) => {
+            pty.child.signal_group(libc::SIGKILL);
+            Err(e)
+        }
+    }
 }
 
 impl Pty {
@@ -237,13 +251,48 @@ impl Pty {
         Arc::clone(&self.child)
     }
 
+    /// The master's descriptor number, to hand it over across an upgrade.
+    pub fn master_fd(&self) -> RawFd {
+        self.master.as_raw_fd()
+    }
+
+    /// Stops reading and writing the master: the output task sends what
+    /// it had read and ends (the output channel then closes once drained;
+    /// the rest of the output stays in the kernel's buffer), and the input
+    /// task ends. Returns the input queued and not yet written, in order.
+    /// The session must go on draining the output channel meanwhile.
+    pub async fn pause(&mut self) -> Vec<u8> {
+        let Some(Io { input, tasks }) = self.io.take() else {
+            return Vec::new();
+        };
+        let rest = tasks.stop().await;
+        // Closed only now, so the input task saw the stop, not the end.
+        drop(input);
+        rest
+    }
+
+    /// Starts reading and writing the master (again, after [`Pty::pause`]):
+    /// returns the new output channel.
+    pub fn resume(&mut self) -> std::io::Result<mpsc::Receiver<Vec<u8>>> {
+        let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
+        let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
+        let tasks = {
+            // The pool exists: the master is registered with it.
+            let _pool = crate::pool::handle()?.enter();
+            io::start(&self.master, output_tx, input_rx, Arc::clone(&self.waits))
+        };
+        self.io = Some(Io { input, tasks });
+        Ok(output)
+    }
+
     /// Queues bytes for the child without blocking.
     pub fn write(&self, bytes: Vec<u8>) -> Result<(), InputError> {
         use mpsc::error::TrySendError;
         if bytes.is_empty() {
             return Ok(());
         }
-        self.input.try_send(bytes).map_err(|e| match e {
+        let io = self.io.as_ref().ok_or(InputError::Busy)?;
+        io.input.try_send(bytes).map_err(|e| match e {
             TrySendError::Full(_) => InputError::Busy,
             TrySendError::Closed(_) => InputError::Closed,
         })
@@ -265,5 +314,87 @@ impl Pty {
     /// reaped.
     pub fn kill(&self) {
         self.child.signal_group(libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(argv: &[&str]) -> SpawnSpec {
+        SpawnSpec {
+            argv: argv.iter().map(|&a| a.to_owned()).collect(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            cwd: Some("/".into()),
+            identity: None,
+            cgroup_procs: None,
+            cols: 80,
+            rows: 24,
+        }
+    }
+
+    async fn start(argv: &[&str]) -> (Pty, PtyEvents) {
+        let spec = spec(argv);
+        tokio::task::spawn_blocking(move || spawn(&spec, Arc::default()))
+            .await
+            .expect("spawned")
+            .expect("spawn")
+    }
+
+    #[tokio::test]
+    async fn pausing_hands_back_the_input_not_written_and_stops_reading() {
+        // Reads nothing: its input stays queued.
+        let (mut pty, mut events) = start(&["sleep", "30"]).await;
+        let chunks: Vec<Vec<u8>> = (0..INPUT_QUEUE)
+            .map(|i| vec![b'a' + (i % 26) as u8; 4096])
+            .collect();
+        for chunk in &chunks {
+            pty.write(chunk.clone()).expect("queued");
+        }
+        let all: Vec<u8> = chunks.concat();
+        let rest = pty.pause().await;
+        assert!(
+            !rest.is_empty(),
+            "a program that reads nothing cannot take 256 KiB"
+        );
+        assert!(
+            all.ends_with(&rest),
+            "what is handed back is the end of the input, in order"
+        );
+        assert_eq!(pty.write(b"x".to_vec()), Err(InputError::Busy), "paused");
+        // The output task has ended: its channel closes once drained.
+        while events.output.recv().await.is_some() {}
+        let output = pty.resume().expect("resume");
+        pty.write(rest).expect("the rest queued again");
+        pty.kill();
+        drop(output);
+        assert!(events.exit.await.is_ok(), "reaped");
+    }
+
+    #[tokio::test]
+    async fn output_across_a_pause_is_read_once_in_order() {
+        let (mut pty, mut events) = start(&["seq", "1", "100000"]).await;
+        let mut read = Vec::new();
+        // Some of it before the pause, the program still printing.
+        for _ in 0..3 {
+            read.extend(events.output.recv().await.expect("output"));
+        }
+        let paused = pty.pause();
+        // The channel is drained meanwhile, as a session does.
+        let (_, ()) = tokio::join!(paused, async {
+            while let Some(chunk) = events.output.recv().await {
+                read.extend(chunk);
+            }
+        });
+        let mut output = pty.resume().expect("resume");
+        while let Some(chunk) = output.recv().await {
+            read.extend(chunk);
+        }
+        let text = String::from_utf8(read)
+            .expect("digits")
+            .replace("\r\n", "\n");
+        let expected: String = (1..=100_000).map(|n| format!("{n}\n")).collect();
+        assert!(text == expected, "every line once, in order");
+        assert_eq!(events.exit.await.expect("reaped").code, Some(0));
     }
 }

@@ -50,6 +50,22 @@ impl ChildState {
         })
     }
 
+    /// Holds the child as it is: while the guard lives, an unreaped child
+    /// stays unreaped (the reaper reaps under the same lock). An upgrade
+    /// holds every program so, checks none was reaped, and re-executes.
+    pub fn hold(&self) -> MutexGuard<'_, Option<u64>> {
+        self.reaped.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state of a program reaped by an earlier process image (before an
+    /// upgrade): nothing is ever signalled through it.
+    pub fn reaped_before(pid: libc::pid_t) -> Arc<ChildState> {
+        Arc::new(ChildState {
+            pid,
+            reaped: Mutex::new(Some(now_ticks())),
+        })
+    }
+
     /// Runs `f` with the time the child was reaped (`None`: not yet),
     /// holding the lock: an unreaped child stays unreaped until `f` returns.
     pub fn while_reaped_at<R>(&self, f: impl FnOnce(Option<u64>) -> R) -> R {
@@ -76,6 +92,13 @@ static PROGRAMS: Mutex<Option<Programs>> = Mutex::new(None);
 /// adopted after it exited, whose `SIGCHLD` came before it was registered).
 static LOOK: Notify = Notify::const_new();
 
+/// A registered program: its state and the receiver of its exit status.
+pub(super) type Registered = (Arc<ChildState>, oneshot::Receiver<ExitStatus>);
+
+/// Programs claimed at start by an upgraded image, registered before their
+/// sessions take them ([`claimed`]).
+static CLAIMED: Mutex<Option<HashMap<libc::pid_t, Registered>>> = Mutex::new(None);
+
 /// Set once the reaper task runs.
 static STARTED: Mutex<bool> = Mutex::new(false);
 
@@ -87,10 +110,7 @@ pub(super) fn programs() -> MutexGuard<'static, Option<Programs>> {
 
 /// Registers `pid`, a child of this process, in the locked set: from now
 /// on the reaper reaps it and sends its status on the receiver returned.
-pub(super) fn register(
-    programs: &mut Option<Programs>,
-    pid: libc::pid_t,
-) -> (Arc<ChildState>, oneshot::Receiver<ExitStatus>) {
+pub(super) fn register(programs: &mut Option<Programs>, pid: libc::pid_t) -> Registered {
     let child = Arc::new(ChildState {
         pid,
         reaped: Mutex::new(None),
@@ -106,6 +126,30 @@ pub(super) fn register(
     // The program may have exited before it was registered.
     LOOK.notify_one();
     (child, exit_rx)
+}
+
+/// Claims `pids`, children of this process started by an earlier process
+/// image, as session programs (an upgraded server, at start, before
+/// anything reaps orphans): they are registered with the reaper at once,
+/// so one that ended during the exec still has its status kept, and the
+/// orphan reaper leaves them alone. [`adopt`](super::adopt) takes each.
+pub fn claim_programs(pids: impl IntoIterator<Item = libc::pid_t>) {
+    let mut set = programs();
+    let mut claimed = CLAIMED.lock().unwrap_or_else(PoisonError::into_inner);
+    let claimed = claimed.get_or_insert_with(Default::default);
+    for pid in pids {
+        claimed.insert(pid, register(&mut set, pid));
+    }
+}
+
+/// The registration of `pid` if it was claimed (and is not yet taken).
+pub(super) fn claimed(pid: libc::pid_t) -> Option<Registered> {
+    // Each update is a single insert or remove: consistent after a panic.
+    CLAIMED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_mut()?
+        .remove(&pid)
 }
 
 /// Starts the reaper on the current runtime, once per process: call it

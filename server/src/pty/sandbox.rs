@@ -274,6 +274,63 @@ impl Isolation {
     }
 }
 
+/// A sandbox as it is handed over across an upgrade. The uid's lock
+/// travels as a descriptor left open across the exec, so no other server
+/// can take the uid meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedSandbox {
+    /// Who the session runs as.
+    pub identity: Option<Identity>,
+    /// Its uid of its own.
+    pub own_uid: Option<u32>,
+    /// The descriptor of that uid's lock file.
+    pub uid_lock_fd: Option<i32>,
+    /// Its `HOME`.
+    pub home: Option<PathBuf>,
+    /// Whether the home was made for it.
+    pub private_home: bool,
+    /// Its cgroup's directory.
+    pub cgroup: Option<PathBuf>,
+}
+
+impl Isolation {
+    /// Takes back a sandbox an earlier process image handed over: its uid
+    /// is held again (by the inherited lock descriptor, else by taking the
+    /// lock anew). Fails when the uid's lock is held by another server.
+    pub fn adopt(&self, saved: SavedSandbox) -> Result<Sandbox, String> {
+        let uid_lock = match (saved.own_uid, saved.uid_lock_fd) {
+            (Some(uid), fd) => {
+                let inherited = fd.and_then(inherited_file);
+                let lock = inherited
+                    .or_else(|| uids::lock(&self.homes, uid))
+                    .ok_or_else(|| format!("the lock of uid {uid} is held by another server"))?;
+                uids::claim(uid);
+                Some(lock)
+            }
+            (None, _) => None,
+        };
+        Ok(Sandbox {
+            identity: saved.identity,
+            own_uid: saved.own_uid,
+            uid_lock,
+            home: saved.home,
+            private_home: saved.private_home,
+            cgroup: saved.cgroup.map(Cgroup::adopt),
+        })
+    }
+}
+
+/// The file behind an inherited descriptor, if it is open; made
+/// close-on-exec again.
+fn inherited_file(fd: i32) -> Option<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: F_GETFD and F_SETFD only read and set the descriptor's flags.
+    let open = unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } == 0;
+    // SAFETY: the descriptor is open, was left to this process image by the
+    // one before it for this use alone, and nothing else here owns it.
+    open.then(|| unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
 /// One session's walls: who it runs as, its `HOME`, and how it is ended.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -289,6 +346,19 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
+    /// What an upgrade hands over of it.
+    pub fn save(&self) -> SavedSandbox {
+        use std::os::fd::AsRawFd;
+        SavedSandbox {
+            identity: self.identity.clone(),
+            own_uid: self.own_uid,
+            uid_lock_fd: self.uid_lock.as_ref().map(AsRawFd::as_raw_fd),
+            home: self.home.clone(),
+            private_home: self.private_home,
+            cgroup: self.cgroup.as_ref().map(|c| c.dir().to_owned()),
+        }
+    }
+
     /// Who the session runs as; `None`: the server's user.
     pub fn identity(&self) -> Option<&Identity> {
         self.identity.as_ref()

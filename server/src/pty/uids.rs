@@ -72,6 +72,15 @@ impl UidPool {
     }
 }
 
+/// Marks `uid` as held by this process, for a session handed over by an
+/// earlier process image.
+pub fn claim(uid: u32) {
+    TAKEN
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(uid);
+}
+
 /// Gives `uid` back: call only once [`sweep`] found nothing left of it.
 pub fn give_back(uid: u32) {
     TAKEN

@@ -195,6 +195,41 @@ impl Recordings {
             self.limits.max_bytes,
             session.options.input,
             live,
+            std::time::Duration::ZERO,
+        )?)
+    }
+
+    /// Goes on recording `name` for session `id` after an upgrade (or an
+    /// upgrade that did not happen): the file is cut back to `offset`, the
+    /// bytes the recorder had written, and appended to from there, its
+    /// clock at `elapsed`.
+    pub fn resume(
+        self: &Arc<Self>,
+        name: &str,
+        id: &str,
+        offset: u64,
+        elapsed: std::time::Duration,
+        input: bool,
+    ) -> Result<Recorder, RecordError> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(self.path(name))?;
+        file.set_len(offset)?;
+        file.seek(std::io::SeekFrom::End(0))?;
+        self.lock()
+            .insert(name.to_owned(), (id.to_owned(), Instant::now()));
+        let live = LiveEntry {
+            name: name.to_owned(),
+            recordings: Arc::clone(self),
+        };
+        Ok(Recorder::new(
+            file,
+            offset,
+            self.limits.max_bytes,
+            input,
+            live,
+            elapsed,
         )?)
     }
 

@@ -118,20 +118,24 @@ enum Job {
 /// makes the actor wait, and with it the program: nothing is dropped.
 pub struct Recorder {
     jobs: Option<SyncSender<Job>>,
-    writer: Option<JoinHandle<()>>,
+    /// The writer thread; its result is the file's size, `None` once the
+    /// recording stopped.
+    writer: Option<JoinHandle<Option<u64>>>,
     name: String,
     started: Instant,
     record_input: bool,
 }
 
 impl Recorder {
-    /// A recorder writing to `file`, which already holds `header_bytes`.
+    /// A recorder writing to `file`, which already holds `header_bytes`,
+    /// its clock at `elapsed` (zero for a new recording).
     pub(super) fn new(
         file: File,
         header_bytes: u64,
         max_bytes: u64,
         record_input: bool,
         live: LiveEntry,
+        elapsed: std::time::Duration,
     ) -> std::io::Result<Recorder> {
         let name = live.name().to_owned();
         let (jobs, queue) = sync_channel(QUEUE);
@@ -141,7 +145,7 @@ impl Recorder {
             size: header_bytes,
             whole: header_bytes,
             max_bytes,
-            last: 0.0,
+            last: elapsed.as_secs_f64(),
             output: Utf8Stream::default(),
             input: Utf8Stream::default(),
             stopped: false,
@@ -154,9 +158,29 @@ impl Recorder {
             jobs: Some(jobs),
             writer: Some(writer),
             name,
-            started: Instant::now(),
+            started: Instant::now()
+                .checked_sub(elapsed)
+                .unwrap_or_else(Instant::now),
             record_input,
         })
+    }
+
+    /// Time since the recording started, as its events are stamped.
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.started.elapsed()
+    }
+
+    /// Whether input is recorded too.
+    pub fn records_input(&self) -> bool {
+        self.record_input
+    }
+
+    /// Ends the recording's writing: waits until everything queued is in
+    /// the file, and returns the file's size, or `None` when the recording
+    /// had stopped (its byte cap, or a failed write).
+    pub fn close(mut self) -> Option<u64> {
+        self.jobs = None;
+        self.writer.take().and_then(|w| w.join().ok().flatten())
     }
 
     /// The recording's name.
@@ -239,12 +263,14 @@ impl CastWriter {
     /// Encodes jobs until the recorder goes, writing out whenever the queue
     /// runs dry (so the file is current whenever the program pauses) or
     /// the buffer grows large.
-    fn run(mut self, queue: &Receiver<Job>) {
+    /// Returns the file's size once the recorder is gone, or `None` once
+    /// the recording stopped.
+    fn run(mut self, queue: &Receiver<Job>) -> Option<u64> {
         let mut next = queue.recv().ok();
         while let Some(job) = next {
             self.encode(job);
             if self.stopped {
-                return;
+                return None;
             }
             next = match queue.try_recv() {
                 Ok(job) => {
@@ -265,6 +291,7 @@ impl CastWriter {
             self.event(self.last, "o", &rest);
         }
         self.flush();
+        (!self.stopped).then_some(self.whole)
     }
 
     fn encode(&mut self, job: Job) {

@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{sleep_until, Instant};
 
-use panecast_proto::Scrollback;
+use panecast_proto::{limits, Scrollback};
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
@@ -39,8 +39,8 @@ use crate::term::{Effect, Snapshot, StyleId, Term};
 use super::pacer::Pacer;
 use super::search;
 use super::{
-    Command, Input, Metrics, ScrollbackLines, SearchReply, SessionError, SessionInfo, Status,
-    Timings, MAX_SEARCHES,
+    Command, FreezeRequest, Frozen, FrozenRecording, Input, Metrics, SavedSession, ScrollbackLines,
+    SearchReply, SessionError, SessionInfo, Status, Thawed, Timings, MAX_SEARCHES,
 };
 
 /// How long output may still be read after the child exited, for when
@@ -81,6 +81,8 @@ pub(super) struct Actor {
     pub recorder: Option<Recorder>,
     /// Screens published, read by viewers to count the ones they skip.
     pub published: Arc<AtomicU64>,
+    /// How the program ended, for a session handed over after its end.
+    pub exited: Option<ExitStatus>,
 }
 
 /// How the live phase ended.
@@ -93,13 +95,13 @@ enum Ending {
 
 impl Actor {
     /// Runs the session to its end.
-    pub async fn run(self) {
+    pub async fn run(mut self) {
         let mut live = Live {
             pacer: Pacer::new(self.timings.frame, self.timings.sync_timeout),
             parsing: None,
             searches: VecDeque::new(),
-            output_open: true,
-            exit: None,
+            output_open: self.pty.is_some(),
+            exit: self.exited.take(),
             killed: false,
             started: Instant::now(),
             actor: self,
@@ -131,6 +133,7 @@ impl Actor {
                         let _ = reply.send(Err(SessionError::Exited));
                     }
                     Some(Command::Theme(_)) => {}
+                    Some(Command::Freeze(request)) => self.freeze_ended(request).await,
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback_timed(&self.term, start, count));
                     }
@@ -142,6 +145,22 @@ impl Actor {
                 () = sleep_until(deadline) => return None,
             }
         }
+    }
+
+    /// Freezes a session whose program has ended: there is no pty to stop.
+    async fn freeze_ended(&mut self, request: FreezeRequest) {
+        let status = self.status.borrow().clone();
+        let frozen = Frozen {
+            saved: SavedSession::new(&self.info, (self.term.cols(), self.term.rows()), 0, &status),
+            term: self.term.save(),
+            master: None,
+            program: Arc::clone(&self.program),
+            pending_input: Vec::new(),
+            recording: None,
+            sandbox: self.sandbox.save(),
+        };
+        let _ = request.reply.send(frozen);
+        let _ = request.thaw.await;
     }
 }
 
@@ -196,6 +215,7 @@ impl Live {
                     Some(Command::Theme(theme)) => {
                         self.actor.term.set_theme(ThemeColors::of(theme));
                     }
+                    Some(Command::Freeze(request)) => self.freeze(request).await,
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback_timed(&self.actor.term, start, count));
                     }
@@ -227,9 +247,108 @@ impl Live {
                 },
                 () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
                 () = sleep_until_some(drain_deadline) => self.output_open = false,
-                () = std::future::ready(()), if searching => {}
+                () = std::future::ready(()), if searching => {
+                    // As between parse slices: the clock and the publish
+                    // timer move on only when the actor lets the runtime
+                    // run, and a search would otherwise hold the screen's
+                    // publication (and so every echo) for its whole length.
+                    tokio::task::yield_now().await;
+                }
             }
         }
+    }
+
+    /// Freezes the session for an upgrade (see [`super::freeze`]): stops
+    /// the pty's I/O, parses and records everything read, closes the
+    /// recording and hands the state back; once thawed (the upgrade did not
+    /// happen), goes on where it stopped, queued input first.
+    async fn freeze(&mut self, request: FreezeRequest) {
+        let mut pending = match self.actor.pty.as_mut() {
+            Some(pty) => pty.pause().await,
+            None => Vec::new(),
+        };
+        if let Some((bytes, done)) = self.parsing.take() {
+            self.actor.term.advance(&bytes[done..]);
+            if let Some(recorder) = self.actor.recorder.as_mut() {
+                recorder.output(bytes);
+            }
+        }
+        if self.output_open {
+            // The output task sends what it had read, then its channel closes.
+            while let Some(bytes) = self.actor.events.output.recv().await {
+                self.actor.metrics.chunk_read(bytes.len());
+                self.actor.term.advance(&bytes);
+                if let Some(recorder) = self.actor.recorder.as_mut() {
+                    recorder.output(bytes);
+                }
+            }
+        }
+        for effect in self.actor.term.take_effects() {
+            match effect {
+                Effect::Reply(replies) => pending.extend_from_slice(&replies),
+                Effect::Clipboard(text) => {
+                    self.actor.clipboard.send_replace(Some(text.into()));
+                }
+            }
+        }
+        self.publish(Instant::now());
+        let status = match &self.exit {
+            Some(status) => Status::Exited {
+                status: status.clone(),
+                at: SystemTime::now(),
+            },
+            None => Status::Running,
+        };
+        let (recorded, recording) = match self.actor.recorder.take() {
+            Some(recorder) => {
+                let (elapsed, input) = (recorder.elapsed(), recorder.records_input());
+                // Waits for the recording's writer to flush: off the
+                // pool's workers, which run the other sessions.
+                let size = tokio::task::spawn_blocking(move || recorder.close())
+                    .await
+                    .ok()
+                    .flatten();
+                let live = size.is_some();
+                let recording = FrozenRecording {
+                    elapsed,
+                    input,
+                    live,
+                };
+                (size.unwrap_or(0), Some(recording))
+            }
+            None => (0, None),
+        };
+        let a = &self.actor;
+        let frozen = Frozen {
+            saved: SavedSession::new(&a.info, (a.term.cols(), a.term.rows()), recorded, &status),
+            term: a.term.save(),
+            master: a
+                .pty
+                .as_ref()
+                .filter(|_| self.exit.is_none())
+                .map(Pty::master_fd),
+            program: Arc::clone(&a.program),
+            pending_input: pending.clone(),
+            recording,
+            sandbox: a.sandbox.save(),
+        };
+        let _ = request.reply.send(frozen);
+        if let Ok(Thawed { recorder }) = request.thaw.await {
+            self.actor.recorder = recorder;
+        }
+        if let Some(pty) = self.actor.pty.as_mut() {
+            match pty.resume() {
+                Ok(output) => {
+                    self.actor.events.output = output;
+                    self.output_open = true;
+                }
+                Err(error) => {
+                    tracing::error!(id = %self.actor.info.id, %error, "cannot read the pty again after an upgrade that did not happen");
+                    self.output_open = false;
+                }
+            }
+        }
+        let _ = self.write(pending);
     }
 
     /// Works on the oldest search for one slice; answers it when it is done.
@@ -512,12 +631,15 @@ pub(super) fn scrollback_timed(term: &Term, start: u64, count: u16) -> (Scrollba
 }
 
 /// Scrollback lines `start .. start + count` counted up from the screen
-/// (1 is the line just above it), laid out at the current width.
+/// (1 is the line just above it), laid out at the current width; no more
+/// than [`limits::MAX_SCROLLBACK_ANSWER_CELLS`] cells of them, so that one
+/// answer holds the session up briefly (the client asks again for the rest).
 pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines {
     let total = term.scrollback_len() as u64;
     let cols = term.cols();
     let start = start.max(1);
-    let count = count.min(panecast_proto::limits::MAX_SCROLLBACK_LINES) as u64;
+    let per_answer = (limits::MAX_SCROLLBACK_ANSWER_CELLS / usize::from(cols.max(1))).max(1);
+    let count = u64::from(count.min(limits::MAX_SCROLLBACK_LINES)).min(per_answer as u64);
     let lines: Vec<_> = (start..start.saturating_add(count))
         .take_while(|&i| i <= total)
         .filter_map(|i| term.scrollback_row((total - i) as usize))
@@ -549,5 +671,32 @@ pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines
             lines,
         },
         scroll_count: term.scrolled_since(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A terminal `cols` wide with `lines` lines of scrollback.
+    fn with_scrollback(cols: u16, lines: usize) -> Term {
+        let mut term = Term::new(cols, 10, 10_000);
+        for i in 0..lines + 10 {
+            term.advance(format!("line {i}\r\n").as_bytes());
+        }
+        term
+    }
+
+    #[test]
+    fn one_scrollback_answer_holds_at_most_its_cells() {
+        let wide = scrollback(&with_scrollback(1000, 500), 1, 1000);
+        assert_eq!(wide.answer.lines.len(), 65, "65 lines of 1000 cells");
+        let narrow = scrollback(&with_scrollback(80, 500), 1, 1000);
+        assert!(narrow.answer.total >= 500);
+        assert_eq!(
+            narrow.answer.lines.len() as u64,
+            narrow.answer.total,
+            "all of them at 80 columns"
+        );
     }
 }

@@ -469,6 +469,15 @@ impl SessionHandle {
         self.status()
     }
 
+    /// Asks the actor to freeze for an upgrade; false when it is gone.
+    pub(super) async fn freeze(&self, request: super::FreezeRequest) -> bool {
+        self.shared
+            .commands
+            .send(Command::Freeze(request))
+            .await
+            .is_ok()
+    }
+
     async fn request(
         &self,
         command: impl FnOnce(super::Reply) -> Command,

@@ -11,7 +11,9 @@
 
 mod actor;
 mod budget;
+mod freeze;
 mod handle;
+mod handover;
 mod memory;
 mod metrics;
 mod pacer;
@@ -31,7 +33,9 @@ use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
+pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
 pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
+pub use handover::{FrozenSession, HandedOver};
 pub use metrics::Metrics;
 pub use reads::Reader;
 pub use registry::{CreateError, ReplaySlot, Sessions};
@@ -226,6 +230,8 @@ enum Command {
     /// The theme a control viewer paints with (answers to colour queries).
     Theme(panecast_proto::Theme),
     Kill(tokio::sync::oneshot::Sender<()>),
+    /// Stop for an upgrade, hand the state back, wait to be thawed.
+    Freeze(FreezeRequest),
 }
 
 type Reply = tokio::sync::oneshot::Sender<Result<(), SessionError>>;

@@ -61,6 +61,18 @@ fn sandbox_and_spawn(
     Ok((pty, events, sandbox))
 }
 
+/// A session's parts, ready for its actor: a new one, or one handed over.
+pub(super) struct Started {
+    pub info: SessionInfo,
+    pub term: Term,
+    /// Its pty, while its program runs.
+    pub pty: Option<pty::Pty>,
+    pub events: pty::PtyEvents,
+    pub sandbox: pty::Sandbox,
+    pub recorder: Option<crate::record::Recorder>,
+    pub status: Status,
+}
+
 /// Commands queued to an actor before senders wait.
 const COMMAND_QUEUE: usize = 32;
 
@@ -79,6 +91,9 @@ pub enum CreateError {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The server is upgrading in place (its sessions are frozen).
+    #[error("the server is upgrading; try again in a moment")]
+    Upgrading,
     /// A running session already has this name.
     #[error("a running session is already named '{0}'")]
     NameTaken(String),
@@ -112,9 +127,9 @@ impl Drop for ReplaySlot {
 /// Every open session, by id.
 pub struct Sessions {
     state: Mutex<State>,
-    limits: Limits,
+    pub(super) limits: Limits,
     metrics: Arc<Metrics>,
-    recordings: Arc<Recordings>,
+    pub(super) recordings: Arc<Recordings>,
     /// Replays playing now (each has a thread, its recording's events and
     /// keyframes), at most `limits.max_replays`.
     replays: Arc<AtomicUsize>,
@@ -124,19 +139,24 @@ pub struct Sessions {
     streams_by: Arc<Shares>,
     /// How sessions are walled off from each other and ended.
     isolation: Arc<Isolation>,
+    /// Set while an upgrade freezes the sessions; true tells streams to
+    /// close with 1012 (the server restarts).
+    pub(super) restarting: watch::Sender<bool>,
 }
 
-struct State {
-    open: HashMap<String, SessionHandle>,
+pub(super) struct State {
+    pub(super) open: HashMap<String, SessionHandle>,
     /// Replays, by id, ended at shutdown with the sessions (they end by
     /// themselves when their viewer goes, and leave this list then).
     replays: HashMap<String, WeakHandle>,
     /// Sessions being spawned: they hold a slot before they are open.
-    starting: usize,
+    pub(super) starting: usize,
     /// Names of the sessions being spawned: taken from the moment the
     /// name is checked, so two creates cannot both pass the check.
     naming: HashSet<String>,
-    closing: bool,
+    pub(super) closing: bool,
+    /// Set while an upgrade freezes the sessions: no new ones start.
+    pub(super) upgrading: bool,
 }
 
 impl Sessions {
@@ -150,6 +170,7 @@ impl Sessions {
                 starting: 0,
                 naming: HashSet::new(),
                 closing: false,
+                upgrading: false,
             }),
             limits,
             metrics: Arc::new(Metrics::default()),
@@ -158,6 +179,7 @@ impl Sessions {
             replays_by: Arc::default(),
             streams_by: Arc::default(),
             isolation: Arc::new(isolation),
+            restarting: watch::channel(false).0,
         })
     }
 
@@ -238,8 +260,42 @@ impl Sessions {
         };
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
         term.limit_scrollback_cells(self.limits.max_scrollback_cells);
+        let started = Started {
+            info,
+            term,
+            pty: Some(pty),
+            events,
+            sandbox,
+            recorder,
+            status: Status::Running,
+        };
+        self.launch(started, spec.spawn.cols, spec.spawn.rows).await
+    }
+
+    /// Starts the actor of a session whose program runs (or ran), and
+    /// opens it; ends it again when shutdown began meanwhile.
+    pub(super) async fn launch(
+        self: &Arc<Self>,
+        started: Started,
+        cols: u16,
+        rows: u16,
+    ) -> Result<SessionHandle, CreateError> {
+        let Started {
+            info,
+            mut term,
+            pty,
+            events,
+            sandbox,
+            recorder,
+            status,
+        } = started;
+        let id = info.id.clone();
         let (screen_tx, screen_rx) = watch::channel(Arc::new(term.snapshot()));
-        let (status_tx, status_rx) = watch::channel(Status::Running);
+        let exited = match &status {
+            Status::Running => None,
+            Status::Exited { status, .. } => Some(status.clone()),
+        };
+        let (status_tx, status_rx) = watch::channel(status);
         let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
         let published = Arc::new(AtomicU64::new(0));
         let handle = SessionHandle::new(
@@ -258,15 +314,19 @@ impl Sessions {
             profile = %info.profile.as_deref().unwrap_or("-"),
             command = ?info.command,
             pid = info.pid,
-            cols = spec.spawn.cols,
-            rows = spec.spawn.rows,
+            cols,
+            rows,
             "session started"
         );
+        let program = match &pty {
+            Some(pty) => pty.child(),
+            None => pty::ChildState::reaped_before(info.pid as libc::pid_t),
+        };
         let actor = Actor {
             info,
             term,
-            program: pty.child(),
-            pty: Some(pty),
+            program,
+            pty,
             events,
             sandbox,
             commands: commands_rx,
@@ -277,6 +337,7 @@ impl Sessions {
             metrics: Arc::clone(&self.metrics),
             recorder,
             published,
+            exited,
         };
         let registry = Arc::downgrade(self);
         let ended = id.clone();
@@ -521,7 +582,7 @@ impl Sessions {
         while ending.join_next().await.is_some() {}
     }
 
-    fn timings(&self) -> Timings {
+    pub(super) fn timings(&self) -> Timings {
         Timings {
             frame: self.limits.frame_interval(),
             sync_timeout: self.limits.sync_timeout(),
@@ -540,6 +601,9 @@ impl Sessions {
         let mut state = self.lock();
         if state.closing {
             return Err(CreateError::ShuttingDown);
+        }
+        if state.upgrading {
+            return Err(CreateError::Upgrading);
         }
         let mut evicted = Vec::new();
         if let Some(name) = name {
@@ -580,7 +644,7 @@ impl Sessions {
         Ok((slot, evicted))
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         // The state stays consistent even if a holder panicked: every
         // update is a single insert, remove or counter change.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)

@@ -283,6 +283,12 @@ impl ViewerState {
         self.partial = false;
     }
 
+    /// True when the client has only part of the last frame (see
+    /// [`ViewerState::give_up_rest`]): it needs the screen whole.
+    pub fn is_partial(&self) -> bool {
+        self.partial
+    }
+
     /// Lets go of the frame pieces left in `rest` (what
     /// [`ViewerState::update_lazily`] gave that was not sent yet), for a
     /// viewer whose socket has stopped taking them: the client keeps the

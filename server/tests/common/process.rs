@@ -33,16 +33,22 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts the server with `token` and waits for its startup line.
     pub fn start(token: &str) -> ServerProcess {
-        ServerProcess::start_with(token, &[])
+        ServerProcess::start_from(env!("CARGO_BIN_EXE_panecast").as_ref(), token, &[])
     }
 
     /// Starts the server with `token` and more arguments (`--config F`),
     /// and waits for its startup line.
     pub fn start_with(token: &str, args: &[&str]) -> ServerProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
+        ServerProcess::start_from(env!("CARGO_BIN_EXE_panecast").as_ref(), token, args)
+    }
+
+    /// Starts the server from `binary` with `token` and `extra` arguments,
+    /// and waits for its startup line.
+    pub fn start_from(binary: &std::path::Path, token: &str, extra: &[&str]) -> ServerProcess {
+        let mut child = Command::new(binary)
             .args(["serve", "--listen", "127.0.0.1:0", "--token", token])
             .arg("--allow-any-command")
-            .args(args)
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -19,10 +19,9 @@ const GROWTH_BOUND: u64 = 24 << 20;
 /// for each. (A screen of their own, as each held before, is 8 MiB.)
 const CHANGING_GROWTH_BOUND: u64 = (VIEWERS as u64) << 20;
 
-#[test]
-fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
-    let server = ServerProcess::start(TOKEN);
-    // A 1000x1000 screen full of coloured text.
+/// A session whose 1000x1000 screen is full of coloured text, and then
+/// stays as it is; returns its id.
+fn full_screen(server: &ServerProcess) -> String {
     let fill = "i=0; while [ $i -lt 1000 ]; do printf '\\033[3%dm%0990d\\n' $((i % 8)) $i; \
                 i=$((i + 1)); done; printf done; sleep 600";
     let body = json!({ "command": ["sh", "-c", fill], "cols": 1000, "rows": 1000 }).to_string();
@@ -37,6 +36,13 @@ fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
             .contains("done")
             .then_some(())
     });
+    id
+}
+
+#[test]
+fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
+    let server = ServerProcess::start(TOKEN);
+    let id = full_screen(&server);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -44,17 +50,7 @@ fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
     let auth = format!("Bearer {TOKEN}");
     let path = ws::ws_path(&id, Some("view"));
     // One viewer that reads the whole screen: the shared encoding exists.
-    runtime.block_on(async {
-        let mut reader = ws::connect(server.addr, &path, &[("Authorization", &auth)], None)
-            .await
-            .expect("a viewer");
-        reader
-            .until("the whole screen", Duration::from_secs(60), |m| {
-                m.text().iter().any(|l| l.starts_with("done"))
-            })
-            .await;
-        reader.close().await;
-    });
+    runtime.block_on(read_until(server.addr, &path, &auth, "done"));
     let before = server.rss();
     // The attack: viewers with a tiny receive buffer that never read.
     let _silent: Vec<ws::Client> = runtime.block_on(async {
@@ -86,16 +82,7 @@ fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
         peak >> 20
     );
     // The server still serves a reading viewer at once.
-    runtime.block_on(async {
-        let mut reader = ws::connect(server.addr, &path, &[("Authorization", &auth)], None)
-            .await
-            .expect("a viewer");
-        reader
-            .until("the whole screen", Duration::from_secs(60), |m| {
-                m.text().iter().any(|l| l.starts_with("done"))
-            })
-            .await;
-    });
+    runtime.block_on(read_until(server.addr, &path, &auth, "done"));
 }
 
 #[test]
@@ -148,15 +135,48 @@ fn viewers_of_a_changing_big_screen_that_never_read_hold_one_piece_each() {
         peak >> 20
     );
     // A reader still gets the screen.
+    runtime.block_on(read_until(server.addr, &path, &auth, "line "));
+    drop(silent);
+}
+
+/// Opens a viewer at `path` that reads until a line of the screen starts
+/// with `start`, then closes.
+async fn read_until(addr: std::net::SocketAddr, path: &str, auth: &str, start: &str) {
+    let mut reader = ws::connect(addr, path, &[("Authorization", auth)], None)
+        .await
+        .expect("a viewer");
+    reader
+        .until(
+            &format!("a line starting with {start:?}"),
+            Duration::from_secs(60),
+            |m| m.text().iter().any(|l| l.starts_with(start)),
+        )
+        .await;
+    reader.close().await;
+}
+
+#[test]
+fn a_viewer_that_stalls_then_reads_again_gets_the_whole_screen() {
+    let server = ServerProcess::start(TOKEN);
+    let id = full_screen(&server);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let auth = format!("Bearer {TOKEN}");
+    let path = ws::ws_path(&id, Some("view"));
     runtime.block_on(async {
-        let mut reader = ws::connect(server.addr, &path, &[("Authorization", &auth)], None)
+        let mut viewer = ws::connect(server.addr, &path, &[("Authorization", &auth)], Some(4096))
             .await
             .expect("a viewer");
-        reader
-            .until("a screen of lines", Duration::from_secs(60), |m| {
-                m.text().iter().any(|l| l.starts_with("line "))
+        // Long enough for the server to give up the rest of the first
+        // frame; the screen does not change after, so only the server's
+        // making good the frame it gave up brings the last rows.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        viewer
+            .until("the whole screen", Duration::from_secs(60), |m| {
+                m.text().iter().any(|l| l.starts_with("done"))
             })
             .await;
     });
-    drop(silent);
 }

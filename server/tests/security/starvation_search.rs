@@ -37,6 +37,21 @@ fn full_session(server: &Server) -> String {
     id
 }
 
+/// A view link to session `id`.
+fn view_link(server: &Server, id: &str) -> String {
+    mint(server, id, "view")["token"]
+        .as_str()
+        .expect("a link token")
+        .to_owned()
+}
+
+fn new_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
 fn search_path(id: &str) -> String {
     let q = SLOW_PATTERN
         .replace('\\', "%5C")
@@ -61,14 +76,8 @@ fn one_search_answers_by_its_deadline() {
 fn a_view_links_search_and_scrollback_floods_cannot_delay_echo() {
     let server = Server::start(test_config());
     let id = full_session(&server);
-    let link = mint(&server, &id, "view")["token"]
-        .as_str()
-        .expect("a link token")
-        .to_owned();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let link = view_link(&server, &id);
+    let runtime = new_runtime();
     let mut typist = runtime.block_on(ws::open(server.addr, TOKEN, &id, "control"));
     runtime.block_on(typist.until("the first frame", Duration::from_secs(30), |m| m.frames > 0));
 
@@ -95,11 +104,7 @@ fn a_view_links_search_and_scrollback_floods_cannot_delay_echo() {
         let (stop_reading, id_read, link_read) = (&stop, &id, &link);
         let addr = server.addr;
         scope.spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime");
-            runtime.block_on(async {
+            new_runtime().block_on(async {
                 let mut reader = ws::open(addr, link_read, id_read, "view").await;
                 let request = ClientMessage::ScrollbackRequest {
                     start: 1,
@@ -153,13 +158,16 @@ fn a_view_links_search_and_scrollback_floods_cannot_delay_echo() {
 }
 
 /// Sends scrollback requests on `reader` until one is refused; returns how
-/// many were answered first.
+/// many were answered first. Each asks for a few lines, so that the read
+/// that empties the connection's share takes little more than what was
+/// left of it (a read is charged after it ran, and on a loaded machine a
+/// big one could overdraw the credential's share as well).
 async fn read_until_paced(reader: &mut ws::Client) -> usize {
     let request = ClientMessage::ScrollbackRequest {
         start: 1,
-        count: 1000,
+        count: 10,
     };
-    for answered in 0..10_000 {
+    for answered in 0..100_000 {
         reader.send(&request).await;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
@@ -171,21 +179,15 @@ async fn read_until_paced(reader: &mut ws::Client) -> usize {
             }
         }
     }
-    panic!("10,000 scrollback reads and none paced");
+    panic!("100,000 scrollback reads and none paced");
 }
 
 #[test]
 fn one_connection_leaves_its_credentials_other_connections_a_share() {
     let server = Server::start(test_config());
     let id = full_session(&server);
-    let link = mint(&server, &id, "view")["token"]
-        .as_str()
-        .expect("a link token")
-        .to_owned();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let link = view_link(&server, &id);
+    let runtime = new_runtime();
     runtime.block_on(async {
         let mut busy = ws::open(server.addr, &link, &id, "view").await;
         let mut other = ws::open(server.addr, &link, &id, "view").await;

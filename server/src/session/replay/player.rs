@@ -125,7 +125,8 @@ impl Player {
                         let _ = reply.send(Err(SessionError::Replay));
                     }
                     // A replay's program is not asked about colours: nothing to answer.
-                    Some(Command::Theme(_)) => {}
+                    // Replays are not handed over: the request's sender sees it dropped.
+                    Some(Command::Theme(_)) | Some(Command::Freeze(_)) => {}
                     Some(Command::Scrollback { start, count, reply }) => {
                         let _ = reply.send(scrollback_timed(&playback.term, start, count));
                     }
