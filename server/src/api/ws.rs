@@ -404,6 +404,9 @@ impl Viewer {
                         () = &mut stalled, if waiting => {
                             waiting = false;
                             self.state.give_up_rest(&mut rest);
+                            // What this viewer alone held of the frame is
+                            // freed now, on a worker's arena: given back.
+                            crate::session::release_freed_memory_soon();
                         }
                     }
                 }

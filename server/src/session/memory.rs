@@ -18,9 +18,10 @@ static RELEASE_PENDING: AtomicBool = AtomicBool::new(false);
 /// Returns freed heap pages to the operating system soon ([`RELEASE_AFTER`]),
 /// from the emulator pool (never on the caller's thread): for what a
 /// session's actor and its last holders free as they end (a viewer's last
-/// screen, the frames cached for its viewers). Calls while one waits for
-/// its first pass share it.
-pub(super) fn release_freed_memory_soon() {
+/// screen, the frames cached for its viewers), and for the rest of a frame
+/// a stalled viewer gave up. Calls while one waits for its first pass
+/// share it.
+pub fn release_freed_memory_soon() {
     release_soon(false);
 }
 

@@ -36,6 +36,7 @@ use crate::record::RecordOptions;
 pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
 pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
 pub use handover::{FrozenSession, HandedOver};
+pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
 pub use reads::Reader;
 pub use registry::{CreateError, ReplaySlot, Sessions};
