@@ -111,10 +111,19 @@ impl Actor {
             Ending::Exited => actor.linger().await,
             Ending::Killed(reply) => reply,
         };
-        end_processes(actor.sandbox, actor.program, &actor.info).await;
+        let Actor {
+            sandbox,
+            program,
+            info,
+            term,
+            ..
+        } = actor;
+        end_processes(sandbox, program, &info).await;
         if let Some(reply) = reply {
             let _ = reply.send(());
         }
+        // Freeing a big screen and scrollback takes a while: as for a reflow.
+        tokio::task::block_in_place(|| drop(term));
     }
 
     /// After the exit: keep the final screen, refuse input, end on kill
@@ -299,7 +308,10 @@ impl Live {
             return Ok(());
         }
         pty.resize(cols, rows).map_err(SessionError::Resize)?;
-        self.actor.term.resize(cols, rows);
+        // Reflowing a big scrollback takes long: the worker's other tasks
+        // move to another thread meanwhile instead of waiting behind it.
+        let term = &mut self.actor.term;
+        tokio::task::block_in_place(|| term.resize(cols, rows));
         if let Some(recorder) = self.actor.recorder.as_mut() {
             recorder.resize(cols, rows);
         }
