@@ -23,32 +23,26 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use tokio::runtime::{Handle, Runtime};
 
-/// Workers of the pool beyond one per core. A slice of an actor's work is
-/// bounded, but a few steps are not divisible (publishing a screen with a
-/// huge link table, one whole-screen sequence on a 1000x1000 screen, in a
-/// debug build tens of milliseconds): with two more workers than cores,
-/// two sessions in such a step leave workers free for the others, and the
-/// system's scheduler time-slices them as it did the threads of old.
-pub const SPARE_WORKERS: usize = 2;
+/// Tasks the pty event loop runs between two looks for I/O events and
+/// for tasks woken from other threads.
+const IO_INTERVAL: u32 = 4;
+
 /// Blocking threads the API runtime may have at once (starting children,
 /// rendering screens, reading recordings): beyond this, such work waits
 /// its turn.
-pub const API_BLOCKING_THREADS: usize = 2;
+pub const API_BLOCKING_THREADS: usize = 3;
 /// Blocking threads the pool may have at once (reaping, ending sessions'
 /// processes, returning freed memory, a reflow or the freeing of a big
-/// screen moved off a worker).
-pub const POOL_BLOCKING_THREADS: usize = 2;
+/// screen moved off a worker). With the main thread, the workers of both
+/// runtimes and the pty event loop (which runs no blocking work): at most
+/// 2 x cores + 8 threads.
+pub const POOL_BLOCKING_THREADS: usize = 3;
 
 static POOL: OnceLock<Runtime> = OnceLock::new();
 /// The handle of the pty event loop, once its thread runs.
 static IO: OnceLock<Handle> = OnceLock::new();
 /// Held while the pool is being started, so only one is.
 static STARTING: Mutex<()> = Mutex::new(());
-
-/// Workers of the pool: the cores, and [`SPARE_WORKERS`] more.
-pub fn workers() -> usize {
-    cores() + SPARE_WORKERS
-}
 
 /// How many cores this process may use (at least 1).
 pub fn cores() -> usize {
@@ -66,7 +60,7 @@ pub fn handle() -> io::Result<&'static Handle> {
         return Ok(pool.handle());
     }
     let pool = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers())
+        .worker_threads(cores())
         .max_blocking_threads(POOL_BLOCKING_THREADS)
         .thread_name("emulator")
         .enable_all()
@@ -85,7 +79,12 @@ pub fn io_handle() -> io::Result<&'static Handle> {
         return Ok(io);
     }
     // It never runs blocking work, so it starts no blocking thread.
+    // Every few tasks it looks for I/O and for tasks woken from other
+    // threads, so that a flood's output, always ready to be read, does not
+    // hold up another pty's echo for dozens of tasks (61 and 31 by default).
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .event_interval(IO_INTERVAL)
+        .global_queue_interval(IO_INTERVAL)
         .max_blocking_threads(1)
         .enable_all()
         .build()?;

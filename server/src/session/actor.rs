@@ -162,7 +162,7 @@ struct Live {
     parsing: Option<(Vec<u8>, usize)>,
     /// Searches under way, oldest first, with whom to answer.
     searches: VecDeque<(search::Job, SearchReply)>,
-    /// False once the reader hit end of file (or was given up on).
+    /// False once the output task hit end of file (or was given up on).
     output_open: bool,
     /// The exit status, once the child has been reaped.
     exit: Option<ExitStatus>,
@@ -236,7 +236,10 @@ impl Live {
                 },
                 () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
                 () = sleep_until_some(drain_deadline) => self.output_open = false,
-                () = std::future::ready(()), if searching => {}
+                () = std::future::ready(()), if searching => {
+                    // A search slice was done: the others on this worker go first.
+                    tokio::task::yield_now().await;
+                }
             }
         }
     }
@@ -356,10 +359,10 @@ impl Live {
                 }
             }
         }
-        // The reader gathers reads into one chunk until its buffer is nearly
+        // The output task gathers reads into one chunk until its buffer is nearly
         // full or the pty has nothing more ready; a big chunk means the
         // program was still writing. Publishing after each chunk that merely
-        // outran the reader would send a frame every millisecond of a flood.
+        // outran the output task would send a frame every millisecond of a flood.
         let more_expected =
             !finished || !self.actor.events.output.is_empty() || len >= crate::pty::READ_BUFFER / 2;
         self.changed(more_expected);
@@ -433,7 +436,7 @@ impl Live {
     }
 
     /// Releases the terminal (closing every descriptor and ending the pty
-    /// threads), applies what output is left, up to [`FINISH_WORK`] (drops
+    /// tasks), applies what output is left, up to [`FINISH_WORK`] (drops
     /// it after a kill), publishes the final screen and the exit status,
     /// and logs the end.
     fn finish(&mut self) {

@@ -18,7 +18,7 @@ pub struct Metrics {
     streams_refused: AtomicU64,
     connections_evicted: AtomicU64,
     connections_refused: AtomicU64,
-    /// Shared with every pty reader thread.
+    /// Shared with every pty output task.
     pty_waits: Arc<AtomicU64>,
 }
 
@@ -84,7 +84,7 @@ impl Metrics {
         self.pty_read_bytes.load(Ordering::Relaxed)
     }
 
-    /// Chunks the reader threads handed to the actors.
+    /// Chunks the pty output tasks handed to the actors.
     pub fn pty_read_chunks(&self) -> u64 {
         self.pty_read_chunks.load(Ordering::Relaxed)
     }
