@@ -3,7 +3,8 @@
 //! The emulator lives in [`term`]; [`render`] turns a screen into text, JSON,
 //! ANSI, HTML or SVG; [`stream`] turns screens into wire frames for
 //! viewers. [`pty`] runs children in pseudo-terminals, [`session`] keeps one
-//! actor per child that owns its screen, [`input`] encodes keys, and [`api`]
+//! actor per child that owns its screen, run with every other on the
+//! emulator [`pool`] (the ptys on one event loop), [`input`] encodes keys, and [`api`]
 //! serves it all over HTTP behind the one access check of [`access`];
 //! [`config`] holds profiles and limits, [`cli`] is the command line,
 //! [`health`] its health probe, [`tls`] the built-in TLS, and [`assets`]

@@ -1,6 +1,6 @@
-//! The pty master's input and output, as two tasks on the runtime that
-//! runs the session, over one non-blocking master registered with that
-//! runtime's event loop (`AsyncFd`): no thread, no duplicate descriptor.
+//! The pty master's input and output, as two tasks on the one pty event
+//! loop ([`crate::pool::io_handle`]), over one non-blocking master
+//! registered with it (`AsyncFd`): no thread, no duplicate descriptor.
 //!
 //! The output task reads with a 64 KiB buffer, taken only while the master
 //! has something to read (an idle session holds none), and gathers reads

@@ -1,7 +1,7 @@
 //! Children in pseudo-terminals: spawning as the session's user
 //! ([`spawn`](self::spawn) module), the master's input and output on the
-//! emulator pool's event loop ([`io`] module: one non-blocking master per
-//! session, no thread), one process-wide reaper woken by `SIGCHLD`
+//! one pty event loop ([`io`] module: one non-blocking master per session,
+//! no thread of its own), one process-wide reaper woken by `SIGCHLD`
 //! ([`reaper`] module), signals to the child's process group while it is
 //! unreaped, and the session's sandbox ([`Isolation`]) that ends every
 //! process it started.
@@ -182,7 +182,7 @@ pub fn spawn(spec: &SpawnSpec, waits: Arc<AtomicU64>) -> Result<(Pty, PtyEvents)
 
 /// Takes over `pid`, a running child of this process (or one that has
 /// exited unreaped), whose terminal is `master`: registers it with the
-/// reaper and starts its input and output on the emulator pool. For
+/// reaper and starts its input and output on the pty event loop. For
 /// programs started by an earlier server image (an upgrade): call it
 /// before anything reaps orphans (or claim it first with
 /// [`claim_programs`]), or the program's status may be lost. On failure
@@ -206,14 +206,14 @@ fn start_reaper() -> std::io::Result<()> {
 }
 
 /// Starts the input and output of a registered child's `master` on the
-/// emulator pool; kills the child's group if that fails.
+/// pty event loop; kills the child's group if that fails.
 fn start(
     master: OwnedFd,
     (child, exit): reaper::Registered,
     waits: Arc<AtomicU64>,
 ) -> std::io::Result<(Pty, PtyEvents)> {
-    let registered = crate::pool::handle().and_then(|pool| {
-        let _pool = pool.enter();
+    let registered = crate::pool::io_handle().and_then(|io| {
+        let _io = io.enter();
         io::register(master)
     });
     let master = match registered {
@@ -277,8 +277,8 @@ impl Pty {
         let (output_tx, output) = mpsc::channel(OUTPUT_QUEUE);
         let (input, input_rx) = mpsc::channel(INPUT_QUEUE);
         let tasks = {
-            // The pool exists: the master is registered with it.
-            let _pool = crate::pool::handle()?.enter();
+            // The event loop runs: the master is registered with it.
+            let _io = crate::pool::io_handle()?.enter();
             io::start(&self.master, output_tx, input_rx, Arc::clone(&self.waits))
         };
         self.io = Some(Io { input, tasks });

@@ -113,10 +113,19 @@ impl Actor {
             Ending::Exited => actor.linger().await,
             Ending::Killed(reply) => reply,
         };
-        end_processes(actor.sandbox, actor.program, &actor.info).await;
+        let Actor {
+            sandbox,
+            program,
+            info,
+            term,
+            ..
+        } = actor;
+        end_processes(sandbox, program, &info).await;
         if let Some(reply) = reply {
             let _ = reply.send(());
         }
+        // Freeing a big screen and scrollback takes a while: as for a reflow.
+        tokio::task::block_in_place(|| drop(term));
     }
 
     /// After the exit: keep the final screen, refuse input, end on kill
@@ -172,7 +181,7 @@ struct Live {
     parsing: Option<(Vec<u8>, usize)>,
     /// Searches under way, oldest first, with whom to answer.
     searches: VecDeque<(search::Job, SearchReply)>,
-    /// False once the reader hit end of file (or was given up on).
+    /// False once the output task hit end of file (or was given up on).
     output_open: bool,
     /// The exit status, once the child has been reaped.
     exit: Option<ExitStatus>,
@@ -248,10 +257,10 @@ impl Live {
                 () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
                 () = sleep_until_some(drain_deadline) => self.output_open = false,
                 () = std::future::ready(()), if searching => {
-                    // As between parse slices: the clock and the publish
-                    // timer move on only when the actor lets the runtime
-                    // run, and a search would otherwise hold the screen's
-                    // publication (and so every echo) for its whole length.
+                    // A search slice was done: the others on this worker
+                    // go first, and the clock and the publish timer move
+                    // on (a search would otherwise hold the screen's
+                    // publication, and so every echo, for its whole length).
                     tokio::task::yield_now().await;
                 }
             }
@@ -418,7 +427,10 @@ impl Live {
             return Ok(());
         }
         pty.resize(cols, rows).map_err(SessionError::Resize)?;
-        self.actor.term.resize(cols, rows);
+        // Reflowing a big scrollback takes long: the worker's other tasks
+        // move to another thread meanwhile instead of waiting behind it.
+        let term = &mut self.actor.term;
+        tokio::task::block_in_place(|| term.resize(cols, rows));
         if let Some(recorder) = self.actor.recorder.as_mut() {
             recorder.resize(cols, rows);
         }
@@ -463,10 +475,10 @@ impl Live {
                 }
             }
         }
-        // The reader gathers reads into one chunk until its buffer is nearly
+        // The output task gathers reads into one chunk until its buffer is nearly
         // full or the pty has nothing more ready; a big chunk means the
         // program was still writing. Publishing after each chunk that merely
-        // outran the reader would send a frame every millisecond of a flood.
+        // outran the output task would send a frame every millisecond of a flood.
         let more_expected =
             !finished || !self.actor.events.output.is_empty() || len >= crate::pty::READ_BUFFER / 2;
         self.changed(more_expected);
@@ -540,7 +552,7 @@ impl Live {
     }
 
     /// Releases the terminal (closing every descriptor and ending the pty
-    /// threads), applies what output is left, up to [`FINISH_WORK`] (drops
+    /// tasks), applies what output is left, up to [`FINISH_WORK`] (drops
     /// it after a kill), publishes the final screen and the exit status,
     /// and logs the end.
     fn finish(&mut self) {
