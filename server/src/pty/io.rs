@@ -249,6 +249,7 @@ async fn write_all(master: &Master, bytes: &[u8], written: &mut usize) -> io::Re
     while *written < bytes.len() {
         let rest = &bytes[*written..];
         let mut guard = master.writable().await?;
+        let hung_up = guard.ready().is_write_closed();
         let wrote = guard.try_io(|fd| {
             // SAFETY: write reads at most `rest.len()` bytes from `rest`.
             let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
@@ -259,6 +260,12 @@ async fn write_all(master: &Master, bytes: &[u8], written: &mut usize) -> io::Re
             Ok(Ok(n)) => *written += n,
             Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
             Ok(Err(e)) => return Err(e),
+            // Hung up (no slave is open: the program is gone). The closed
+            // state never clears, so waiting again would find the master
+            // "writable" at once, forever, without yielding the event loop.
+            Err(_would_block) if hung_up => {
+                return Err(io::ErrorKind::BrokenPipe.into());
+            }
             // Not writable after all: wait again.
             Err(_would_block) => {}
         }

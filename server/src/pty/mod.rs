@@ -372,6 +372,25 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn input_to_a_program_gone_from_a_full_terminal_ends_the_input_task() {
+        // Raw mode: the terminal keeps what the program does not read.
+        let (pty, mut events) =
+            start(&["sh", "-c", "stty raw -echo; echo ready; exec sleep 1000"]).await;
+        let mut seen = Vec::new();
+        while !String::from_utf8_lossy(&seen).contains("ready") {
+            seen.extend(events.output.recv().await.expect("ready"));
+        }
+        while pty.write(vec![b'x'; 8192]).is_ok() {}
+        pty.kill();
+        events.exit.await.expect("reaped");
+        // The master is hung up with input left: the input task must end
+        // (a closed state never clears, so waiting for room spun forever).
+        let io = pty.io.as_ref().expect("not paused");
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(10), io.input.closed());
+        assert!(ended.await.is_ok(), "the input task ended");
+    }
+
+    #[tokio::test]
     async fn output_across_a_pause_is_read_once_in_order() {
         let (mut pty, mut events) = start(&["seq", "1", "100000"]).await;
         let mut read = Vec::new();
