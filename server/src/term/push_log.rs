@@ -24,7 +24,7 @@ pub(crate) const CHANGED_NOW: u64 = u64::MAX;
 #[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct PushLog {
     count: u64,
-    #[serde(with = "crate::term::persist::boxed_array")]
+    #[serde(with = "ring")]
     ring: Box<[u64; CAPACITY]>,
 }
 
@@ -59,6 +59,44 @@ impl PushLog {
             count: self.count,
             generations,
         }
+    }
+}
+
+/// The ring as the generations up to its last slot that is not
+/// [`CHANGED_NOW`] (a terminal that pushed few rows writes few), padded back
+/// with [`CHANGED_NOW`] when read.
+mod ring {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{CAPACITY, CHANGED_NOW};
+
+    /// Writes the slots up to the last one that is not [`CHANGED_NOW`].
+    pub(super) fn serialize<S: Serializer>(
+        ring: &[u64; CAPACITY],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let kept = ring
+            .iter()
+            .rposition(|&generation| generation != CHANGED_NOW)
+            .map_or(0, |last| last + 1);
+        ring[..kept].serialize(serializer)
+    }
+
+    /// Reads at most [`CAPACITY`] slots, the rest [`CHANGED_NOW`].
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Box<[u64; CAPACITY]>, D::Error> {
+        let slots = Vec::<u64>::deserialize(deserializer)?;
+        if slots.len() > CAPACITY {
+            return Err(D::Error::invalid_length(
+                slots.len(),
+                &format!("at most {CAPACITY} slots").as_str(),
+            ));
+        }
+        let mut ring = Box::new([CHANGED_NOW; CAPACITY]);
+        ring[..slots.len()].copy_from_slice(&slots);
+        Ok(ring)
     }
 }
 

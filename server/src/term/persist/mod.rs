@@ -28,7 +28,7 @@ use super::{Hyperlink, PublishedSet, RecentPushes, Row, Style, Term};
 const MAGIC: &[u8; 8] = b"PCTERM\0\x01";
 /// The version this build writes and the only one it reads. Bump it on any
 /// change to a persisted type (field added, removed, renamed or reordered).
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 3;
 /// Bytes before the payload: magic, version, length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 

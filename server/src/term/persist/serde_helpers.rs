@@ -26,36 +26,100 @@ pub(crate) mod boxed_array {
     }
 }
 
-/// Cells as one byte string, 8 bytes a cell (`Cell::to_bytes`): as a
-/// struct, a cell would cost about three times as much in CBOR.
+/// Cells as their count and one byte string, 8 bytes a cell
+/// (`Cell::to_bytes`), without the never-written cells at the end (most of
+/// an idle screen): as a struct, a cell would cost about three times as
+/// much in CBOR, and a blank 80x24 screen would be 15 KiB.
 pub(crate) mod cells {
     use std::fmt;
 
-    use serde::de::{Error, Visitor};
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::ser::SerializeTuple;
     use serde::{Deserializer, Serializer};
 
     use crate::term::Cell;
 
-    /// Writes the cells as bytes.
+    /// Writes the count, then the cells up to the last one that is not
+    /// [`Cell::EMPTY`], as bytes.
     pub(crate) fn serialize<S: Serializer>(
         cells: &[Cell],
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        let bytes: Vec<u8> = cells.iter().flat_map(|cell| cell.to_bytes()).collect();
-        serializer.serialize_bytes(&bytes)
+        let kept = cells
+            .iter()
+            .rposition(|cell| *cell != Cell::EMPTY)
+            .map_or(0, |last| last + 1);
+        let bytes: Vec<u8> = cells[..kept]
+            .iter()
+            .flat_map(|cell| cell.to_bytes())
+            .collect();
+        let mut tuple = serializer.serialize_tuple(2)?;
+        tuple.serialize_element(&(cells.len() as u64))?;
+        tuple.serialize_element(&Bytes(&bytes))?;
+        tuple.end()
     }
 
-    /// Reads cells back, refusing a length that is not a multiple of 8 or
-    /// a `char` that is not one.
+    /// Reads cells back, padded with [`Cell::EMPTY`] to their count;
+    /// refuses bytes that are not whole cells, more cells than the count,
+    /// and a `char` that is not one.
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Vec<Cell>, D::Error> {
-        deserializer.deserialize_byte_buf(CellBytes)
+        deserializer.deserialize_tuple(2, CountedCells)
     }
 
-    struct CellBytes;
+    /// A byte slice written with `serialize_bytes` (CBOR bytes, not a list
+    /// of numbers).
+    struct Bytes<'a>(&'a [u8]);
 
-    impl Visitor<'_> for CellBytes {
+    impl serde::Serialize for Bytes<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.serialize_bytes(self.0)
+        }
+    }
+
+    struct CountedCells;
+
+    impl<'de> Visitor<'de> for CountedCells {
+        type Value = Vec<Cell>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a count of cells and their bytes, 8 a cell")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Cell>, A::Error> {
+            let count: u64 = seq
+                .next_element()?
+                .ok_or_else(|| A::Error::invalid_length(0, &self))?;
+            let cells = seq
+                .next_element::<CellBytes>()?
+                .ok_or_else(|| A::Error::invalid_length(1, &self))?
+                .0;
+            let count = usize::try_from(count)
+                .map_err(|_| A::Error::custom("more cells than this machine can hold"))?;
+            if cells.len() > count {
+                return Err(A::Error::custom("more cells written than counted"));
+            }
+            let mut cells = cells;
+            cells.resize(count, Cell::EMPTY);
+            Ok(cells)
+        }
+    }
+
+    /// Cells from their bytes.
+    struct CellBytes(Vec<Cell>);
+
+    impl<'de> serde::Deserialize<'de> for CellBytes {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CellBytes, D::Error> {
+            deserializer
+                .deserialize_byte_buf(CellBytesVisitor)
+                .map(CellBytes)
+        }
+    }
+
+    struct CellBytesVisitor;
+
+    impl Visitor<'_> for CellBytesVisitor {
         type Value = Vec<Cell>;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

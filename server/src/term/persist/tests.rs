@@ -45,7 +45,11 @@ fn an_unknown_version_is_refused() {
             found: STATE_VERSION + 1
         }
     );
-    assert!(err.to_string().contains("version 2 is not known"), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("version {} is not known", STATE_VERSION + 1)),
+        "{err}"
+    );
 }
 
 #[test]
@@ -158,4 +162,22 @@ fn a_state_whose_parts_do_not_fit_is_refused() {
             "the shown screen does not fit the size"
         ))
     );
+}
+
+#[test]
+fn an_idle_screen_saves_small() {
+    let mut term = Term::new(80, 24, 10_000);
+    term.advance(b"$ cat\r\n");
+    let _ = term.snapshot();
+    let saved = term.save();
+    // Both screens, the published rows and the ring of recent pushes whole
+    // were some 46 KB; without what was never written, about 6 (most of it
+    // the rows' field names).
+    assert!(
+        saved.len() < 8 << 10,
+        "an idle 80x24 terminal saves {} bytes",
+        saved.len()
+    );
+    let restored = Term::restore(&saved).expect("restores");
+    assert_eq!(restored.save(), saved);
 }
