@@ -1,20 +1,32 @@
-//! The emulator pool: one multi-thread runtime, separate from the one
-//! that serves the API, that runs every session's actor and the reaper of
-//! session programs. Its workers are as many as the cores; parsing a flood
-//! therefore never occupies the workers that answer `/healthz` and stream
-//! frames, and an actor yields after each slice of work, so a flooding
-//! session gets bounded slices and the other sessions on the same worker
-//! go on.
+//! The emulator pool: two multi-thread runtimes, separate from the one
+//! that serves the API, that run every session's actor and the reaper of
+//! session programs. Parsing a flood therefore never occupies the workers
+//! that answer `/healthz` and stream frames.
+//!
+//! The pool has two lanes, as an operating system's scheduler favours the
+//! threads that wait over the ones that compute:
+//! - the **quick** lane ([`handle`]) runs actors whose steps are short:
+//!   an echo, a screen's worth of output, a command;
+//! - the **bulk** lane ([`bulk_handle`]) runs an actor while it has more
+//!   to parse or search than one slice: a flood, a long search.
+//!
+//! An actor moves to the bulk lane when a slice ends with work left, and
+//! back when it has nothing left to do. So a flooding session's slices
+//! never sit in front of another session's echo in a queue: the quick
+//! lane's workers are idle most of the time, and the kernel wakes them
+//! ahead of the busy bulk ones. On each lane an actor yields after each
+//! slice, so the sessions that share a lane take turns.
 //!
 //! Every pty's input and output runs on one event loop of its own, a
 //! single thread ([`io_handle`]), as tmux serves all its panes: reading
-//! a program's output goes on while its actor parses the previous chunk
-//! on a worker of the pool, and a flood's reads never wait behind parsing.
+//! a program's output goes on while its actor parses the previous chunk,
+//! and a flood's reads never wait behind parsing.
 //!
-//! Both runtimes cap their blocking threads ([`API_BLOCKING_THREADS`],
-//! [`POOL_BLOCKING_THREADS`]), so the server's thread count does not grow
-//! with its sessions: at most 2 x cores + 8 (the main thread, the API's
-//! workers, the pool's, the pty event loop and the two blocking pools),
+//! Every runtime caps its blocking threads ([`API_BLOCKING_THREADS`],
+//! [`POOL_BLOCKING_THREADS`], [`BULK_BLOCKING_THREADS`]) and each lane has
+//! half the cores, so the server's thread count does not grow with its
+//! sessions: at most 2 x cores + 7 (the main thread, the API's workers,
+//! the two lanes' workers, the pty event loop and the blocking threads),
 //! whatever the number of sessions.
 
 use std::future::Future;
@@ -30,18 +42,29 @@ const IO_INTERVAL: u32 = 4;
 /// Blocking threads the API runtime may have at once (starting children,
 /// rendering screens, reading recordings): beyond this, such work waits
 /// its turn.
-pub const API_BLOCKING_THREADS: usize = 3;
-/// Blocking threads the pool may have at once (reaping, ending sessions'
-/// processes, returning freed memory, a reflow or the freeing of a big
-/// screen moved off a worker). With the main thread, the workers of both
-/// runtimes and the pty event loop (which runs no blocking work): at most
-/// 2 x cores + 8 threads.
-pub const POOL_BLOCKING_THREADS: usize = 3;
+pub const API_BLOCKING_THREADS: usize = 2;
+/// The lane of the pool an actor runs in (see the module's notes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    /// For actors whose steps are short.
+    Quick,
+    /// For actors with more work than a slice.
+    Bulk,
+}
 
-static POOL: OnceLock<Runtime> = OnceLock::new();
+/// Blocking threads the quick lane may have at once (reaping, ending
+/// sessions' processes, returning freed memory, a reflow or the freeing of
+/// a big screen moved off a worker).
+pub const POOL_BLOCKING_THREADS: usize = 2;
+/// Blocking threads the bulk lane may have at once (a reflow or a
+/// recording's close during a flood).
+pub const BULK_BLOCKING_THREADS: usize = 1;
+
+static QUICK: OnceLock<Runtime> = OnceLock::new();
+static BULK: OnceLock<Runtime> = OnceLock::new();
 /// The handle of the pty event loop, once its thread runs.
 static IO: OnceLock<Handle> = OnceLock::new();
-/// Held while the pool is being started, so only one is.
+/// Held while a runtime is being started, so only one is.
 static STARTING: Mutex<()> = Mutex::new(());
 
 /// How many cores this process may use (at least 1).
@@ -49,23 +72,72 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The pool's runtime, started on first use; fails when its threads
+/// The workers of each lane: half the cores, at least one.
+pub fn lane_workers() -> usize {
+    (cores() / 2).max(1)
+}
+
+/// The quick lane's runtime, started on first use; fails when its threads
 /// cannot be started.
 pub fn handle() -> io::Result<&'static Handle> {
-    if let Some(pool) = POOL.get() {
-        return Ok(pool.handle());
+    lane(&QUICK, "emulator", POOL_BLOCKING_THREADS, None)
+}
+
+/// The bulk lane's runtime, started on first use; fails when its threads
+/// cannot be started.
+pub fn bulk_handle() -> io::Result<&'static Handle> {
+    lane(
+        &BULK,
+        "emulator-bulk",
+        BULK_BLOCKING_THREADS,
+        Some(lower_priority),
+    )
+}
+
+/// The niceness of the bulk lane's threads: when the cores are all busy,
+/// the kernel gives them a share below the server's other threads (and
+/// the machine's other programs), so a flood is parsed with the time they
+/// leave.
+const BULK_NICENESS: libc::c_int = 10;
+
+/// Lowers the calling thread's priority to [`BULK_NICENESS`].
+fn lower_priority() {
+    // SAFETY: setpriority on the calling thread's own id only changes its
+    // scheduling weight; it has no memory effects. Raising niceness needs
+    // no privilege; if it fails, the lane keeps the normal priority.
+    unsafe {
+        libc::setpriority(
+            libc::PRIO_PROCESS,
+            libc::gettid() as libc::id_t,
+            BULK_NICENESS,
+        );
+    }
+}
+
+fn lane(
+    runtime: &'static OnceLock<Runtime>,
+    name: &str,
+    blocking: usize,
+    on_thread_start: Option<fn()>,
+) -> io::Result<&'static Handle> {
+    if let Some(lane) = runtime.get() {
+        return Ok(lane.handle());
     }
     let _starting = STARTING.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(pool) = POOL.get() {
-        return Ok(pool.handle());
+    if let Some(lane) = runtime.get() {
+        return Ok(lane.handle());
     }
-    let pool = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cores())
-        .max_blocking_threads(POOL_BLOCKING_THREADS)
-        .thread_name("emulator")
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(on_thread_start) = on_thread_start {
+        builder.on_thread_start(on_thread_start);
+    }
+    let started = builder
+        .worker_threads(lane_workers())
+        .max_blocking_threads(blocking)
+        .thread_name(name)
         .enable_all()
         .build()?;
-    Ok(POOL.get_or_init(|| pool).handle())
+    Ok(runtime.get_or_init(|| started).handle())
 }
 
 /// The event loop of every pty's input and output, started on first use
@@ -95,7 +167,7 @@ pub fn io_handle() -> io::Result<&'static Handle> {
     Ok(IO.get_or_init(|| handle))
 }
 
-/// Runs `task` on the pool.
+/// Runs `task` on the quick lane.
 pub fn spawn<F>(task: F) -> io::Result<tokio::task::JoinHandle<F::Output>>
 where
     F: Future + Send + 'static,

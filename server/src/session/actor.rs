@@ -8,10 +8,13 @@
 //! bytes) and [`SLICE_TIME`], with commands looked at between slices: a
 //! kill, input or shutdown never waits behind more than one slice, whatever
 //! a program prints, and no more pty output is read while a chunk is being
-//! parsed (backpressure). After each slice the actor yields its worker of
-//! the emulator pool, so the other sessions' actors and ptys on it get their
-//! turn: a flood takes bounded slices, never the worker. Searches run in
-//! slices of their own between the others.
+//! parsed (backpressure). Searches run in slices of their own between the
+//! others. An actor runs on the emulator pool's quick lane while its steps
+//! are short; when a slice ends with work left it moves to the bulk lane,
+//! and comes back once it has nothing left to do (see [`crate::pool`]).
+//! After each slice it yields its worker, so the sessions that share a
+//! lane take turns: a flood takes bounded slices, never a worker, and never
+//! waits in front of another session's echo.
 //!
 //! Once the child has exited and its output is drained (or after it was
 //! killed), the final screen and exit status are published and the session
@@ -29,6 +32,7 @@ use tokio::time::{sleep_until, Instant};
 use panecast_proto::{limits, Scrollback};
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
+use crate::pool::Lane;
 use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
@@ -85,6 +89,16 @@ pub(super) struct Actor {
     pub exited: Option<ExitStatus>,
 }
 
+/// Why the live phase's loop returned.
+enum Turn {
+    /// The live phase is over.
+    Ended(Ending),
+    /// A slice ended with work left: go on in the bulk lane.
+    Busy,
+    /// Nothing is left to do: go on in the quick lane.
+    Idle,
+}
+
 /// How the live phase ended.
 enum Ending {
     /// The child exited by itself: linger.
@@ -96,7 +110,7 @@ enum Ending {
 impl Actor {
     /// Runs the session to its end.
     pub async fn run(mut self) {
-        let mut live = Live {
+        let live = Live {
             pacer: Pacer::new(self.timings.frame, self.timings.sync_timeout),
             parsing: None,
             searches: VecDeque::new(),
@@ -104,9 +118,14 @@ impl Actor {
             exit: self.exited.take(),
             killed: false,
             started: Instant::now(),
+            drain_deadline: None,
             actor: self,
         };
-        let ending = live.run().await;
+        // Only a panic in the bulk lane loses the state (as a panic on any
+        // lane ends an actor).
+        let Some((mut live, ending)) = live.run_in_lanes().await else {
+            return;
+        };
         live.finish();
         let mut actor = live.actor;
         let reply = match ending {
@@ -189,17 +208,56 @@ struct Live {
     /// so that a flood being killed does not hold the kill up.
     killed: bool,
     started: Instant,
+    /// When output stops being read after the child's exit.
+    drain_deadline: Option<Instant>,
 }
 
 impl Live {
-    async fn run(&mut self) -> Ending {
-        let mut drain_deadline = None;
+    /// Runs the live phase to its end, in the quick lane while the
+    /// session's steps are short and in the bulk lane while it has more
+    /// work than a slice; `None` if it panicked in the bulk lane.
+    async fn run_in_lanes(mut self) -> Option<(Live, Ending)> {
+        loop {
+            match self.run(Lane::Quick).await {
+                Turn::Ended(ending) => return Some((self, ending)),
+                Turn::Idle => {}
+                Turn::Busy => match crate::pool::bulk_handle() {
+                    Ok(bulk) => {
+                        let (back, turn) = bulk
+                            .spawn(async move {
+                                let turn = self.run(Lane::Bulk).await;
+                                (self, turn)
+                            })
+                            .await
+                            .ok()?;
+                        self = back;
+                        if let Turn::Ended(ending) = turn {
+                            return Some((self, ending));
+                        }
+                    }
+                    // No bulk lane (its threads could not start): the slices
+                    // go on here, taking turns with the others.
+                    Err(_) => tokio::task::yield_now().await,
+                },
+            }
+        }
+    }
+
+    /// Serves the session in `lane` until it ends or belongs in the other.
+    async fn run(&mut self, lane: Lane) -> Turn {
         loop {
             if self.exit.is_some() && !self.output_open && self.parsing.is_none() {
-                return Ending::Exited;
+                return Turn::Ended(Ending::Exited);
+            }
+            if lane == Lane::Bulk && !self.has_work() {
+                return Turn::Idle;
             }
             self.search_slice();
+            if lane == Lane::Quick && !self.searches.is_empty() {
+                return Turn::Busy;
+            }
             let publish_deadline = self.pacer.deadline();
+            let drain_deadline = self.drain_deadline;
             let parsing = self.parsing.is_some();
             let searching = !self.searches.is_empty();
             let a = &mut self.actor;
@@ -208,7 +266,7 @@ impl Live {
                 command = a.commands.recv() => match command {
                     Some(Command::Kill(reply)) => {
                         self.terminate().await;
-                        return Ending::Killed(Some(reply));
+                        return Turn::Ended(Ending::Killed(Some(reply)));
                     }
                     Some(Command::Input(input, reply)) => {
                         let _ = reply.send(self.input(input));
@@ -238,15 +296,18 @@ impl Live {
                     }
                     None => {
                         self.terminate().await;
-                        return Ending::Killed(None);
+                        return Turn::Ended(Ending::Killed(None));
                     }
                 },
                 status = &mut a.events.exit, if self.exit.is_none() => {
                     self.exit = Some(status.unwrap_or_else(|_| unknown_exit()));
-                    drain_deadline = Some(Instant::now() + DRAIN_AFTER_EXIT);
+                    self.drain_deadline = Some(Instant::now() + DRAIN_AFTER_EXIT);
                 }
                 () = std::future::ready(()), if parsing => {
                     self.parse_slice();
+                    if lane == Lane::Quick && self.parsing.is_some() {
+                        return Turn::Busy;
+                    }
                     // Let the runtime fire its timers between slices.
                     tokio::task::yield_now().await;
                 }
@@ -358,6 +419,11 @@ impl Live {
             }
         }
         let _ = self.write(pending);
+    }
+
+    /// Whether output or a search waits to be worked on.
+    fn has_work(&self) -> bool {
+        self.parsing.is_some() || !self.searches.is_empty() || !self.actor.events.output.is_empty()
     }
 
     /// Works on the oldest search for one slice; answers it when it is done.
