@@ -91,15 +91,16 @@ fn a_recorded_session_is_listed_downloaded_and_redirected_to() {
         Some(r#"{"cols": 60, "rows": 9}"#),
     );
     assert_eq!(response.status, 204);
-    // Written within a second, while the session still runs.
-    let cast = eventually("the echo in the live recording", || {
+    // Written within a second, while the session still runs: the echo and
+    // then the resize (the writer may flush between the two).
+    let cast = eventually("the echo and the resize in the live recording", || {
         let cast = download(&server, &name);
-        output_of(&cast).contains("wörld ✓\r\n").then_some(cast)
+        let resized = cast
+            .events
+            .iter()
+            .any(|e| e.kind == EventKind::Resize(60, 9));
+        (resized && output_of(&cast).contains("wörld ✓\r\n")).then_some(cast)
     });
-    assert!(cast
-        .events
-        .iter()
-        .any(|e| e.kind == EventKind::Resize(60, 9)));
     // Input is not recorded unless the profile asks.
     assert!(!cast
         .events
