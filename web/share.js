@@ -3,7 +3,7 @@ const LIST_REFRESH_MS = 3000;
 const LIFETIMES = [['1 hour', 3600], ['1 day', 86400], ['7 days', 604800]];
 const CSS = `.pc-bar{position:fixed;bottom:6px;right:10px;z-index:10;display:flex;gap:8px;align-items:center;font:12px system-ui,sans-serif;color:#ddd}
 .pc-bar button,.pc-share button,.pc-share select{font:inherit;cursor:pointer}
-.pc-presence{background:rgba(0,0,0,.55);padding:3px 8px;border-radius:10px}.pc-presence:empty{display:none}
+.pc-presence{background:#222;padding:3px 8px;border-radius:10px}.pc-presence:empty{display:none}
 .pc-share{position:fixed;bottom:34px;right:10px;z-index:10;background:#252526;color:#eee;border:1px solid #555;border-radius:6px;padding:10px;font:13px system-ui,sans-serif;width:min(420px,90vw)}
 .pc-share[hidden]{display:none}@media (pointer:coarse){.pc-bar{bottom:46px}}.pc-share input{width:100%;box-sizing:border-box;font:12px monospace}
 .pc-share table{width:100%;border-collapse:collapse;margin-top:8px}.pc-share td{padding:2px 4px;border-top:1px solid #444}`;

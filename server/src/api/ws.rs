@@ -57,7 +57,9 @@ const READ_BUFFER: usize = 4096;
 /// A frame piece the socket has not taken for this long means the client
 /// has stopped reading: the viewer lets go of the rest of the frame rather
 /// than hold it (a piece is at most 16,384 cells of rows, some 20 KiB of
-/// text, so a client that reads at all takes one well within this).
+/// text, so a client that reads at all takes one well within this). Each
+/// frame given up in a row doubles the wait for the next, so a client that
+/// reads, however slowly, ends up with a whole frame.
 const STALLED_AFTER: Duration = Duration::from_secs(1);
 /// WebSocket close reasons are limited to 123 bytes.
 const MAX_CLOSE_REASON: usize = 123;
@@ -251,6 +253,10 @@ pub(super) struct Viewer {
     sessions: std::sync::Arc<Sessions>,
     /// The session's publish count when this viewer last caught up.
     seen: Option<u64>,
+    /// How long a piece may wait on the socket before the rest of its
+    /// frame is given up: [`STALLED_AFTER`], doubled for each frame given
+    /// up in a row.
+    stalled_after: Duration,
     _slot: ViewerSlot,
     _link: Option<ViewerGuard>,
 }
@@ -277,6 +283,7 @@ impl Viewer {
             heard: Instant::now(),
             clipboard: false,
             seen: None,
+            stalled_after: STALLED_AFTER,
             ping_every,
             sessions,
             _slot: slot,
@@ -368,7 +375,7 @@ impl Viewer {
     /// written, as the socket takes the one before. The screen itself is
     /// let go before anything is sent, so a viewer whose socket has stopped
     /// taking messages does not keep an old screen alive; and one whose
-    /// socket has not taken a piece for [`STALLED_AFTER`] lets go of the
+    /// socket has not taken a piece for a while ([`STALLED_AFTER`]) lets go of the
     /// rest of the frame too, and is sent the screen whole once its socket
     /// takes the piece it was on.
     async fn update(&mut self, screen: Arc<Snapshot>) -> Result<(), Ending> {
@@ -395,7 +402,7 @@ impl Viewer {
             let result = {
                 let sent = timeout(dead_after, self.socket.send(message));
                 tokio::pin!(sent);
-                let stalled = tokio::time::sleep(STALLED_AFTER);
+                let stalled = tokio::time::sleep(self.stalled_after);
                 tokio::pin!(stalled);
                 let mut waiting = true;
                 loop {
@@ -404,6 +411,7 @@ impl Viewer {
                         () = &mut stalled, if waiting => {
                             waiting = false;
                             self.state.give_up_rest(&mut rest);
+                            self.stalled_after = (self.stalled_after * 2).min(dead_after);
                             // What this viewer alone held of the frame is
                             // freed now, on a worker's arena: given back.
                             crate::session::release_freed_memory_soon();
@@ -412,6 +420,9 @@ impl Viewer {
                 }
             };
             self.sent(result, binary)?;
+        }
+        if !self.state.is_partial() {
+            self.stalled_after = STALLED_AFTER;
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use crate::common::process::ServerProcess;
 use crate::common::{eventually, ws};
+use crate::support::runtime;
 
 const TOKEN: &str = "memory-test-token-0123";
 /// Viewers that never read.
@@ -43,10 +44,7 @@ fn full_screen(server: &ServerProcess) -> String {
 fn viewers_of_a_big_screen_that_never_read_do_not_each_hold_a_copy_of_it() {
     let server = ServerProcess::start(TOKEN);
     let id = full_screen(&server);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let auth = format!("Bearer {TOKEN}");
     let path = ws::ws_path(&id, Some("view"));
     // One viewer that reads the whole screen: the shared encoding exists.
@@ -98,10 +96,7 @@ fn viewers_of_a_changing_big_screen_that_never_read_hold_one_piece_each() {
     let created = server.call("POST", "/api/sessions", Some(&body));
     assert_eq!(created.status, 201, "{}", created.body);
     let id = created.json()["id"].as_str().expect("an id").to_owned();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let auth = format!("Bearer {TOKEN}");
     let path = ws::ws_path(&id, Some("view"));
     let before = server.rss();
@@ -159,10 +154,7 @@ async fn read_until(addr: std::net::SocketAddr, path: &str, auth: &str, start: &
 fn a_viewer_that_stalls_then_reads_again_gets_the_whole_screen() {
     let server = ServerProcess::start(TOKEN);
     let id = full_screen(&server);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let auth = format!("Bearer {TOKEN}");
     let path = ws::ws_path(&id, Some("view"));
     runtime.block_on(async {

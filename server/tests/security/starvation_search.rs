@@ -16,7 +16,7 @@ use serde_json::json;
 
 use crate::common::ws::{self, Kind};
 use crate::common::{session_id, test_config, Server, TOKEN};
-use crate::support::{as_, mint};
+use crate::support::{as_, mint, runtime};
 
 /// Longest 99th-percentile echo of the session under the read floods (a
 /// debug build on a loaded machine; a stall is seconds).
@@ -45,13 +45,6 @@ fn view_link(server: &Server, id: &str) -> String {
         .to_owned()
 }
 
-fn new_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
-
 fn search_path(id: &str) -> String {
     let q = SLOW_PATTERN
         .replace('\\', "%5C")
@@ -77,7 +70,7 @@ fn a_view_links_search_and_scrollback_floods_cannot_delay_echo() {
     let server = Server::start(test_config());
     let id = full_session(&server);
     let link = view_link(&server, &id);
-    let runtime = new_runtime();
+    let runtime = runtime();
     let mut typist = runtime.block_on(ws::open(server.addr, TOKEN, &id, "control"));
     runtime.block_on(typist.until("the first frame", Duration::from_secs(30), |m| m.frames > 0));
 
@@ -104,7 +97,7 @@ fn a_view_links_search_and_scrollback_floods_cannot_delay_echo() {
         let (stop_reading, id_read, link_read) = (&stop, &id, &link);
         let addr = server.addr;
         scope.spawn(move || {
-            new_runtime().block_on(async {
+            crate::support::runtime().block_on(async {
                 let mut reader = ws::open(addr, link_read, id_read, "view").await;
                 let request = ClientMessage::ScrollbackRequest {
                     start: 1,
@@ -187,7 +180,7 @@ fn one_connection_leaves_its_credentials_other_connections_a_share() {
     let server = Server::start(test_config());
     let id = full_session(&server);
     let link = view_link(&server, &id);
-    let runtime = new_runtime();
+    let runtime = runtime();
     runtime.block_on(async {
         let mut busy = ws::open(server.addr, &link, &id, "view").await;
         let mut other = ws::open(server.addr, &link, &id, "view").await;

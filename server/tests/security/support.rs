@@ -87,3 +87,11 @@ pub fn revoke(server: &Server, id: &str, link_id: &str) -> u16 {
         )
         .status
 }
+
+/// A single-threaded runtime for a test's async clients.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
