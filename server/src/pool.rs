@@ -7,20 +7,23 @@
 //! threads that wait over the ones that compute:
 //! - the **quick** lane ([`handle`]) runs actors whose steps are short:
 //!   an echo, a screen's worth of output, a command;
-//! - the **bulk** lane ([`bulk_handle`]) runs an actor while it has more
-//!   to parse or search than one slice: a flood, a long search.
+//! - the **bulk** lane ([`bulk_handle`]), whose threads have a lower
+//!   priority, runs an actor while its program's output keeps it busy:
+//!   a flood.
 //!
-//! An actor moves to the bulk lane when a slice ends with work left, and
-//! back when it has nothing left to do. So a flooding session's slices
-//! never sit in front of another session's echo in a queue: the quick
-//! lane's workers are idle most of the time, and the kernel wakes them
-//! ahead of the busy bulk ones. On each lane an actor yields after each
-//! slice, so the sessions that share a lane take turns.
+//! An actor moves to the bulk lane when a slice ends with work left or
+//! when it spent a fifth of the last few milliseconds parsing, and back
+//! once it has had nothing to do for a while (`session::busy`). So a
+//! flooding session's slices never sit in front of another session's echo
+//! in a queue: the quick lane's workers are idle most of the time, and the
+//! kernel wakes them ahead of the busy bulk ones. On each lane an actor
+//! yields after each slice, so the sessions that share a lane take turns.
 //!
 //! Every pty's input and output runs on one event loop of its own, a
 //! single thread ([`io_handle`]), as tmux serves all its panes: reading
 //! a program's output goes on while its actor parses the previous chunk,
-//! and a flood's reads never wait behind parsing.
+//! a flood's reads never wait behind parsing, and a flood's reads take
+//! the loop for at most 100 us at a time (`pty::io`).
 //!
 //! Every runtime caps its blocking threads ([`API_BLOCKING_THREADS`],
 //! [`POOL_BLOCKING_THREADS`], [`BULK_BLOCKING_THREADS`]) and each lane has

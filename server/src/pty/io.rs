@@ -5,7 +5,8 @@
 //! The output task reads with a 64 KiB buffer, taken only while the master
 //! has something to read (an idle session holds none), and gathers reads
 //! that find more data ready into one chunk, so the session wakes once per
-//! burst, not once per read. It sends the chunks on a bounded channel and
+//! burst, not once per read; after [`READ_SLICE`] of reading it lets the
+//! loop's other tasks go first, then goes on filling the chunk. It sends the chunks on a bounded channel and
 //! waits while the channel is full without reading: the child blocks on
 //! write and memory stays flat. It ends at end of file or when the session
 //! drops the channel's receiver.
@@ -24,6 +25,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::io::unix::AsyncFd;
 use tokio::sync::{mpsc, watch};
@@ -33,6 +35,12 @@ use tokio::task::{AbortHandle, JoinHandle};
 pub const READ_BUFFER: usize = 64 * 1024;
 /// A chunk is sent once less than this much room is left in the buffer.
 const MIN_ROOM: usize = 4096;
+/// Time the output task reads for before the other tasks of the event
+/// loop get their turn: a program that writes as fast as it is read (the
+/// kernel hands a pty's output over in pieces of up to 4 KiB) would
+/// otherwise hold the loop for a whole chunk, a millisecond or more, in
+/// front of every other session's keystrokes and echo.
+const READ_SLICE: Duration = Duration::from_micros(100);
 
 /// The master, registered with the current runtime's event loop.
 pub type Master = Arc<AsyncFd<OwnedFd>>;
@@ -120,44 +128,79 @@ async fn read_loop(
     waits: Arc<AtomicU64>,
     mut stop: watch::Receiver<bool>,
 ) {
+    // Taken once there is something to read; given back with the chunk.
+    let mut gathered = Vec::new();
     loop {
         let readable = tokio::select! {
             // First, so that a master that never runs dry cannot delay it.
             biased;
-            _ = stop.wait_for(|stop| *stop) => return,
-            readable = master.readable() => readable,
+            _ = stop.wait_for(|stop| *stop) => None,
+            readable = master.readable() => Some(readable),
             () = output.closed() => return,
         };
-        let Ok(mut guard) = readable else { return };
-        // Taken now that there is something to read; given back with the chunk.
-        let mut buf = Vec::with_capacity(READ_BUFFER);
-        let mut end = false;
-        while READ_BUFFER - buf.len() >= MIN_ROOM {
-            match read_into(master.get_ref(), &mut buf) {
+        let Some(Ok(mut guard)) = readable else {
+            // Stopped: what was read goes first.
+            if !gathered.is_empty() {
+                let _ = send(&output, gathered, &waits).await;
+            }
+            return;
+        };
+        if gathered.capacity() == 0 {
+            gathered.reserve_exact(READ_BUFFER);
+        }
+        let started = Instant::now();
+        let mut outcome = Gathered::Full;
+        while READ_BUFFER - gathered.len() >= MIN_ROOM {
+            match read_into(master.get_ref(), &mut gathered) {
+                Read::Data if started.elapsed() >= READ_SLICE => {
+                    outcome = Gathered::Slice;
+                    break;
+                }
                 Read::Data => {}
                 Read::NotYet => {
                     guard.clear_ready();
+                    outcome = Gathered::Dry;
                     break;
                 }
                 Read::End => {
-                    end = true;
+                    outcome = Gathered::End;
                     break;
                 }
             }
         }
         drop(guard);
-        if !buf.is_empty() {
-            if buf.len() < READ_BUFFER / 2 {
-                buf.shrink_to_fit();
+        if outcome == Gathered::Slice && READ_BUFFER - gathered.len() >= MIN_ROOM {
+            // The program writes as fast as it is read: the other ptys'
+            // tasks go first, then the chunk goes on filling.
+            tokio::task::yield_now().await;
+            continue;
+        }
+        if !gathered.is_empty() {
+            let mut chunk = std::mem::take(&mut gathered);
+            if chunk.len() < READ_BUFFER / 2 {
+                chunk.shrink_to_fit();
             }
-            if send(&output, buf, &waits).await.is_err() {
+            if send(&output, chunk, &waits).await.is_err() {
                 return;
             }
         }
-        if end {
+        if outcome == Gathered::End {
             return;
         }
     }
+}
+
+/// Why the reads into a chunk stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Gathered {
+    /// The chunk is full.
+    Full,
+    /// They took [`READ_SLICE`]: more may be ready.
+    Slice,
+    /// Nothing more is ready.
+    Dry,
+    /// End of file.
+    End,
 }
 
 /// Sends a chunk, waiting while the channel is full; an error means the

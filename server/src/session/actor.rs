@@ -10,8 +10,9 @@
 //! a program prints, and no more pty output is read while a chunk is being
 //! parsed (backpressure). Searches run in slices of their own between the
 //! others. An actor runs on the emulator pool's quick lane while its steps
-//! are short; when a slice ends with work left it moves to the bulk lane,
-//! and comes back once it has nothing left to do (see [`crate::pool`]).
+//! are short; when its program's output keeps it busy it moves to the bulk
+//! lane, and comes back once it has been idle for a while (see
+//! [`crate::pool`] and [`super::busy`]).
 //! After each slice it yields its worker, so the sessions that share a
 //! lane take turns: a flood takes bounded slices, never a worker, and never
 //! waits in front of another session's echo.
@@ -40,6 +41,7 @@ use crate::stream::{encode_row, wire_style_linked};
 use crate::term::Mode;
 use crate::term::{Effect, Snapshot, StyleId, Term};
 
+use super::busy::Busyness;
 use super::pacer::Pacer;
 use super::search;
 use super::{
@@ -93,9 +95,9 @@ pub(super) struct Actor {
 enum Turn {
     /// The live phase is over.
     Ended(Ending),
-    /// A slice ended with work left: go on in the bulk lane.
+    /// Output keeps the actor busy: go on in the bulk lane.
     Busy,
-    /// Nothing is left to do: go on in the quick lane.
+    /// It has been idle for a while: go on in the quick lane.
     Idle,
 }
 
@@ -119,6 +121,7 @@ impl Actor {
             killed: false,
             started: Instant::now(),
             drain_deadline: None,
+            busyness: Busyness::new(Instant::now()),
             actor: self,
         };
         // Only a panic in the bulk lane loses the state (as a panic on any
@@ -210,12 +213,14 @@ struct Live {
     started: Instant,
     /// When output stops being read after the child's exit.
     drain_deadline: Option<Instant>,
+    /// The recent work, which decides the lane.
+    busyness: Busyness,
 }
 
 impl Live {
     /// Runs the live phase to its end, in the quick lane while the
-    /// session's steps are short and in the bulk lane while it has more
-    /// work than a slice; `None` if it panicked in the bulk lane.
+    /// session's steps are short and in the bulk lane while its output
+    /// keeps it busy; `None` if it panicked in the bulk lane.
     async fn run_in_lanes(mut self) -> Option<(Live, Ending)> {
         loop {
             match self.run(Lane::Quick).await {
@@ -249,13 +254,16 @@ impl Live {
             if self.exit.is_some() && !self.output_open && self.parsing.is_none() {
                 return Turn::Ended(Ending::Exited);
             }
-            if lane == Lane::Bulk && !self.has_work() {
-                return Turn::Idle;
-            }
+            // In the bulk lane: back to the quick one after a quiet spell.
+            let back_at = match lane {
+                Lane::Bulk if !self.has_work() => Some(self.busyness.back_at(Instant::now())),
+                _ => {
+                    self.busyness.not_idle();
+                    None
+                }
+            };
             self.search_slice();
-            if lane == Lane::Quick && !self.searches.is_empty() {
-                return Turn::Busy;
-            }
+
             let publish_deadline = self.pacer.deadline();
             let drain_deadline = self.drain_deadline;
             let parsing = self.parsing.is_some();
@@ -305,7 +313,7 @@ impl Live {
                 }
                 () = std::future::ready(()), if parsing => {
                     self.parse_slice();
-                    if lane == Lane::Quick && self.parsing.is_some() {
+                    if lane == Lane::Quick && (self.parsing.is_some() || self.busyness.busy()) {
                         return Turn::Busy;
                     }
                     // Let the runtime fire its timers between slices.
@@ -317,6 +325,7 @@ impl Live {
                 },
                 () = sleep_until_some(publish_deadline) => self.publish(Instant::now()),
                 () = sleep_until_some(drain_deadline) => self.output_open = false,
+                () = sleep_until_some(back_at) => return Turn::Idle,
                 () = std::future::ready(()), if searching => {
                     // A search slice was done: the others on this worker
                     // go first, and the clock and the publish timer move
@@ -528,6 +537,7 @@ impl Live {
             *done += term.advance_within(&bytes[*done..], STEP_WORK);
             work += term.work();
         }
+        self.busyness.worked(Instant::now(), started.elapsed());
         let (len, finished) = (bytes.len(), *done >= bytes.len());
         if finished {
             self.record_parsing();

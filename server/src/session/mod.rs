@@ -11,6 +11,7 @@
 
 mod actor;
 mod budget;
+mod busy;
 mod freeze;
 mod handle;
 mod handover;
