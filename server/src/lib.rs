@@ -15,6 +15,7 @@ pub mod access;
 pub mod api;
 pub mod assets;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod health;
 pub mod input;

@@ -60,7 +60,7 @@ pub use effect::Effect;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
 pub use persist::{StateError, STATE_VERSION};
-pub use published_set::PublishedSet;
+pub use published_set::{PublishedSet, SetChunk};
 pub use push_log::RecentPushes;
 pub use row::Row;
 pub use snapshot::{CursorShape, CursorState, Snapshot};

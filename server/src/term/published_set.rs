@@ -63,6 +63,63 @@ impl<T: Clone + Eq + std::hash::Hash> PublishedSet<T> {
     }
 }
 
+/// One chunk of a published set, opaque: what replication sends of a set
+/// whose chunk changed (see [`PublishedSet::changed_chunks`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SetChunk<T>(Arc<[Entry<T>]>);
+
+impl<T: Clone> PublishedSet<T> {
+    /// The chunks, by index, that are not the very chunks of `base` (new,
+    /// or copied again since): with the length, all another copy of `base`
+    /// needs to become `self` (see [`PublishedSet::with_chunks`]).
+    pub fn changed_chunks(&self, base: &PublishedSet<T>) -> Vec<(u32, SetChunk<T>)> {
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter(|(c, chunk)| {
+                base.chunks
+                    .get(*c)
+                    .is_none_or(|old| !Arc::ptr_eq(old, chunk))
+            })
+            // At most 64 chunks: ids are 16 bits.
+            .map(|(c, chunk)| (c as u32, SetChunk(Arc::clone(chunk))))
+            .collect()
+    }
+
+    /// A copy of `self` with `chunks` put in place and cut to `len` ids:
+    /// the inverse of [`PublishedSet::changed_chunks`]. Refuses a result
+    /// whose chunks do not hold exactly `len` ids, [`CHUNK`] to a chunk.
+    pub fn with_chunks(
+        &self,
+        len: usize,
+        chunks: Vec<(u32, SetChunk<T>)>,
+    ) -> Result<PublishedSet<T>, &'static str> {
+        if len > 1 << 16 {
+            return Err("more ids than 16 bits hold");
+        }
+        let count = len.div_ceil(CHUNK);
+        let mut out: Vec<Option<Arc<[Entry<T>]>>> =
+            (0..count).map(|c| self.chunks.get(c).cloned()).collect();
+        for (c, SetChunk(chunk)) in chunks {
+            *out.get_mut(c as usize).ok_or("a chunk past the length")? = Some(chunk);
+        }
+        let chunks = out
+            .into_iter()
+            .enumerate()
+            .map(|(c, chunk)| {
+                let chunk = chunk.ok_or("a chunk is missing")?;
+                let expected = (len - c * CHUNK).min(CHUNK);
+                if chunk.len() == expected {
+                    Ok(chunk)
+                } else {
+                    Err("a chunk of the wrong length")
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(PublishedSet { chunks, len })
+    }
+}
+
 impl<T> PublishedSet<T> {
     /// Number of ids, free ones included.
     pub fn len(&self) -> usize {

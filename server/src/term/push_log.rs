@@ -109,6 +109,18 @@ pub struct RecentPushes {
 }
 
 impl RecentPushes {
+    /// True when `other` is a clone of this very record (what the owner
+    /// needs not send again).
+    pub fn same_as(&self, other: &RecentPushes) -> bool {
+        self.count == other.count && Arc::ptr_eq(&self.generations, &other.generations)
+    }
+
+    /// True when it records no more pushes than were made (a decoded copy
+    /// that is not would make [`RecentPushes::kept`] underflow).
+    pub fn is_consistent(&self) -> bool {
+        self.generations.len() as u64 <= self.count
+    }
+
     /// Rows pushed into the scrollback since the terminal was created.
     pub fn count(&self) -> u64 {
         self.count

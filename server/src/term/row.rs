@@ -23,7 +23,7 @@ pub(crate) struct RowSpan {
 /// up-to-date counts, so the print path pays one store per write.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Row {
-    #[serde(with = "crate::term::persist::cells")]
+    #[serde(with = "crate::term::persist::cells::row")]
     cells: Vec<Cell>,
     clusters: Vec<(u16, CompactString)>,
     generation: u64,
@@ -399,6 +399,16 @@ impl Row {
             styles.release(id.0, n as u32);
         }
         self.tallied = false;
+    }
+
+    /// True when the row is whole at width `cols`: that many cells, each at
+    /// most 2 columns wide, its used extent and clusters inside them. What a
+    /// row decoded from another process must be before a viewer reads it.
+    pub fn fits(&self, cols: usize) -> bool {
+        self.cells.len() == cols
+            && self.used <= cols
+            && self.cells.iter().all(|cell| cell.width() <= 2)
+            && self.clusters.iter().all(|(col, _)| (*col as usize) < cols)
     }
 
     /// A copy for a snapshot: the same cells, without the bookkeeping.

@@ -25,7 +25,7 @@ pub enum CursorShape {
 }
 
 /// Where the cursor is and how it looks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CursorState {
     /// Zero-based row.
     pub row: u16,

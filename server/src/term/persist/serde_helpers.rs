@@ -65,7 +65,31 @@ pub(crate) mod cells {
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Vec<Cell>, D::Error> {
-        deserializer.deserialize_tuple(2, CountedCells)
+        deserializer.deserialize_tuple(2, CountedCells { max: u64::MAX })
+    }
+
+    /// A screen row's cells: as the parent module, but reading back refuses
+    /// a count above [`MAX_DIMENSION`](crate::term::MAX_DIMENSION), so a
+    /// row decoded from another process cannot ask for any allocation.
+    pub(crate) mod row {
+        use serde::Deserializer;
+
+        use super::CountedCells;
+        use crate::term::{Cell, MAX_DIMENSION};
+
+        pub(crate) use super::serialize;
+
+        /// Reads at most [`MAX_DIMENSION`] cells back.
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Vec<Cell>, D::Error> {
+            deserializer.deserialize_tuple(
+                2,
+                CountedCells {
+                    max: MAX_DIMENSION as u64,
+                },
+            )
+        }
     }
 
     /// A byte slice written with `serialize_bytes` (CBOR bytes, not a list
@@ -78,7 +102,10 @@ pub(crate) mod cells {
         }
     }
 
-    struct CountedCells;
+    /// The visitor, with the most cells a count may announce.
+    struct CountedCells {
+        max: u64,
+    }
 
     impl<'de> Visitor<'de> for CountedCells {
         type Value = Vec<Cell>;
@@ -95,6 +122,9 @@ pub(crate) mod cells {
                 .next_element::<CellBytes>()?
                 .ok_or_else(|| A::Error::invalid_length(1, &self))?
                 .0;
+            if count > self.max {
+                return Err(A::Error::custom("more cells counted than allowed"));
+            }
             let count = usize::try_from(count)
                 .map_err(|_| A::Error::custom("more cells than this machine can hold"))?;
             if cells.len() > count {

@@ -1,0 +1,198 @@
+//! What a message says about a snapshot: the changes from a base snapshot,
+//! or (with no base) all of it.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::term::{
+    CursorState, Hyperlink, Modes, PublishedSet, RecentPushes, Row, SetChunk, Snapshot, Style,
+    MAX_DIMENSION,
+};
+
+/// One run of visible rows.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) enum Line {
+    /// `count` rows that are the base's rows from `from` on.
+    Base { from: u16, count: u16 },
+    /// A row not in the base.
+    Row(Arc<Row>),
+}
+
+/// The chunks of a published table that changed, and its length.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct SetDelta<T> {
+    len: u32,
+    chunks: Vec<(u32, SetChunk<T>)>,
+}
+
+impl<T: Clone> SetDelta<T> {
+    fn diff(base: &PublishedSet<T>, next: &PublishedSet<T>) -> SetDelta<T> {
+        SetDelta {
+            // At most 2^16 ids.
+            len: next.len() as u32,
+            chunks: next.changed_chunks(base),
+        }
+    }
+
+    fn apply(self, base: &PublishedSet<T>) -> Result<PublishedSet<T>, &'static str> {
+        base.with_chunks(self.len as usize, self.chunks)
+    }
+}
+
+/// A snapshot as changes from a base (or from nothing).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Body {
+    cols: u16,
+    rows: u16,
+    cursor: CursorState,
+    alternate: bool,
+    modes: Modes,
+    style_epoch: u32,
+    generation: u64,
+    scroll_count: u64,
+    bells: u64,
+    scrollback_len: u64,
+    /// `None`: the base's.
+    title: Option<Arc<str>>,
+    lines: Vec<Line>,
+    styles: SetDelta<Style>,
+    links: SetDelta<Hyperlink>,
+    /// `None`: the base's.
+    pushes: Option<RecentPushes>,
+}
+
+/// Where in `base` a row of `next` at `index` is found, when it is there.
+fn find_in_base(base: &Snapshot, row: &Arc<Row>, index: usize, shift: usize) -> Option<usize> {
+    let candidates = [index, index + shift];
+    if let Some(&j) = candidates
+        .iter()
+        .find(|&&j| base.lines.get(j).is_some_and(|old| Arc::ptr_eq(old, row)))
+    {
+        return Some(j);
+    }
+    candidates.into_iter().find(|&j| {
+        base.lines
+            .get(j)
+            .is_some_and(|old| old.generation() == row.generation() && **old == **row)
+    })
+}
+
+impl Body {
+    /// `next` as changes from `base`, or whole without one.
+    pub(crate) fn diff(base: Option<&Snapshot>, next: &Snapshot) -> Body {
+        let empty_styles = PublishedSet::default();
+        let empty_links = PublishedSet::default();
+        let shift = base.map_or(0, |b| {
+            next.scroll_count.saturating_sub(b.scroll_count) as usize
+        });
+        let mut lines: Vec<Line> = Vec::new();
+        for (i, row) in next.lines.iter().enumerate() {
+            match base.and_then(|b| find_in_base(b, row, i, shift)) {
+                Some(j) => match lines.last_mut() {
+                    Some(Line::Base { from, count }) if (*from + *count) as usize == j => {
+                        *count += 1;
+                    }
+                    // Indices are under MAX_DIMENSION.
+                    _ => lines.push(Line::Base {
+                        from: j as u16,
+                        count: 1,
+                    }),
+                },
+                None => lines.push(Line::Row(Arc::clone(row))),
+            }
+        }
+        Body {
+            cols: next.cols,
+            rows: next.rows,
+            cursor: next.cursor,
+            alternate: next.alternate,
+            modes: next.modes,
+            style_epoch: next.style_epoch,
+            generation: next.generation,
+            scroll_count: next.scroll_count,
+            bells: next.bells,
+            scrollback_len: next.scrollback_len as u64,
+            title: match base {
+                Some(b) if b.title == next.title => None,
+                _ => Some(Arc::clone(&next.title)),
+            },
+            lines,
+            styles: SetDelta::diff(base.map_or(&empty_styles, |b| &b.styles), &next.styles),
+            links: SetDelta::diff(base.map_or(&empty_links, |b| &b.links), &next.links),
+            pushes: match base {
+                Some(b) if b.pushes.same_as(&next.pushes) => None,
+                _ => Some(next.pushes.clone()),
+            },
+        }
+    }
+
+    /// The snapshot these changes make of `base`; an error when they do
+    /// not fit it or do not make a whole screen.
+    pub(crate) fn apply(self, base: Option<&Snapshot>) -> Result<Snapshot, &'static str> {
+        let (cols, rows) = (self.cols as usize, self.rows as usize);
+        let max = MAX_DIMENSION as usize;
+        if !(1..=max).contains(&cols) || !(1..=max).contains(&rows) {
+            return Err("size out of range");
+        }
+        if self.cursor.row as usize >= rows || self.cursor.col as usize >= cols {
+            return Err("cursor off the screen");
+        }
+        let empty_styles = PublishedSet::default();
+        let empty_links = PublishedSet::default();
+        let mut lines = Vec::with_capacity(rows);
+        for line in self.lines {
+            match line {
+                Line::Base { from, count } => {
+                    let base = base.ok_or("a row of a base without one")?;
+                    let (from, count) = (from as usize, count as usize);
+                    let rows = base
+                        .lines
+                        .get(from..from + count)
+                        .ok_or("a row past the base's")?;
+                    lines.extend(rows.iter().cloned());
+                }
+                Line::Row(row) => lines.push(row),
+            }
+            if lines.len() > rows {
+                return Err("more rows than the height");
+            }
+        }
+        if lines.len() != rows || !lines.iter().all(|row| row.fits(cols)) {
+            return Err("rows do not fit the size");
+        }
+        let title = match (self.title, base) {
+            (Some(title), _) => title,
+            (None, Some(base)) => Arc::clone(&base.title),
+            (None, None) => return Err("no title without a base"),
+        };
+        let pushes = match (self.pushes, base) {
+            (Some(pushes), _) => pushes,
+            (None, Some(base)) => base.pushes.clone(),
+            (None, None) => return Err("no pushes without a base"),
+        };
+        if !pushes.is_consistent() {
+            return Err("pushes inconsistent");
+        }
+        Ok(Snapshot {
+            cols: self.cols,
+            rows: self.rows,
+            cursor: self.cursor,
+            alternate: self.alternate,
+            title,
+            modes: self.modes,
+            lines,
+            styles: self
+                .styles
+                .apply(base.map_or(&empty_styles, |b| &b.styles))?,
+            style_epoch: self.style_epoch,
+            links: self.links.apply(base.map_or(&empty_links, |b| &b.links))?,
+            generation: self.generation,
+            scroll_count: self.scroll_count,
+            pushes,
+            bells: self.bells,
+            scrollback_len: usize::try_from(self.scrollback_len)
+                .map_err(|_| "scrollback length out of range")?,
+        })
+    }
+}

@@ -1,0 +1,140 @@
+//! The messages between an owner and its mirrors, and their bytes.
+
+use std::fmt;
+
+use serde::de::Visitor;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::body::Body;
+
+/// One message from an owner.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Message {
+    /// The changes of one revision.
+    Delta(Delta),
+    /// A piece of a whole snapshot.
+    Chunk(Chunk),
+}
+
+/// The changes from revision `base` to `revision` (`base + 1`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Delta {
+    /// Which publisher: a new one (an owner restarted) starts another stream.
+    pub stream: u64,
+    /// This revision.
+    pub revision: u64,
+    /// The revision the changes apply to.
+    pub base: u64,
+    pub(crate) body: Body,
+}
+
+/// Piece `index` of `count` of the whole snapshot at `revision`, whose
+/// encoding is `total` bytes long.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Which publisher.
+    pub stream: u64,
+    /// The revision of the snapshot.
+    pub revision: u64,
+    /// Which piece, from 0.
+    pub index: u32,
+    /// How many pieces.
+    pub count: u32,
+    /// Bytes of all the pieces together.
+    pub total: u64,
+    pub(crate) data: Bytes,
+}
+
+impl Chunk {
+    /// True when `other` is a piece of the same set.
+    pub fn same_set(&self, other: &Chunk) -> bool {
+        (self.stream, self.revision, self.count, self.total)
+            == (other.stream, other.revision, other.count, other.total)
+    }
+}
+
+/// Why bytes are not a message.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Not CBOR of a message.
+    #[error("replication message undecodable: {0}")]
+    Undecodable(String),
+    /// Bytes after the message.
+    #[error("replication message has {0} bytes after its end")]
+    TrailingBytes(usize),
+    /// Decodes, but cannot be one.
+    #[error("replication message invalid: {0}")]
+    Invalid(&'static str),
+}
+
+impl Message {
+    /// The message's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing into a Vec cannot fail, and every field serializes.
+        ciborium::into_writer(self, &mut out).expect("a replication message serializes");
+        out
+    }
+
+    /// A message from bytes another node sent; any input that is not one
+    /// is an error.
+    pub fn decode(mut bytes: &[u8]) -> Result<Message, DecodeError> {
+        let message: Message = ciborium::from_reader(&mut bytes)
+            .map_err(|e| DecodeError::Undecodable(e.to_string()))?;
+        if !bytes.is_empty() {
+            return Err(DecodeError::TrailingBytes(bytes.len()));
+        }
+        if let Message::Chunk(chunk) = &message {
+            if chunk.index >= chunk.count {
+                return Err(DecodeError::Invalid("chunk index past the count"));
+            }
+            if chunk.data.0.len() as u64 > chunk.total {
+                return Err(DecodeError::Invalid("chunk longer than the whole"));
+            }
+        }
+        if let Message::Delta(delta) = &message {
+            if delta.base.checked_add(1) != Some(delta.revision) {
+                return Err(DecodeError::Invalid("a delta not from the revision before"));
+            }
+        }
+        Ok(message)
+    }
+}
+
+/// Bytes written as a CBOR byte string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Bytes(pub(crate) Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Bytes, D::Error> {
+        deserializer.deserialize_byte_buf(BytesVisitor)
+    }
+}
+
+struct BytesVisitor;
+
+impl Visitor<'_> for BytesVisitor {
+    type Value = Bytes;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a byte string")
+    }
+
+    fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
+        Ok(Bytes(v))
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
+        Ok(Bytes(v.to_vec()))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Bytes, E> {
+        Err(E::custom("a string where bytes were expected"))
+    }
+}

@@ -1,0 +1,6 @@
+//! Tests of replication: unit rules, a lossy-channel property test, and a
+//! 1000x1000 screen in small chunks.
+
+mod lossy;
+mod rules;
+mod same;
