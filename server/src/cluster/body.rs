@@ -79,6 +79,17 @@ fn find_in_base(base: &Snapshot, row: &Arc<Row>, index: usize, shift: usize) -> 
 }
 
 impl Body {
+    /// Cells in the rows it carries: what holding it costs, roughly.
+    pub(crate) fn cells(&self) -> usize {
+        self.lines
+            .iter()
+            .map(|line| match line {
+                Line::Base { .. } => 0,
+                Line::Row(row) => row.cells().len(),
+            })
+            .sum()
+    }
+
     /// `next` as changes from `base`, or whole without one.
     pub(crate) fn diff(base: Option<&Snapshot>, next: &Snapshot) -> Body {
         let empty_styles = PublishedSet::default();

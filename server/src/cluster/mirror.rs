@@ -8,8 +8,11 @@ use super::body::Body;
 use super::message::{Chunk, Delta, Message};
 use crate::term::Snapshot;
 
-/// Deltas kept while they cannot be applied yet (waiting for a chunk set).
-const MAX_HELD: usize = 256;
+/// Deltas kept while they cannot be applied yet (waiting for a chunk set
+/// or a late revision): at most this many...
+const MAX_HELD: usize = 64;
+/// ...carrying at most this many cells (32 MiB), oldest dropped first.
+const MAX_HELD_CELLS: usize = 4 << 20;
 /// Most bytes a chunk set may add up to.
 const MAX_SNAPSHOT_BYTES: u64 = 256 << 20;
 
@@ -91,6 +94,11 @@ impl Mirror {
             .map(|held| (held.stream, held.revision))
     }
 
+    /// Deltas held until they can be applied.
+    pub fn held(&self) -> usize {
+        self.early.len()
+    }
+
     /// Drops an incomplete chunk set (the transport's timeout); true when
     /// there was one, and a new one must be asked for.
     pub fn abandon_chunks(&mut self) -> bool {
@@ -107,7 +115,9 @@ impl Mirror {
 
     fn hold(&mut self, delta: Delta) {
         self.early.insert((delta.stream, delta.revision), delta);
-        while self.early.len() > MAX_HELD {
+        while self.early.len() > MAX_HELD
+            || self.early.values().map(|d| d.body.cells()).sum::<usize>() > MAX_HELD_CELLS
+        {
             self.early.pop_first();
         }
     }

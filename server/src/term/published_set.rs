@@ -208,4 +208,25 @@ mod tests {
         assert!(!Arc::ptr_eq(&before.chunks[1], &published.chunks[1]));
         assert_eq!(before.get(id as usize), Some(&(id as u32)));
     }
+
+    #[test]
+    fn changed_chunks_rebuild_a_copy_and_wrong_ones_are_refused() {
+        let mut set = filled(2 * CHUNK as u32 + 5);
+        let mut base = PublishedSet::default();
+        base.update(&mut set);
+        let mut next = base.clone();
+        set.intern(&9_999_999);
+        next.update(&mut set);
+        let changed = next.changed_chunks(&base);
+        assert_eq!(changed.len(), 1, "only the last chunk changed");
+        let copy = base.with_chunks(next.len(), changed.clone()).unwrap();
+        assert!(copy.iter().eq(next.iter()));
+        assert!((0..next.len()).all(|id| copy.stamp(id) == next.stamp(id)));
+        assert!(base.with_chunks(next.len() + 1, changed.clone()).is_err());
+        assert!(base.with_chunks(5 * CHUNK, changed.clone()).is_err());
+        assert!(PublishedSet::default()
+            .with_chunks(next.len(), changed)
+            .is_err());
+        assert!(base.with_chunks(1 << 17, Vec::new()).is_err());
+    }
 }

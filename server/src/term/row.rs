@@ -517,4 +517,42 @@ mod tests {
             MAX_CLUSTER_CODEPOINTS
         );
     }
+
+    #[test]
+    fn fits_checks_width_extent_and_clusters() {
+        let mut row = Row::new(4, StyleId::DEFAULT, 0);
+        assert!(row.fits(4));
+        assert!(!row.fits(5));
+        row.cells_mut()[3] = Cell::new('e', StyleId::DEFAULT, 1);
+        row.push_to_cluster(3, '\u{301}');
+        assert!(row.fits(4));
+        row.clusters[0].0 = 4;
+        assert!(!row.fits(4));
+        row.clusters.clear();
+        row.cells[0] = Cell::new('x', StyleId::DEFAULT, 3);
+        assert!(!row.fits(4));
+    }
+
+    #[test]
+    fn a_decoded_row_counting_too_many_cells_is_refused() {
+        let row = Row::new(3, StyleId::DEFAULT, 0);
+        let mut bytes = Vec::new();
+        ciborium::into_writer(&row, &mut bytes).unwrap();
+        let back: Row = ciborium::from_reader(bytes.as_slice()).unwrap();
+        assert_eq!(back, row);
+        // The count is the first value of the cells' pair (0x82, an array
+        // of two): 3 as one byte (0x03); 0x1b announces a u64 instead.
+        let at = bytes
+            .windows(6)
+            .position(|w| w == b"cells\x82")
+            .expect("the cells field")
+            + 6;
+        assert_eq!(bytes[at], 0x03);
+        let mut huge = bytes[..at].to_vec();
+        huge.push(0x1b);
+        huge.extend_from_slice(&(1u64 << 40).to_be_bytes());
+        huge.extend_from_slice(&bytes[at + 1..]);
+        let error = ciborium::from_reader::<Row, _>(huge.as_slice()).unwrap_err();
+        assert!(error.to_string().contains("more cells counted"), "{error}");
+    }
 }

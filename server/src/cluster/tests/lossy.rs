@@ -67,7 +67,7 @@ fn check(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
     fn a_lossy_channel_never_shows_a_wrong_screen(steps in proptest::collection::vec(step(), 1..120)) {

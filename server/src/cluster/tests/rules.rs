@@ -218,3 +218,39 @@ fn hostile_bytes_are_errors() {
         );
     }
 }
+
+#[test]
+fn an_incomplete_set_is_abandoned_on_the_transport_s_timeout() {
+    let mut term = term();
+    term.advance(b"enough text for two chunks at least, and then some more\r\n");
+    let publisher = Publisher::new(1, Arc::new(term.snapshot()));
+    let chunks = publisher.chunks(200).unwrap();
+    let mut mirror = Mirror::new();
+    mirror.apply(Message::Chunk(chunks[0].clone()));
+    assert!(mirror.abandon_chunks());
+    assert!(!mirror.abandon_chunks());
+    // The rest alone never makes a screen.
+    for chunk in chunks.iter().skip(1) {
+        assert!(matches!(
+            mirror.apply(Message::Chunk(chunk.clone())),
+            Outcome::Unchanged
+        ));
+    }
+    assert!(mirror.snapshot().is_none());
+    assert!(matches!(
+        mirror.apply(Message::Chunk(chunks[0].clone())),
+        Outcome::Updated(_)
+    ));
+}
+
+#[test]
+fn held_deltas_are_bounded() {
+    let mut term = Term::new(1000, 50, 0);
+    let mut publisher = Publisher::new(1, Arc::new(term.snapshot()));
+    let mut mirror = Mirror::new();
+    for i in 0..200 {
+        term.advance(format!("\x1b[2J\x1b[H{}", "x".repeat(1000 * 50 - 1 - i % 7)).as_bytes());
+        mirror.apply(Message::Delta(publisher.publish(Arc::new(term.snapshot()))));
+    }
+    assert!(mirror.held() <= 64);
+}
