@@ -14,7 +14,12 @@ use crate::term::{
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum Line {
     /// `count` rows that are the base's rows from `from` on.
-    Base { from: u16, count: u16 },
+    Base {
+        /// The base's first row of the run.
+        from: u16,
+        /// Rows in the run.
+        count: u16,
+    },
     /// A row not in the base.
     Row(Arc<Row>),
 }

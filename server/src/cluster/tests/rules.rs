@@ -254,3 +254,31 @@ fn held_deltas_are_bounded() {
     }
     assert!(mirror.held() <= 64);
 }
+
+#[test]
+fn a_restarted_owner_s_chunks_replace_the_old_stream() {
+    let mut term = term();
+    let mut old = Publisher::new(1, Arc::new(term.snapshot()));
+    for _ in 0..5 {
+        term.advance(b"old\r\n");
+        old.publish(Arc::new(term.snapshot()));
+    }
+    let mut mirror = joined(&old);
+    assert_eq!(mirror.revision(), Some((1, 5)));
+    term.advance(b"\x1b[2Jnew owner");
+    let mut new = Publisher::new(2, Arc::new(term.snapshot()));
+    term.advance(b"!");
+    let delta = new.publish(Arc::new(term.snapshot()));
+    assert!(matches!(
+        mirror.apply(Message::Delta(delta)),
+        Outcome::Resync(Gap::OtherStream)
+    ));
+    let mut chunks = new.chunks(LIMIT).unwrap();
+    // The chunk set is of revision 1: the held delta to it is dropped.
+    let last = chunks.pop().unwrap();
+    for chunk in chunks {
+        mirror.apply(Message::Chunk(chunk));
+    }
+    assert_same(&updated(mirror.apply(Message::Chunk(last))), new.current());
+    assert_eq!(mirror.revision(), Some((2, 1)));
+}
