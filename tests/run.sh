@@ -14,6 +14,14 @@ cargo fmt --all -- --check
 step "cargo clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "install: nats-server (Debian), for the cluster tests (server/tests/cluster.rs)"
+if ! command -v nats-server >/dev/null; then
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nats-server >/dev/null
+fi
+
 step "cargo test (unit, conformance, integration)"
 cargo test --workspace --locked
 

@@ -102,6 +102,14 @@ struct ServeArgs {
     /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
     #[arg(long, env = "PANECAST_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Join a cluster through this NATS server (with JetStream), e.g.
+    /// nats://127.0.0.1:4222; credentials and TLS come from the config's
+    /// [cluster] section. Without it, no NATS code runs.
+    #[arg(long, env = "PANECAST_CLUSTER")]
+    cluster: Option<String>,
+    /// This node's name in the cluster; default: the host name.
+    #[arg(long, env = "PANECAST_NODE", requires = "cluster")]
+    node: Option<String>,
 }
 
 /// Options of `panecast health`.
@@ -248,6 +256,18 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             }
             None => None,
         };
+        let registry = match &args.cluster {
+            Some(url) => {
+                let node = args.node.clone().unwrap_or_else(host_name);
+                let registry = crate::cluster::Registry::connect(url, &node, &config.cluster)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                tracing::info!(%url, %node, "joined the cluster");
+                let registry = Arc::new(registry);
+                Some((Arc::clone(&registry).spawn_heartbeat(), registry))
+            }
+            None => None,
+        };
         let scheme = if tls.is_some() { "https" } else { "http" };
         let listener = match &resumed {
             Some(resumed) => tokio::net::TcpListener::from_std(resumed.listener()?)
@@ -286,10 +306,25 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             allow_any_command: args.allow_any_command,
         };
         let served = api::serve_in_place(settings, listener, tls, shutdown, in_place).await;
+        if let Some((heartbeat, registry)) = registry {
+            heartbeat.abort();
+            if let Err(e) = registry.leave().await {
+                tracing::warn!(error = %e, "cannot leave the cluster; the node's key expires instead");
+            }
+        }
         served.map_err(|e| format!("server error: {e}"))
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     result
+}
+
+/// The host name, the default node name in a cluster.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_owned())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "panecast".to_owned())
 }
 
 /// Checks, when sessions will run as uids of their own, that no one but

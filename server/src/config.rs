@@ -62,6 +62,8 @@ pub struct Config {
     /// The directory the private `HOME` of each session with a uid of its
     /// own is made in (created 0711 when missing).
     pub session_homes: PathBuf,
+    /// NATS credentials, TLS and timings for `serve --cluster`.
+    pub cluster: crate::cluster::ClusterConfig,
 }
 
 /// The default of `session_uids`: 500 uids between systemd-homed's range
@@ -393,6 +395,7 @@ impl Default for Config {
             clipboard: ClipboardAccess::Off,
             session_uids: DEFAULT_SESSION_UIDS,
             session_homes: PathBuf::from("/var/lib/panecast/homes"),
+            cluster: crate::cluster::ClusterConfig::default(),
         }
     }
 }

@@ -26,15 +26,25 @@
 //! tables already serialize compactly that way. Decoding refuses what does
 //! not fit, with an error, and never allocates more than the input asks for
 //! a bounded screen.
+//!
+//! [`Registry`] keeps the cluster's membership (node liveness with a TTL)
+//! and its sessions (owner, name, profile, size, state) in JetStream KV;
+//! it runs only with `serve --cluster`.
 
 mod body;
 mod message;
 mod mirror;
 mod publisher;
+mod registry;
+mod settings;
 
 pub use message::{Chunk, DecodeError, Delta, Message};
 pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};
+pub use registry::{
+    NodeRecord, Registry, RegistryError, SessionRecord, NODES_BUCKET, SESSIONS_BUCKET,
+};
+pub use settings::{ClusterConfig, DEFAULT_NODE_TTL};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,393 @@
+//! The cluster's membership and session registry in NATS JetStream KV.
+//!
+//! - `panecast_nodes`: one key per live node, refreshed every third of the
+//!   TTL; the bucket's `max_age` is the TTL, so a node that stops
+//!   refreshing (killed, paused, cut off) leaves within it.
+//! - `panecast_sessions`: `id.<id>` -> a [`SessionRecord`] written by the
+//!   owner when a session is created, resized, exits and is deleted, and
+//!   `name.<hex of name>` -> the id, created only when absent, which keeps
+//!   names unique across the cluster.
+//!
+//! The session layer still enforces every limit; this is bookkeeping.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream::kv::{CreateErrorKind, Store};
+use async_nats::jetstream::stream;
+use futures_util::TryStreamExt;
+use serde::{Deserialize, Serialize};
+
+use super::settings::ClusterConfig;
+
+/// The bucket of live nodes.
+pub const NODES_BUCKET: &str = "panecast_nodes";
+/// The bucket of sessions and their names.
+pub const SESSIONS_BUCKET: &str = "panecast_sessions";
+
+/// How long connecting to NATS may take before the node gives up.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A session as every node sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The session's id.
+    pub id: String,
+    /// The node that runs its program.
+    pub node: String,
+    /// Its unique name, if any.
+    pub name: Option<String>,
+    /// The profile it was started from, if any.
+    pub profile: Option<String>,
+    /// Width in columns.
+    pub cols: u16,
+    /// Height in rows.
+    pub rows: u16,
+    /// `"running"` or `"exited"`.
+    pub state: String,
+}
+
+/// A live node's entry in `panecast_nodes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    /// The node's name.
+    pub node: String,
+}
+
+/// What went wrong talking to the registry.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// NATS could not be reached or refused the connection.
+    #[error("cannot connect to NATS at {url}: {source}")]
+    Connect {
+        /// The URL given with `--cluster`.
+        url: String,
+        /// Why.
+        source: async_nats::ConnectError,
+    },
+    /// A credentials file could not be read.
+    #[error("cannot read the NATS credentials file {path}: {source}")]
+    Credentials {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A bucket could not be opened or made (JetStream off, no rights).
+    #[error(
+        "cannot open the JetStream KV bucket {bucket} at {url} (is JetStream enabled?): {source}"
+    )]
+    Bucket {
+        /// The bucket.
+        bucket: &'static str,
+        /// The NATS URL.
+        url: String,
+        /// Why.
+        source: async_nats::Error,
+    },
+    /// The name is another session's, on some node.
+    #[error("the name {0:?} is taken in the cluster")]
+    NameTaken(String),
+    /// A read, write or listing failed.
+    #[error("registry {op} failed: {source}")]
+    Kv {
+        /// What was being done.
+        op: &'static str,
+        /// Why.
+        source: async_nats::Error,
+    },
+    /// A record in the bucket is not one this version reads.
+    #[error("registry record {key} is malformed: {source}")]
+    Malformed {
+        /// Its key.
+        key: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+}
+
+/// The key of a session's record.
+fn session_key(id: &str) -> String {
+    format!("id.{id}")
+}
+
+/// The key of a name: hex, since names may hold bytes KV keys may not.
+fn name_key(name: &str) -> String {
+    let mut key = String::with_capacity(5 + 2 * name.len());
+    key.push_str("name.");
+    for byte in name.bytes() {
+        key.push_str(&format!("{byte:02x}"));
+    }
+    key
+}
+
+/// The stream behind KV bucket `bucket`, as the client's own
+/// `create_key_value` makes it. Made here because that call first reads
+/// the account's JetStream info, whose shape changed in NATS 2.10: the
+/// client cannot read a 2.9 server's (Debian bookworm ships 2.9.10).
+fn kv_stream(bucket: &str, max_age: Duration) -> stream::Config {
+    stream::Config {
+        name: format!("KV_{bucket}"),
+        subjects: vec![format!("$KV.{bucket}.>")],
+        max_messages_per_subject: 1,
+        max_age,
+        // JetStream refuses a window of duplicates longer than max_age.
+        duplicate_window: if max_age.is_zero() {
+            Duration::from_secs(120)
+        } else {
+            max_age.min(Duration::from_secs(120))
+        },
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        discard: stream::DiscardPolicy::New,
+        ..Default::default()
+    }
+}
+
+/// Boxes a client error for [`RegistryError::Kv`].
+fn kv_error(
+    op: &'static str,
+) -> impl FnOnce(Box<dyn std::error::Error + Send + Sync>) -> RegistryError {
+    move |source| RegistryError::Kv { op, source }
+}
+
+/// One node's handle on the cluster registry.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    node: String,
+    ttl: Duration,
+    nodes: Store,
+    sessions: Store,
+}
+
+impl Registry {
+    /// Connects to NATS at `url` as node `node`, opens (or makes) both
+    /// buckets and announces the node. Fails at once, naming the URL,
+    /// when NATS cannot be reached.
+    pub async fn connect(
+        url: &str,
+        node: &str,
+        config: &ClusterConfig,
+    ) -> Result<Registry, RegistryError> {
+        let mut options = match &config.creds_file {
+            Some(path) => async_nats::ConnectOptions::with_credentials_file(path)
+                .await
+                .map_err(|source| RegistryError::Credentials {
+                    path: path.display().to_string(),
+                    source,
+                })?,
+            None => async_nats::ConnectOptions::new(),
+        };
+        if let (Some(user), Some(password)) = (&config.user, &config.password) {
+            options = options.user_and_password(user.clone(), password.clone());
+        }
+        if let Some(ca) = &config.tls_ca {
+            options = options.add_root_certificates(ca.clone()).require_tls(true);
+        }
+        if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
+            options = options.add_client_certificate(cert.clone(), key.clone());
+        }
+        if config.require_tls {
+            options = options.require_tls(true);
+        }
+        let client = options
+            .name(format!("panecast {node}"))
+            .connection_timeout(CONNECT_TIMEOUT)
+            .connect(url)
+            .await
+            .map_err(|source| RegistryError::Connect {
+                url: url.to_owned(),
+                source,
+            })?;
+        let jetstream = async_nats::jetstream::new(client);
+        let ttl = config.node_ttl();
+        let bucket = |bucket: &'static str, max_age: Duration| {
+            let jetstream = jetstream.clone();
+            async move {
+                let failed = |source| RegistryError::Bucket {
+                    bucket,
+                    url: url.to_owned(),
+                    source,
+                };
+                jetstream
+                    .get_or_create_stream(kv_stream(bucket, max_age))
+                    .await
+                    .map_err(|e| failed(e.into()))?;
+                jetstream
+                    .get_key_value(bucket)
+                    .await
+                    .map_err(|e| failed(e.into()))
+            }
+        };
+        let nodes = bucket(NODES_BUCKET, ttl).await?;
+        let sessions = bucket(SESSIONS_BUCKET, Duration::ZERO).await?;
+        let registry = Registry {
+            node: node.to_owned(),
+            ttl,
+            nodes,
+            sessions,
+        };
+        registry.heartbeat().await?;
+        Ok(registry)
+    }
+
+    /// This node's name.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// Refreshes this node's liveness key.
+    pub async fn heartbeat(&self) -> Result<(), RegistryError> {
+        let record = NodeRecord {
+            node: self.node.clone(),
+        };
+        // A struct of one string always serializes.
+        let value = serde_json::to_vec(&record).expect("a NodeRecord serializes");
+        self.nodes
+            .put(&self.node, value.into())
+            .await
+            .map_err(|e| kv_error("heartbeat")(e.into()))?;
+        Ok(())
+    }
+
+    /// Refreshes this node's key every third of the TTL until the
+    /// returned task is aborted (or the process ends).
+    pub fn spawn_heartbeat(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(self.ttl / 3);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                if let Err(e) = self.heartbeat().await {
+                    tracing::warn!(error = %e, "cannot refresh this node's liveness");
+                }
+            }
+        })
+    }
+
+    /// Removes this node's liveness key at once (a clean shutdown).
+    pub async fn leave(&self) -> Result<(), RegistryError> {
+        self.nodes
+            .purge(&self.node)
+            .await
+            .map_err(|e| kv_error("leave")(e.into()))
+    }
+
+    /// The names of the live nodes.
+    pub async fn live_nodes(&self) -> Result<Vec<String>, RegistryError> {
+        let keys = self
+            .nodes
+            .keys()
+            .await
+            .map_err(|e| kv_error("listing nodes")(e.into()))?;
+        let mut nodes: Vec<String> = keys
+            .try_collect()
+            .await
+            .map_err(|e| kv_error("listing nodes")(e.into()))?;
+        nodes.sort();
+        Ok(nodes)
+    }
+
+    /// Registers a session this node owns: claims its name (if any) first,
+    /// failing with [`RegistryError::NameTaken`] when another session
+    /// holds it, then writes the record.
+    pub async fn register(&self, record: &SessionRecord) -> Result<(), RegistryError> {
+        if let Some(name) = &record.name {
+            match self
+                .sessions
+                .create(name_key(name), record.id.clone().into())
+                .await
+            {
+                Ok(_) => {}
+                Err(e) if e.kind() == CreateErrorKind::AlreadyExists => {
+                    return Err(RegistryError::NameTaken(name.clone()))
+                }
+                Err(e) => return Err(kv_error("claiming a name")(e.into())),
+            }
+        }
+        self.update(record).await
+    }
+
+    /// Writes a session's record again (resized, exited).
+    pub async fn update(&self, record: &SessionRecord) -> Result<(), RegistryError> {
+        // Strings, numbers and options always serialize.
+        let value = serde_json::to_vec(record).expect("a SessionRecord serializes");
+        self.sessions
+            .put(session_key(&record.id), value.into())
+            .await
+            .map_err(|e| kv_error("writing a session")(e.into()))?;
+        Ok(())
+    }
+
+    /// Removes a session's record and frees its name.
+    pub async fn unregister(&self, record: &SessionRecord) -> Result<(), RegistryError> {
+        self.sessions
+            .purge(session_key(&record.id))
+            .await
+            .map_err(|e| kv_error("removing a session")(e.into()))?;
+        if let Some(name) = &record.name {
+            self.sessions
+                .purge(name_key(name))
+                .await
+                .map_err(|e| kv_error("freeing a name")(e.into()))?;
+        }
+        Ok(())
+    }
+
+    /// The record of session `id`, if any node registered it.
+    pub async fn get(&self, id: &str) -> Result<Option<SessionRecord>, RegistryError> {
+        let key = session_key(id);
+        let value = self
+            .sessions
+            .get(key.clone())
+            .await
+            .map_err(|e| kv_error("reading a session")(e.into()))?;
+        value
+            .map(|value| {
+                serde_json::from_slice(&value)
+                    .map_err(|source| RegistryError::Malformed { key, source })
+            })
+            .transpose()
+    }
+
+    /// The node that owns session `id`, if any.
+    pub async fn owner(&self, id: &str) -> Result<Option<String>, RegistryError> {
+        Ok(self.get(id).await?.map(|record| record.node))
+    }
+
+    /// Every session of every node, by id.
+    pub async fn list(&self) -> Result<Vec<SessionRecord>, RegistryError> {
+        let keys = self
+            .sessions
+            .keys()
+            .await
+            .map_err(|e| kv_error("listing sessions")(e.into()))?;
+        let keys: Vec<String> = keys
+            .try_collect()
+            .await
+            .map_err(|e| kv_error("listing sessions")(e.into()))?;
+        let mut records = Vec::new();
+        for key in keys {
+            if let Some(id) = key.strip_prefix("id.") {
+                if let Some(record) = self.get(id).await? {
+                    records.push(record);
+                }
+            }
+        }
+        records.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(records)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_valid_keys() {
+        assert_eq!(name_key("ab"), "name.6162");
+        assert_eq!(name_key("é x"), "name.c3a92078");
+        assert_eq!(session_key("s1"), "id.s1");
+    }
+}
