@@ -1,0 +1,287 @@
+//! The cluster's registry and membership on a real NATS server: Debian's
+//! `nats-server` with JetStream on a temporary directory, and real
+//! `panecast serve --cluster` processes.
+//!
+//! The tests that need `nats-server` are skipped, with a line saying so,
+//! when it is not installed: `tests/run.sh` installs it, so they run there;
+//! a bare `cargo test` on a machine without it still passes the rest.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use panecast::cluster::{ClusterConfig, Registry, RegistryError, SessionRecord};
+
+mod common;
+
+use common::process::startup_line;
+
+/// The node TTL the tests run with, short so that a killed node leaves soon.
+const TTL_S: u64 = 2;
+
+/// A port nothing listens on at the moment.
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    listener.local_addr().expect("its address").port()
+}
+
+/// A temporary directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(what: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!(
+            "panecast-cluster-{what}-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&path).expect("make a temporary directory");
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `nats-server -js` on a free loopback port, killed when dropped.
+struct Nats {
+    child: Child,
+    url: String,
+    _store: TempDir,
+}
+
+impl Nats {
+    /// Starts one, or `None` (after saying so) when `nats-server` is not
+    /// installed.
+    fn start() -> Option<Nats> {
+        if Command::new("nats-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_err()
+        {
+            eprintln!("skipped: nats-server is not installed (tests/run.sh installs it)");
+            return None;
+        }
+        let store = TempDir::new("nats");
+        let port = free_port();
+        let child = Command::new("nats-server")
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .arg(&store.0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nats-server");
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let start = Instant::now();
+        while TcpStream::connect(addr).is_err() {
+            assert!(
+                start.elapsed() < common::DEADLINE,
+                "nats-server did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(Nats {
+            child,
+            url: format!("nats://{addr}"),
+            _store: store,
+        })
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `[cluster]` section every node of a test uses.
+fn cluster_config() -> ClusterConfig {
+    ClusterConfig {
+        node_ttl_s: Some(TTL_S),
+        ..ClusterConfig::default()
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// A config file with the tests' `[cluster]` section.
+fn config_file(dir: &Path) -> PathBuf {
+    let path = dir.join("panecast.toml");
+    std::fs::write(&path, format!("[cluster]\nnode_ttl_s = {TTL_S}\n")).expect("write config");
+    path
+}
+
+/// `panecast serve --cluster URL --node NODE` as a child process.
+fn serve_node(url: &str, node: &str, config: &Path) -> Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--token", common::TOKEN])
+        .args(["--cluster", url, "--node", node, "--config"])
+        .arg(config)
+        .env_remove("PANECAST_CLUSTER")
+        .env_remove("PANECAST_NODE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start panecast serve --cluster");
+    let (line, _) = startup_line(&mut child);
+    assert!(!line.is_empty(), "node {node} exited before listening");
+    child
+}
+
+fn record(id: &str, node: &str, name: Option<&str>) -> SessionRecord {
+    SessionRecord {
+        id: id.to_owned(),
+        node: node.to_owned(),
+        name: name.map(str::to_owned),
+        profile: Some("shell".to_owned()),
+        cols: 80,
+        rows: 24,
+        state: "running".to_owned(),
+    }
+}
+
+#[test]
+fn unreachable_nats_at_start_exits_naming_the_url() {
+    let url = format!("nats://127.0.0.1:{}", free_port());
+    let output = Command::new(env!("CARGO_BIN_EXE_panecast"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--token", common::TOKEN])
+        .args(["--cluster", &url, "--node", "A"])
+        .env_remove("PANECAST_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run panecast serve");
+    assert!(!output.status.success(), "serve ran without NATS");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("cannot connect to NATS at {url}")),
+        "{stderr}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("listening"),
+        "it listened before joining the cluster"
+    );
+}
+
+#[test]
+fn a_session_registered_on_a_is_listed_from_b_with_its_owner() {
+    let Some(nats) = Nats::start() else { return };
+    runtime().block_on(async {
+        let a = Registry::connect(&nats.url, "A", &cluster_config())
+            .await
+            .expect("node A joins");
+        let b = Registry::connect(&nats.url, "B", &cluster_config())
+            .await
+            .expect("node B joins");
+        a.register(&record("s1", "A", Some("build")))
+            .await
+            .expect("register on A");
+        b.register(&record("s2", "B", None))
+            .await
+            .expect("register on B");
+        let listed = b.list().await.expect("list from B");
+        assert_eq!(
+            listed,
+            vec![record("s1", "A", Some("build")), record("s2", "B", None)]
+        );
+        assert_eq!(b.owner("s1").await.expect("owner"), Some("A".to_owned()));
+        assert_eq!(b.owner("nope").await.expect("owner"), None);
+
+        let mut resized = record("s1", "A", Some("build"));
+        resized.cols = 132;
+        resized.state = "exited".to_owned();
+        a.update(&resized).await.expect("update on A");
+        assert_eq!(b.get("s1").await.expect("get"), Some(resized.clone()));
+
+        a.unregister(&resized).await.expect("unregister on A");
+        assert_eq!(b.list().await.expect("list"), vec![record("s2", "B", None)]);
+    });
+}
+
+#[test]
+fn a_name_taken_on_a_cannot_be_taken_on_b_until_freed() {
+    let Some(nats) = Nats::start() else { return };
+    runtime().block_on(async {
+        let a = Registry::connect(&nats.url, "A", &cluster_config())
+            .await
+            .expect("node A joins");
+        let b = Registry::connect(&nats.url, "B", &cluster_config())
+            .await
+            .expect("node B joins");
+        let first = record("s1", "A", Some("build"));
+        a.register(&first).await.expect("the name is free");
+        match b.register(&record("s2", "B", Some("build"))).await {
+            Err(RegistryError::NameTaken(name)) => assert_eq!(name, "build"),
+            other => panic!("a second 'build' on B: {other:?}"),
+        }
+        assert_eq!(b.get("s2").await.expect("get"), None, "no record written");
+        a.unregister(&first).await.expect("unregister");
+        b.register(&record("s2", "B", Some("build")))
+            .await
+            .expect("the freed name");
+    });
+}
+
+#[test]
+fn a_killed_node_leaves_the_nodes_bucket_within_the_ttl() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("nodes");
+    let config = config_file(&dir.0);
+    let mut a = serve_node(&nats.url, "A", &config);
+    let mut b = serve_node(&nats.url, "B", &config);
+    let mut c = serve_node(&nats.url, "C", &config);
+    runtime().block_on(async {
+        let observer = Registry::connect(&nats.url, "observer", &cluster_config())
+            .await
+            .expect("the observer joins");
+        let nodes = observer.live_nodes().await.expect("nodes");
+        assert_eq!(nodes, ["A", "B", "C", "observer"]);
+
+        // SIGKILL: no chance to leave cleanly.
+        a.kill().expect("kill node A");
+        let killed = Instant::now();
+        let _ = a.wait();
+        // B and C keep refreshing across several TTLs; A's last refresh
+        // expires within one TTL of the kill, and the server's expiry
+        // timer and a loaded machine get 2 s more.
+        let bound = Duration::from_secs(TTL_S + 2);
+        loop {
+            observer.heartbeat().await.expect("the observer stays");
+            let nodes = observer.live_nodes().await.expect("nodes");
+            if !nodes.contains(&"A".to_owned()) {
+                assert!(
+                    killed.elapsed() <= bound,
+                    "A left after {:?}",
+                    killed.elapsed()
+                );
+                break;
+            }
+            assert!(killed.elapsed() <= bound, "A is still listed: {nodes:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(2 * TTL_S)).await;
+        observer.heartbeat().await.expect("the observer stays");
+        let nodes = observer.live_nodes().await.expect("nodes");
+        assert_eq!(nodes, ["B", "C", "observer"]);
+
+        // SIGTERM: a clean shutdown leaves at once.
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(b.id() as i32, libc::SIGTERM) };
+        let _ = b.wait();
+        let nodes = observer.live_nodes().await.expect("nodes");
+        assert_eq!(nodes, ["C", "observer"]);
+    });
+    let _ = c.kill();
+    let _ = c.wait();
+}
