@@ -299,6 +299,7 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             },
             signals: upgrade_signals,
             resumed,
+            cluster: registry.as_ref().map(|(_, registry)| Arc::clone(registry)),
         };
         let settings = Settings {
             config,

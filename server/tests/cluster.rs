@@ -122,10 +122,12 @@ fn config_file(dir: &Path) -> PathBuf {
     path
 }
 
-/// `panecast serve --cluster URL --node NODE` as a child process.
-fn serve_node(url: &str, node: &str, config: &Path) -> Child {
+/// `panecast serve --cluster URL --node NODE` as a child process, and
+/// where it listens.
+fn serve_node(url: &str, node: &str, config: &Path) -> (Child, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
         .args(["serve", "--listen", "127.0.0.1:0", "--token", common::TOKEN])
+        .arg("--allow-any-command")
         .args(["--cluster", url, "--node", node, "--config"])
         .arg(config)
         .env_remove("PANECAST_CLUSTER")
@@ -135,9 +137,32 @@ fn serve_node(url: &str, node: &str, config: &Path) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("start panecast serve --cluster");
-    let (line, _) = startup_line(&mut child);
+    let (line, addr) = startup_line(&mut child);
     assert!(!line.is_empty(), "node {node} exited before listening");
-    child
+    (child, addr.expect("the listening address"))
+}
+
+/// `POST /api/sessions` on the node at `addr`: the status and the body.
+fn create(addr: SocketAddr, body: &serde_json::Value) -> (u16, serde_json::Value) {
+    let auth = format!("Bearer {}", common::TOKEN);
+    let response = common::http(
+        addr,
+        "POST",
+        "/api/sessions",
+        &[("Authorization", &auth)],
+        Some(body.to_string().as_bytes()),
+    );
+    (response.status, response.json())
+}
+
+/// A registry for node `node` that keeps itself alive, as a node does.
+async fn join(node: &str, url: &str) -> std::sync::Arc<Registry> {
+    let registry = Registry::connect(url, node, &cluster_config())
+        .await
+        .unwrap_or_else(|e| panic!("node {node} joins: {e}"));
+    let registry = std::sync::Arc::new(registry);
+    std::sync::Arc::clone(&registry).spawn_heartbeat();
+    registry
 }
 
 fn record(id: &str, node: &str, name: Option<&str>) -> SessionRecord {
@@ -178,12 +203,7 @@ fn unreachable_nats_at_start_exits_naming_the_url() {
 fn a_session_registered_on_a_is_listed_from_b_with_its_owner() {
     let Some(nats) = Nats::start() else { return };
     runtime().block_on(async {
-        let a = Registry::connect(&nats.url, "A", &cluster_config())
-            .await
-            .expect("node A joins");
-        let b = Registry::connect(&nats.url, "B", &cluster_config())
-            .await
-            .expect("node B joins");
+        let (a, b) = (join("A", &nats.url).await, join("B", &nats.url).await);
         a.register(&record("s1", "A", Some("build")))
             .await
             .expect("register on A");
@@ -213,12 +233,7 @@ fn a_session_registered_on_a_is_listed_from_b_with_its_owner() {
 fn a_name_taken_on_a_cannot_be_taken_on_b_until_freed() {
     let Some(nats) = Nats::start() else { return };
     runtime().block_on(async {
-        let a = Registry::connect(&nats.url, "A", &cluster_config())
-            .await
-            .expect("node A joins");
-        let b = Registry::connect(&nats.url, "B", &cluster_config())
-            .await
-            .expect("node B joins");
+        let (a, b) = (join("A", &nats.url).await, join("B", &nats.url).await);
         let first = record("s1", "A", Some("build"));
         a.register(&first).await.expect("the name is free");
         match b.register(&record("s2", "B", Some("build"))).await {
@@ -238,9 +253,9 @@ fn a_killed_node_leaves_the_nodes_bucket_within_the_ttl() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("nodes");
     let config = config_file(&dir.0);
-    let mut a = serve_node(&nats.url, "A", &config);
-    let mut b = serve_node(&nats.url, "B", &config);
-    let mut c = serve_node(&nats.url, "C", &config);
+    let (mut a, _) = serve_node(&nats.url, "A", &config);
+    let (mut b, _) = serve_node(&nats.url, "B", &config);
+    let (mut c, _) = serve_node(&nats.url, "C", &config);
     runtime().block_on(async {
         let observer = Registry::connect(&nats.url, "observer", &cluster_config())
             .await
@@ -284,4 +299,57 @@ fn a_killed_node_leaves_the_nodes_bucket_within_the_ttl() {
     });
     let _ = c.kill();
     let _ = c.wait();
+}
+
+#[test]
+fn sessions_created_through_the_api_are_in_the_registry_and_names_unique() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("api");
+    let config = config_file(&dir.0);
+    let (mut a, a_addr) = serve_node(&nats.url, "A", &config);
+    let (mut b, b_addr) = serve_node(&nats.url, "B", &config);
+    let sleeper = serde_json::json!({ "command": ["sleep", "60"], "name": "build" });
+    let (status, session) = create(a_addr, &sleeper);
+    assert_eq!(status, 201, "{session}");
+    let id = session["id"].as_str().expect("an id").to_owned();
+
+    let (status, refused) = create(b_addr, &sleeper);
+    assert_eq!(status, 409, "the name is A's: {refused}");
+    assert_eq!(refused["code"], "name_taken", "{refused}");
+
+    runtime().block_on(async {
+        let observer = join("observer", &nats.url).await;
+        let listed = observer.list().await.expect("list");
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert_eq!(listed[0].id, id);
+        assert_eq!(listed[0].node, "A");
+        assert_eq!(listed[0].name.as_deref(), Some("build"));
+        assert_eq!((listed[0].cols, listed[0].rows), (80, 24));
+        assert_eq!(listed[0].state, "running");
+
+        // Deleted on A: gone from the registry, and the name free for B.
+        let auth = format!("Bearer {}", common::TOKEN);
+        let deleted = common::http(
+            a_addr,
+            "DELETE",
+            &format!("/api/sessions/{id}"),
+            &[("Authorization", &auth)],
+            None,
+        );
+        assert!(deleted.status < 300, "delete: {}", deleted.body);
+        let start = Instant::now();
+        while !observer.list().await.expect("list").is_empty() {
+            assert!(
+                start.elapsed() < common::DEADLINE,
+                "the session stayed listed"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    let (status, session) = create(b_addr, &sleeper);
+    assert_eq!(status, 201, "the freed name on B: {session}");
+    for child in [&mut a, &mut b] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }

@@ -242,6 +242,8 @@ pub struct InPlace {
     pub signals: tokio::signal::unix::Signal,
     /// The state an earlier image handed over, when this start is an upgrade's.
     pub resumed: Option<crate::upgrade::resume::Resumed>,
+    /// The cluster registry this node joined (`serve --cluster`), if any.
+    pub cluster: Option<Arc<crate::cluster::Registry>>,
 }
 
 /// [`serve`] (over TLS with `tls`) that upgrades in place on SIGUSR2, and
@@ -265,12 +267,16 @@ async fn serve_with(
 ) -> std::io::Result<()> {
     let state = AppState::new(settings).map_err(std::io::Error::other)?;
     let sessions = Arc::clone(state.sessions());
+    if let Some(registry) = in_place.as_ref().and_then(|p| p.cluster.clone()) {
+        sessions.join_cluster(registry);
+    }
     let (accept_paused, paused) = tokio::sync::watch::channel(false);
     let upgrades = match in_place {
         Some(InPlace {
             origin,
             signals,
             resumed,
+            cluster: _,
         }) => {
             if let Some(resumed) = resumed {
                 resumed.take_in(&sessions, &state.access).await;

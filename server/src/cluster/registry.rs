@@ -294,19 +294,73 @@ impl Registry {
     /// holds it, then writes the record.
     pub async fn register(&self, record: &SessionRecord) -> Result<(), RegistryError> {
         if let Some(name) = &record.name {
-            match self
-                .sessions
-                .create(name_key(name), record.id.clone().into())
-                .await
-            {
-                Ok(_) => {}
-                Err(e) if e.kind() == CreateErrorKind::AlreadyExists => {
-                    return Err(RegistryError::NameTaken(name.clone()))
-                }
-                Err(e) => return Err(kv_error("claiming a name")(e.into())),
-            }
+            self.claim_name(name, &record.id, &[]).await?;
         }
         self.update(record).await
+    }
+
+    /// Claims `name` for session `id`: only when no session holds it, or
+    /// one of `replaceable` does (this node's exited sessions, ended to
+    /// make room for the new one), or a session of a node that is gone.
+    /// [`RegistryError::NameTaken`] otherwise.
+    pub async fn claim_name(
+        &self,
+        name: &str,
+        id: &str,
+        replaceable: &[String],
+    ) -> Result<(), RegistryError> {
+        let key = name_key(name);
+        let taken = match self.sessions.create(&key, id.to_owned().into()).await {
+            Ok(_) => return Ok(()),
+            Err(e) if e.kind() == CreateErrorKind::AlreadyExists => {
+                RegistryError::NameTaken(name.to_owned())
+            }
+            Err(e) => return Err(kv_error("claiming a name")(e.into())),
+        };
+        let holder = self
+            .sessions
+            .entry(key.clone())
+            .await
+            .map_err(|e| kv_error("reading a name")(e.into()))?;
+        let Some(entry) = holder else {
+            return Err(taken);
+        };
+        let holder_id = String::from_utf8_lossy(&entry.value).into_owned();
+        let gone = match self.get(&holder_id).await? {
+            // Its node died without unregistering it.
+            Some(record) => !self.live_nodes().await?.contains(&record.node),
+            // Unregistered but for the name (its node died in between).
+            None => true,
+        };
+        match entry {
+            entry if gone || replaceable.contains(&holder_id) => {
+                // Fails when another node took the name meanwhile.
+                self.sessions
+                    .update(&key, id.to_owned().into(), entry.revision)
+                    .await
+                    .map_err(|_| taken)?;
+                Ok(())
+            }
+            _ => Err(taken),
+        }
+    }
+
+    /// Frees `name` if session `id` still holds it.
+    pub async fn free_name(&self, name: &str, id: &str) -> Result<(), RegistryError> {
+        let key = name_key(name);
+        let holder = self
+            .sessions
+            .entry(key.clone())
+            .await
+            .map_err(|e| kv_error("reading a name")(e.into()))?;
+        if let Some(entry) = holder.filter(|entry| entry.value == id.as_bytes()) {
+            // A failure means another session claimed it since: keep it.
+            let _ = self
+                .sessions
+                .purge_expect_revision(&key, Some(entry.revision))
+                .await;
+        }
+        Ok(())
     }
 
     /// Writes a session's record again (resized, exited).
@@ -320,17 +374,15 @@ impl Registry {
         Ok(())
     }
 
-    /// Removes a session's record and frees its name.
+    /// Removes a session's record and frees its name (when it still
+    /// holds it).
     pub async fn unregister(&self, record: &SessionRecord) -> Result<(), RegistryError> {
         self.sessions
             .purge(session_key(&record.id))
             .await
             .map_err(|e| kv_error("removing a session")(e.into()))?;
         if let Some(name) = &record.name {
-            self.sessions
-                .purge(name_key(name))
-                .await
-                .map_err(|e| kv_error("freeing a name")(e.into()))?;
+            self.free_name(name, &record.id).await?;
         }
         Ok(())
     }
@@ -356,7 +408,8 @@ impl Registry {
         Ok(self.get(id).await?.map(|record| record.node))
     }
 
-    /// Every session of every node, by id.
+    /// Every session of every live node, by id (a dead node's sessions
+    /// leave the list with the node).
     pub async fn list(&self) -> Result<Vec<SessionRecord>, RegistryError> {
         let keys = self
             .sessions
@@ -367,11 +420,14 @@ impl Registry {
             .try_collect()
             .await
             .map_err(|e| kv_error("listing sessions")(e.into()))?;
+        let live = self.live_nodes().await?;
         let mut records = Vec::new();
         for key in keys {
             if let Some(id) = key.strip_prefix("id.") {
                 if let Some(record) = self.get(id).await? {
-                    records.push(record);
+                    if live.contains(&record.node) {
+                        records.push(record);
+                    }
                 }
             }
         }

@@ -12,6 +12,7 @@
 mod actor;
 mod budget;
 mod busy;
+mod cluster;
 mod freeze;
 mod handle;
 mod handover;

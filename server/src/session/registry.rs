@@ -3,13 +3,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::access::Credential;
+use crate::cluster::Registry;
 use crate::config::Limits;
 use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
@@ -17,6 +18,7 @@ use crate::record::{Cast, RecordError, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
+use super::cluster::Cluster;
 use super::handle::{StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::shares::{Share, Shares};
@@ -142,6 +144,8 @@ pub struct Sessions {
     /// Set while an upgrade freezes the sessions; true tells streams to
     /// close with 1012 (the server restarts).
     pub(super) restarting: watch::Sender<bool>,
+    /// The cluster registry, once joined (`serve --cluster`).
+    cluster: OnceLock<Cluster>,
 }
 
 pub(super) struct State {
@@ -180,7 +184,18 @@ impl Sessions {
             streams_by: Arc::default(),
             isolation: Arc::new(isolation),
             restarting: watch::channel(false).0,
+            cluster: OnceLock::new(),
         })
+    }
+
+    /// Registers the sessions created from now on in the cluster's
+    /// `registry` (names claimed cluster-wide), with its writes on the
+    /// current tokio runtime. Once: later calls change nothing.
+    pub fn join_cluster(&self, registry: Arc<Registry>) {
+        let _ = self.cluster.set(Cluster {
+            registry,
+            runtime: tokio::runtime::Handle::current(),
+        });
     }
 
     /// How sessions are walled off from each other and ended.
@@ -211,10 +226,15 @@ impl Sessions {
         mut spec: SessionSpec,
     ) -> Result<SessionHandle, CreateError> {
         let (_slot, evicted) = self.reserve(spec.name.as_deref())?;
+        let evicted_ids: Vec<String> = evicted.iter().map(|s| s.id().to_owned()).collect();
         for session in evicted {
             session.kill().await;
         }
         let id = random::hex128().map_err(|e| CreateError::Internal(e.to_string()))?;
+        let claim = match (self.cluster.get(), spec.name.as_deref()) {
+            (Some(cluster), Some(name)) => Some(cluster.claim(name, &id, &evicted_ids).await?),
+            _ => None,
+        };
         spec.spawn.env.push((pty::MARKER.to_owned(), id.clone()));
         let recorder = match spec.record {
             Some(options) => Some(
@@ -269,7 +289,15 @@ impl Sessions {
             recorder,
             status: Status::Running,
         };
-        self.launch(started, spec.spawn.cols, spec.spawn.rows).await
+        let (cols, rows) = (spec.spawn.cols, spec.spawn.rows);
+        let handle = self.launch(started, cols, rows).await?;
+        if let Some(cluster) = self.cluster.get() {
+            cluster.announce(&handle, cols, rows).await;
+        }
+        if let Some(claim) = claim {
+            claim.keep();
+        }
+        Ok(handle)
     }
 
     /// Starts the actor of a session whose program runs (or ran), and

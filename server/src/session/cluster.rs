@@ -1,0 +1,107 @@
+//! This node's sessions in the cluster registry, with `serve --cluster`:
+//! a session's name is claimed cluster-wide before its program starts,
+//! its record is written once it runs, written again when it exits, and
+//! removed when it ends. Without a cluster nothing here runs.
+
+use std::sync::Arc;
+
+use tokio::runtime::Handle;
+
+use crate::cluster::{Registry, RegistryError, SessionRecord};
+
+use super::registry::CreateError;
+use super::SessionHandle;
+
+/// The registry and the runtime its writes run on (sessions end on the
+/// emulator pool's threads).
+#[derive(Clone)]
+pub(super) struct Cluster {
+    pub(super) registry: Arc<Registry>,
+    pub(super) runtime: Handle,
+}
+
+/// A name claimed for a session that is not running yet: freed when
+/// dropped unless kept.
+pub(super) struct NameClaim {
+    cluster: Cluster,
+    name: String,
+    id: String,
+    kept: bool,
+}
+
+impl NameClaim {
+    /// The session runs: its name stays claimed until it ends.
+    pub(super) fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for NameClaim {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let registry = Arc::clone(&self.cluster.registry);
+        let (name, id) = (std::mem::take(&mut self.name), std::mem::take(&mut self.id));
+        self.cluster.runtime.spawn(async move {
+            if let Err(e) = registry.free_name(&name, &id).await {
+                tracing::warn!(error = %e, %name, "cannot free a name in the cluster");
+            }
+        });
+    }
+}
+
+impl Cluster {
+    /// Claims `name` for session `id` across the cluster; `replaceable`
+    /// are this node's exited sessions just ended to free it.
+    pub(super) async fn claim(
+        &self,
+        name: &str,
+        id: &str,
+        replaceable: &[String],
+    ) -> Result<NameClaim, CreateError> {
+        match self.registry.claim_name(name, id, replaceable).await {
+            Ok(()) => Ok(NameClaim {
+                cluster: self.clone(),
+                name: name.to_owned(),
+                id: id.to_owned(),
+                kept: false,
+            }),
+            Err(RegistryError::NameTaken(name)) => Err(CreateError::NameTaken(name)),
+            Err(e) => Err(CreateError::Internal(e.to_string())),
+        }
+    }
+
+    /// Writes the record of a session that now runs, and follows it: the
+    /// record again when the program exits, and its removal when the
+    /// session ends (its actor gone).
+    pub(super) async fn announce(&self, session: &SessionHandle, cols: u16, rows: u16) {
+        let info = session.info();
+        let mut record = SessionRecord {
+            id: info.id.clone(),
+            node: self.registry.node().to_owned(),
+            name: info.name.clone(),
+            profile: info.profile.clone(),
+            cols,
+            rows,
+            state: "running".to_owned(),
+        };
+        if let Err(e) = self.registry.update(&record).await {
+            tracing::warn!(error = %e, id = %record.id, "cannot register a session in the cluster");
+        }
+        let registry = Arc::clone(&self.registry);
+        let mut status = session.watch_status();
+        self.runtime.spawn(async move {
+            if status.wait_for(|s| !s.running()).await.is_ok() {
+                record.state = "exited".to_owned();
+                if let Err(e) = registry.update(&record).await {
+                    tracing::warn!(error = %e, id = %record.id, "cannot mark a session exited in the cluster");
+                }
+                while status.changed().await.is_ok() {}
+            }
+            if let Err(e) = registry.unregister(&record).await {
+                tracing::warn!(error = %e, id = %record.id, "cannot unregister a session from the cluster");
+            }
+        });
+    }
+}
