@@ -158,6 +158,8 @@ pub struct Registry {
     node: String,
     ttl: Duration,
     nodes: Store,
+    /// The stream behind `nodes`, read by subject (see [`Self::live_nodes`]).
+    nodes_stream: stream::Stream,
     sessions: Store,
 }
 
@@ -210,22 +212,24 @@ impl Registry {
                     url: url.to_owned(),
                     source,
                 };
-                jetstream
+                let stream = jetstream
                     .get_or_create_stream(kv_stream(bucket, max_age))
                     .await
                     .map_err(|e| failed(e.into()))?;
-                jetstream
+                let store = jetstream
                     .get_key_value(bucket)
                     .await
-                    .map_err(|e| failed(e.into()))
+                    .map_err(|e| failed(e.into()))?;
+                Ok::<_, RegistryError>((stream, store))
             }
         };
-        let nodes = bucket(NODES_BUCKET, ttl).await?;
-        let sessions = bucket(SESSIONS_BUCKET, Duration::ZERO).await?;
+        let (nodes_stream, nodes) = bucket(NODES_BUCKET, ttl).await?;
+        let (_, sessions) = bucket(SESSIONS_BUCKET, Duration::ZERO).await?;
         let registry = Registry {
             node: node.to_owned(),
             ttl,
             nodes,
+            nodes_stream,
             sessions,
         };
         registry.heartbeat().await?;
@@ -266,25 +270,37 @@ impl Registry {
         })
     }
 
-    /// Removes this node's liveness key at once (a clean shutdown).
+    /// Removes this node's liveness key at once (a clean shutdown): the
+    /// stream's messages of the key, leaving no purge marker behind.
     pub async fn leave(&self) -> Result<(), RegistryError> {
-        self.nodes
-            .purge(&self.node)
+        self.nodes_stream
+            .purge()
+            .filter(format!("$KV.{NODES_BUCKET}.{}", self.node))
             .await
-            .map_err(|e| kv_error("leave")(e.into()))
+            .map_err(|e| kv_error("leave")(e.into()))?;
+        Ok(())
     }
 
-    /// The names of the live nodes.
+    /// The names of the live nodes: the subjects the nodes stream holds a
+    /// message of. Read from the stream's info (one request), not with
+    /// the KV's `keys()`: its consumer waits forever for a message that
+    /// expires (max_age) between its start and its delivery.
     pub async fn live_nodes(&self) -> Result<Vec<String>, RegistryError> {
-        let keys = self
-            .nodes
-            .keys()
+        let prefix = format!("$KV.{NODES_BUCKET}.");
+        let subjects = self
+            .nodes_stream
+            .info_with_subjects(format!("{prefix}>"))
             .await
             .map_err(|e| kv_error("listing nodes")(e.into()))?;
-        let mut nodes: Vec<String> = keys
+        let subjects: Vec<(String, usize)> = subjects
             .try_collect()
             .await
             .map_err(|e| kv_error("listing nodes")(e.into()))?;
+        let mut nodes: Vec<String> = subjects
+            .into_iter()
+            .filter(|(_, count)| *count > 0)
+            .filter_map(|(subject, _)| subject.strip_prefix(&prefix).map(str::to_owned))
+            .collect();
         nodes.sort();
         Ok(nodes)
     }

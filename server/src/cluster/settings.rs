@@ -59,3 +59,37 @@ impl ClusterConfig {
             .unwrap_or(DEFAULT_NODE_TTL)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ttl_defaults_and_is_clamped() {
+        let ttl = |s| {
+            ClusterConfig {
+                node_ttl_s: s,
+                ..ClusterConfig::default()
+            }
+            .node_ttl()
+        };
+        assert_eq!(ttl(None), DEFAULT_NODE_TTL);
+        assert_eq!(ttl(Some(0)), Duration::from_secs(1));
+        assert_eq!(ttl(Some(7)), Duration::from_secs(7));
+        assert_eq!(ttl(Some(10_000)), Duration::from_secs(300));
+    }
+
+    #[test]
+    fn the_password_stays_out_of_debug_output() {
+        let config = ClusterConfig {
+            user: Some("panecast".to_owned()),
+            password: Some("hunter2-secret".to_owned()),
+            ..ClusterConfig::default()
+        };
+        let shown = format!("{config:?}");
+        assert!(
+            shown.contains("panecast") && !shown.contains("hunter2"),
+            "{shown}"
+        );
+    }
+}
