@@ -394,3 +394,69 @@ fn a_dead_nodes_sessions_leave_the_list_and_free_their_names() {
         );
     });
 }
+
+#[test]
+fn three_hundred_sessions_over_three_nodes_are_listed_whole_from_each() {
+    let Some(nats) = Nats::start() else { return };
+    runtime().block_on(async {
+        let nodes = [
+            join("A", &nats.url).await,
+            join("B", &nats.url).await,
+            join("C", &nats.url).await,
+        ];
+        let names = ["A", "B", "C"];
+        let mut expected = Vec::new();
+        for i in 0..300 {
+            let node = i % 3;
+            let id = format!("s{i:03}");
+            let name = format!("n{i}");
+            let record = record(
+                &id,
+                names[node],
+                i.is_multiple_of(2).then_some(name.as_str()),
+            );
+            nodes[node].register(&record).await.expect("register");
+            expected.push(record);
+        }
+        for (node, registry) in nodes.iter().enumerate() {
+            let start = Instant::now();
+            let listed = registry.list().await.expect("list");
+            eprintln!(
+                "node {}: listed {} sessions in {:?}",
+                names[node],
+                listed.len(),
+                start.elapsed()
+            );
+            assert_eq!(listed, expected, "the list from {}", names[node]);
+        }
+
+        // Every tenth ends on its owner and every seventh is resized:
+        // each node sees the others' changes at its next list.
+        for record in expected.iter_mut() {
+            let i: usize = record.id[1..].parse().expect("a number");
+            let owner = &nodes[i % 3];
+            if i.is_multiple_of(7) {
+                record.cols = 132;
+                owner.update(record).await.expect("update");
+            }
+        }
+        let (gone, kept): (Vec<_>, Vec<_>) = expected
+            .into_iter()
+            .partition(|record| record.id.ends_with('0'));
+        for record in &gone {
+            let i: usize = record.id[1..].parse().expect("a number");
+            nodes[i % 3].unregister(record).await.expect("unregister");
+        }
+        for (node, registry) in nodes.iter().enumerate() {
+            let start = Instant::now();
+            let listed = registry.list().await.expect("list");
+            eprintln!(
+                "node {}: listed {} sessions in {:?} after the changes",
+                names[node],
+                listed.len(),
+                start.elapsed()
+            );
+            assert_eq!(listed, kept, "the list from {}", names[node]);
+        }
+    });
+}

@@ -29,9 +29,11 @@
 //!
 //! [`Registry`] keeps the cluster's membership (node liveness with a TTL)
 //! and its sessions (owner, name, profile, size, state) in JetStream KV;
-//! it runs only with `serve --cluster`.
+//! it runs only with `serve --cluster`. Each node lists sessions from its
+//! own copy of the sessions bucket, kept current by watching it.
 
 mod body;
+mod cache;
 mod message;
 mod mirror;
 mod publisher;

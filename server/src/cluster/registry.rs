@@ -18,6 +18,7 @@ use async_nats::jetstream::stream;
 use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
+use super::cache::{Cache, Follower};
 use super::settings::ClusterConfig;
 
 /// The bucket of live nodes.
@@ -27,6 +28,10 @@ pub const SESSIONS_BUCKET: &str = "panecast_sessions";
 
 /// How long connecting to NATS may take before the node gives up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a list waits for this node's copy of the sessions bucket to
+/// catch up with the bucket before it answers from the copy as it is.
+const LIST_WAIT: Duration = Duration::from_secs(2);
 
 /// A session as every node sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +166,13 @@ pub struct Registry {
     /// The stream behind `nodes`, read by subject (see [`Self::live_nodes`]).
     nodes_stream: stream::Stream,
     sessions: Store,
+    /// The stream behind `sessions`: its last sequence tells how far the
+    /// cache must be to answer a list.
+    sessions_stream: stream::Stream,
+    /// This node's copy of the sessions bucket.
+    cache: Arc<Cache>,
+    /// Keeps `cache` current while any clone of the registry lives.
+    _follower: Arc<Follower>,
 }
 
 impl Registry {
@@ -224,13 +236,18 @@ impl Registry {
             }
         };
         let (nodes_stream, nodes) = bucket(NODES_BUCKET, ttl).await?;
-        let (_, sessions) = bucket(SESSIONS_BUCKET, Duration::ZERO).await?;
+        let (sessions_stream, sessions) = bucket(SESSIONS_BUCKET, Duration::ZERO).await?;
+        let cache = Arc::new(Cache::new());
+        let follower = Arc::new(Follower(Arc::clone(&cache).follow(sessions.clone())));
         let registry = Registry {
             node: node.to_owned(),
             ttl,
             nodes,
             nodes_stream,
             sessions,
+            sessions_stream,
+            cache,
+            _follower: follower,
         };
         registry.heartbeat().await?;
         Ok(registry)
@@ -425,30 +442,24 @@ impl Registry {
     }
 
     /// Every session of every live node, by id (a dead node's sessions
-    /// leave the list with the node).
+    /// leave the list with the node), from this node's copy of the
+    /// bucket once it holds every write made before the call: two
+    /// requests (the bucket's last sequence, the live nodes) however many
+    /// sessions there are.
     pub async fn list(&self) -> Result<Vec<SessionRecord>, RegistryError> {
-        let keys = self
-            .sessions
-            .keys()
-            .await
-            .map_err(|e| kv_error("listing sessions")(e.into()))?;
-        let keys: Vec<String> = keys
-            .try_collect()
-            .await
-            .map_err(|e| kv_error("listing sessions")(e.into()))?;
-        let live = self.live_nodes().await?;
-        let mut records = Vec::new();
-        for key in keys {
-            if let Some(id) = key.strip_prefix("id.") {
-                if let Some(record) = self.get(id).await? {
-                    if live.contains(&record.node) {
-                        records.push(record);
-                    }
-                }
-            }
+        let (info, live) = tokio::join!(self.sessions_stream.get_info(), self.live_nodes());
+        let last = info
+            .map_err(|e| kv_error("listing sessions")(e.into()))?
+            .state
+            .last_sequence;
+        let live = live?;
+        if !self.cache.caught_up(last, LIST_WAIT).await {
+            tracing::warn!(
+                sequence = last,
+                "the copy of the sessions bucket is behind: listing it as it is"
+            );
         }
-        records.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(records)
+        Ok(self.cache.records(|record| live.contains(&record.node)))
     }
 }
 
