@@ -145,9 +145,41 @@ fn serve_node(url: &str, node: &str, config: &Path) -> (Child, SocketAddr) {
     (child, addr.expect("the listening address"))
 }
 
+/// A control key scoped to the sessions it starts, that may start the
+/// profile `nap` (`sleep 60`).
+const CI_KEY: &str = "ci-key-0123456789abcdef0123456789";
+/// A view key scoped to the session named `build`.
+const VIEW_KEY: &str = "view-key-0123456789abcdef01234567";
+
+/// A config file with the tests' `[cluster]` section, the profile `nap`
+/// and the keys [`CI_KEY`] and [`VIEW_KEY`].
+fn config_file_with_keys(dir: &Path) -> PathBuf {
+    let path = dir.join("panecast-keys.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[cluster]\nnode_ttl_s = {TTL_S}\n\n\
+             [profiles.nap]\ncommand = \"sleep\"\nargs = [\"60\"]\n\n\
+             [[keys]]\nname = \"ci\"\n\
+             sha256 = \"bdfc72583d1dfd61eebe2832606115319be0450f3e374042b9b703a2afb3f4ce\"\n\
+             role = \"control\"\nsessions = []\nprofiles = [\"nap\"]\n\n\
+             [[keys]]\nname = \"viewer\"\n\
+             sha256 = \"899eb08a1dd01e0ddc1806febcb7b7e616e1e2a152a2e48b82d9e38d4a4d90f0\"\n\
+             role = \"view\"\nsessions = [\"build\"]\n"
+        ),
+    )
+    .expect("write config");
+    path
+}
+
 /// `POST /api/sessions` on the node at `addr`: the status and the body.
 fn create(addr: SocketAddr, body: &serde_json::Value) -> (u16, serde_json::Value) {
-    let auth = format!("Bearer {}", common::TOKEN);
+    create_as(addr, common::TOKEN, body)
+}
+
+/// `POST /api/sessions` with credential `token`.
+fn create_as(addr: SocketAddr, token: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+    let auth = format!("Bearer {token}");
     let response = common::http(
         addr,
         "POST",
@@ -177,6 +209,7 @@ fn record(id: &str, node: &str, name: Option<&str>) -> SessionRecord {
         cols: 80,
         rows: 24,
         state: "running".to_owned(),
+        ..SessionRecord::default()
     }
 }
 
@@ -459,4 +492,90 @@ fn three_hundred_sessions_over_three_nodes_are_listed_whole_from_each() {
             assert_eq!(listed, kept, "the list from {}", names[node]);
         }
     });
+}
+
+/// `GET /api/sessions` on the node at `addr` with `token`: each session's
+/// (id, node), in the list's order.
+fn list_as(addr: SocketAddr, token: &str) -> Vec<(String, String)> {
+    let auth = format!("Bearer {token}");
+    let response = common::http(
+        addr,
+        "GET",
+        "/api/sessions",
+        &[("Authorization", &auth)],
+        None,
+    );
+    assert_eq!(response.status, 200, "{}", response.body);
+    let list = response.json();
+    list["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().expect("id").to_owned(),
+                s["node"].as_str().expect("node").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_node_lists_the_clusters_sessions_by_the_same_access_rule() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("list");
+    let config = config_file_with_keys(&dir.0);
+    let (mut a, a_addr) = serve_node(&nats.url, "A", &config);
+    let (mut b, b_addr) = serve_node(&nats.url, "B", &config);
+    let id = |(status, session): (u16, serde_json::Value)| {
+        assert_eq!(status, 201, "{session}");
+        session["id"].as_str().expect("an id").to_owned()
+    };
+    let build = id(create(
+        a_addr,
+        &serde_json::json!({ "command": ["sleep", "60"], "name": "build" }),
+    ));
+    let other = id(create(
+        a_addr,
+        &serde_json::json!({ "command": ["sleep", "60"] }),
+    ));
+    let ci = id(create_as(
+        a_addr,
+        CI_KEY,
+        &serde_json::json!({ "profile": "nap" }),
+    ));
+    let on_b = id(create(
+        b_addr,
+        &serde_json::json!({ "command": ["sleep", "60"] }),
+    ));
+
+    let everything = vec![
+        (build.clone(), "A".to_owned()),
+        (other, "A".to_owned()),
+        (ci.clone(), "A".to_owned()),
+        (on_b.clone(), "B".to_owned()),
+    ];
+    for addr in [a_addr, b_addr] {
+        assert_eq!(list_as(addr, common::TOKEN), everything, "oldest first");
+        // A key reaches the sessions it started, wherever it lists.
+        assert_eq!(list_as(addr, CI_KEY), vec![(ci.clone(), "A".to_owned())]);
+        // A key scoped by name reaches the session of that name.
+        assert_eq!(
+            list_as(addr, VIEW_KEY),
+            vec![(build.clone(), "A".to_owned())]
+        );
+    }
+    let auth = format!("Bearer {}", common::TOKEN);
+    let shown = common::http(
+        b_addr,
+        "GET",
+        &format!("/api/sessions/{on_b}"),
+        &[("Authorization", &auth)],
+        None,
+    );
+    assert_eq!(shown.json()["node"], "B", "{}", shown.body);
+    for child in [&mut a, &mut b] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }

@@ -27,6 +27,30 @@ impl std::fmt::Display for Credential {
     }
 }
 
+/// A string that is not a credential's [`Display`](std::fmt::Display) form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a credential: {0:?}")]
+pub struct NotACredential(pub String);
+
+impl std::str::FromStr for Credential {
+    type Err = NotACredential;
+
+    /// The credential shown as `s` (`admin-token`, `key:NAME`, `link:ID`):
+    /// how a session's owner crosses between nodes. None of these is a
+    /// secret: a key's name and a link's id, never their tokens.
+    fn from_str(s: &str) -> Result<Credential, NotACredential> {
+        if s == "admin-token" {
+            Ok(Credential::Admin)
+        } else if let Some(name) = s.strip_prefix("key:") {
+            Ok(Credential::Key(Arc::from(name)))
+        } else if let Some(id) = s.strip_prefix("link:") {
+            Ok(Credential::Link(id.to_owned()))
+        } else {
+            Err(NotACredential(s.to_owned()))
+        }
+    }
+}
+
 /// Which sessions a credential reaches.
 #[derive(Debug, Clone)]
 enum Scope {
@@ -275,6 +299,21 @@ mod tests {
             sessions.map(|s| s.iter().map(|n| n.to_string()).collect()),
             profiles.iter().map(|p| p.to_string()).collect(),
         )
+    }
+
+    #[test]
+    fn credentials_read_back_from_their_display_form() {
+        for credential in [
+            Credential::Admin,
+            Credential::Key(Arc::from("grafana")),
+            Credential::Link("8b90".to_owned()),
+        ] {
+            assert_eq!(credential.to_string().parse(), Ok(credential));
+        }
+        assert_eq!(
+            "token:x".parse::<Credential>(),
+            Err(NotACredential("token:x".to_owned()))
+        );
     }
 
     #[test]

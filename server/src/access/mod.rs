@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use failures::SignInFailures;
-pub use grant::{Action, Credential, Denied, Grant, Target};
+pub use grant::{Action, Credential, Denied, Grant, NotACredential, Target};
 pub use keys::{config_entry, KeyConfig};
 pub use links::{LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard};
 pub use peer::{client_address, TrustedProxies};

@@ -10,6 +10,7 @@ use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::access::{Credential, Target};
 use crate::input::parse_key;
 use crate::render::{self, Format};
 use crate::session::{Input, SessionHandle};
@@ -68,30 +69,71 @@ pub async fn create(
     Ok((
         StatusCode::CREATED,
         headers,
-        Json(SessionView::of(&session, grant)),
+        Json(SessionView::of(&session, grant, node(&state))),
     )
         .into_response())
 }
 
-/// `GET /api/sessions`: the open sessions the caller reaches, oldest first.
+/// `GET /api/sessions`: the open sessions the caller reaches, oldest first;
+/// in a cluster, every node's (this node's from itself, the others' from
+/// the registry), checked by the same rule.
 #[utoipa::path(
     get,
     path = "/api/sessions",
-    responses((status = 200, description = "The sessions", body = SessionList))
+    responses(
+        (status = 200, description = "The sessions", body = SessionList),
+        (status = 503, description = "cluster_unavailable: the cluster's registry cannot be read (`serve --cluster`)", body = ErrorBody),
+    )
 )]
 pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-) -> Json<SessionList> {
+) -> Result<Json<SessionList>, ApiError> {
     let grant = caller.grant();
-    let sessions: Vec<SessionView> = state
+    let here = node(&state);
+    let mut sessions: Vec<SessionView> = state
         .sessions
         .list()
         .iter()
         .filter(|s| grant.reaches(super::target(s)))
-        .map(|s| SessionView::of(s, grant))
+        .map(|s| SessionView::of(s, grant, here))
         .collect();
-    Json(SessionList { sessions })
+    if let Some(registry) = state.sessions.cluster() {
+        let records = registry.list().await.map_err(|e| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "cluster_unavailable",
+                e.to_string(),
+            )
+        })?;
+        sessions.extend(
+            records
+                .iter()
+                .filter(|record| record.node != registry.node())
+                .filter(|record| {
+                    // Not one this version reads: no owner, so only the
+                    // rules that ignore the owner let a caller reach it.
+                    let owner = record
+                        .owner
+                        .as_deref()
+                        .and_then(|owner| owner.parse::<Credential>().ok());
+                    grant.reaches(Target {
+                        id: &record.id,
+                        name: record.name.as_deref(),
+                        owner: owner.as_ref(),
+                    })
+                })
+                .map(|record| SessionView::remote(record, grant)),
+        );
+        // RFC 3339 UTC times of one format sort as strings; ties by id.
+        sessions.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+    }
+    Ok(Json(SessionList { sessions }))
+}
+
+/// This node's name in a cluster.
+fn node(state: &AppState) -> Option<&str> {
+    state.sessions.cluster().map(|registry| registry.node())
 }
 
 /// `GET /api/sessions/{id}`.
@@ -102,10 +144,11 @@ pub async fn list(
     responses((status = 200, description = "The session", body = SessionView))
 )]
 pub async fn show(
+    State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
 ) -> Json<SessionView> {
-    Json(SessionView::of(&session, caller.grant()))
+    Json(SessionView::of(&session, caller.grant(), node(&state)))
 }
 
 /// `DELETE /api/sessions/{id}`: ends the session (hangup, then kill after the
@@ -135,7 +178,7 @@ pub async fn delete(
         session.id(),
     );
     session.kill().await;
-    Ok(Json(SessionView::of(&session, grant)))
+    Ok(Json(SessionView::of(&session, grant, node(&state))))
 }
 
 /// The query of `GET /api/sessions/{id}/screen`.

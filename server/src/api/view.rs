@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::access::{Grant, Role};
+use crate::cluster::SessionRecord;
 use crate::session::{SessionHandle, Status};
 use crate::time::rfc3339;
 
@@ -20,6 +21,9 @@ pub struct Viewers {
 pub struct SessionView {
     /// The id.
     pub id: String,
+    /// The node that runs it (`serve --cluster` only; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// The name, if it has one.
     pub name: Option<String>,
     /// The profile, or null for a command given in the request.
@@ -58,8 +62,9 @@ pub struct SessionView {
 }
 
 impl SessionView {
-    /// The view of a session now, for `grant`.
-    pub fn of(session: &SessionHandle, grant: &Grant) -> SessionView {
+    /// The view of a session of this node now, for `grant`; `node` is
+    /// this node's name in a cluster.
+    pub fn of(session: &SessionHandle, grant: &Grant, node: Option<&str>) -> SessionView {
         let info = session.info();
         let screen = session.screen();
         let (exit_code, exit_signal, exited_at) = match session.status() {
@@ -69,6 +74,7 @@ impl SessionView {
         let presence = session.presence();
         SessionView {
             id: info.id.clone(),
+            node: node.map(str::to_owned),
             name: info.name.clone(),
             profile: info.profile.clone(),
             command: info.command.clone(),
@@ -85,6 +91,37 @@ impl SessionView {
             viewers: Viewers {
                 view: presence.view,
                 control: presence.control,
+            },
+            access: grant.role(),
+        }
+    }
+}
+
+impl SessionView {
+    /// The view of another node's session from its registry record, for
+    /// `grant`: its title as of the record's last write, and no viewers
+    /// counted (the owner counts them).
+    pub fn remote(record: &SessionRecord, grant: &Grant) -> SessionView {
+        let running = record.state == "running";
+        SessionView {
+            id: record.id.clone(),
+            node: Some(record.node.clone()),
+            name: record.name.clone(),
+            profile: record.profile.clone(),
+            command: record.command.clone(),
+            pid: record.pid,
+            cols: record.cols,
+            rows: record.rows,
+            title: record.title.clone(),
+            running,
+            exit_code: (!running).then_some(record.exit_code),
+            exit_signal: record.exit_signal.clone(),
+            created_at: record.created_at.clone(),
+            exited_at: record.exited_at.clone(),
+            recording: record.recording.clone(),
+            viewers: Viewers {
+                view: 0,
+                control: 0,
             },
             access: grant.role(),
         }

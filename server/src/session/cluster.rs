@@ -9,8 +9,10 @@ use tokio::runtime::Handle;
 
 use crate::cluster::{Registry, RegistryError, SessionRecord};
 
+use crate::time::rfc3339;
+
 use super::registry::CreateError;
-use super::SessionHandle;
+use super::{SessionHandle, Status};
 
 /// The registry and the runtime its writes run on (sessions end on the
 /// emulator pool's threads).
@@ -85,6 +87,15 @@ impl Cluster {
             cols,
             rows,
             state: "running".to_owned(),
+            owner: info.owner.as_ref().map(ToString::to_string),
+            command: info.command.clone(),
+            pid: info.pid,
+            title: session.screen().title.to_string(),
+            created_at: rfc3339(info.created_at),
+            exit_code: None,
+            exit_signal: None,
+            exited_at: None,
+            recording: info.recording.clone(),
         };
         if let Err(e) = self.registry.update(&record).await {
             tracing::warn!(error = %e, id = %record.id, "cannot register a session in the cluster");
@@ -92,8 +103,12 @@ impl Cluster {
         let registry = Arc::clone(&self.registry);
         let mut status = session.watch_status();
         self.runtime.spawn(async move {
-            if status.wait_for(|s| !s.running()).await.is_ok() {
+            let exited = status.wait_for(|s| !s.running()).await.map(|s| s.clone());
+            if let Ok(Status::Exited { status: exit, at }) = exited {
                 record.state = "exited".to_owned();
+                record.exit_code = exit.code;
+                record.exit_signal = exit.signal;
+                record.exited_at = Some(rfc3339(at));
                 if let Err(e) = registry.update(&record).await {
                     tracing::warn!(error = %e, id = %record.id, "cannot mark a session exited in the cluster");
                 }

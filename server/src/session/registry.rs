@@ -188,6 +188,11 @@ impl Sessions {
         })
     }
 
+    /// The cluster registry this node joined, if any (`serve --cluster`).
+    pub fn cluster(&self) -> Option<&Arc<Registry>> {
+        self.cluster.get().map(|cluster| &cluster.registry)
+    }
+
     /// Registers the sessions created from now on in the cluster's
     /// `registry` (names claimed cluster-wide), with its writes on the
     /// current tokio runtime. Once: later calls change nothing.
