@@ -364,8 +364,30 @@ fn sessions_created_through_the_api_are_in_the_registry_and_names_unique() {
         assert_eq!((listed[0].cols, listed[0].rows), (80, 24));
         assert_eq!(listed[0].state, "running");
 
-        // Deleted on A: gone from the registry, and the name free for B.
+        // Resized on A: the record follows.
         let auth = format!("Bearer {}", common::TOKEN);
+        let resized = common::http(
+            a_addr,
+            "POST",
+            &format!("/api/sessions/{id}/resize"),
+            &[("Authorization", &auth)],
+            Some(br#"{"cols": 100, "rows": 30}"#),
+        );
+        assert!(resized.status < 300, "resize: {}", resized.body);
+        let start = Instant::now();
+        loop {
+            let listed = observer.list().await.expect("list");
+            if (listed[0].cols, listed[0].rows) == (100, 30) {
+                break;
+            }
+            assert!(
+                start.elapsed() < common::DEADLINE,
+                "the record kept its size: {listed:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+
+        // Deleted on A: gone from the registry, and the name free for B.
         let deleted = common::http(
             a_addr,
             "DELETE",
@@ -578,4 +600,40 @@ fn every_node_lists_the_clusters_sessions_by_the_same_access_rule() {
         let _ = child.kill();
         let _ = child.wait();
     }
+}
+
+#[test]
+fn the_lowest_live_node_removes_a_dead_nodes_records() {
+    let Some(nats) = Nats::start() else { return };
+    runtime().block_on(async {
+        // X announces itself once and never again, as a killed node.
+        let x = Registry::connect(&nats.url, "X", &cluster_config())
+            .await
+            .expect("node X joins");
+        x.register(&record("s1", "X", Some("build")))
+            .await
+            .expect("register on X");
+        x.register(&record("s2", "X", None))
+            .await
+            .expect("register on X");
+        let (b, _c) = (join("B", &nats.url).await, join("C", &nats.url).await);
+        assert_eq!(
+            b.get("s1").await.expect("get").map(|r| r.node),
+            Some("X".to_owned())
+        );
+        let start = Instant::now();
+        // X's key expires within the TTL; B (the lowest) removes its
+        // records at its next heartbeat, a third of the TTL later.
+        let bound = Duration::from_secs(TTL_S + TTL_S / 3 + 2);
+        while b.get("s1").await.expect("get").is_some() || b.get("s2").await.expect("get").is_some()
+        {
+            assert!(start.elapsed() < bound, "X's records stayed");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        eprintln!("X's records removed after {:?}", start.elapsed());
+        // Its name can be taken again.
+        x.register(&record("s3", "X", Some("build")))
+            .await
+            .expect("the freed name");
+    });
 }

@@ -6,7 +6,9 @@
 //! - `panecast_sessions`: `id.<id>` -> a [`SessionRecord`] written by the
 //!   owner when a session is created, resized, exits and is deleted, and
 //!   `name.<hex of name>` -> the id, created only when absent, which keeps
-//!   names unique across the cluster.
+//!   names unique across the cluster. The live node with the lowest name
+//!   removes, at each of its heartbeats, the records and names of nodes
+//!   that are gone (their liveness key expired).
 //!
 //! The session layer still enforces every limit; this is bookkeeping.
 
@@ -303,7 +305,9 @@ impl Registry {
     }
 
     /// Refreshes this node's key every third of the TTL until the
-    /// returned task is aborted (or the process ends).
+    /// returned task is aborted (or the process ends), and each time, when
+    /// this is the live node with the lowest name, removes the records of
+    /// nodes that are gone ([`Self::reap_dead_nodes`]).
     pub fn spawn_heartbeat(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             let mut ticks = tokio::time::interval(self.ttl / 3);
@@ -312,9 +316,30 @@ impl Registry {
                 ticks.tick().await;
                 if let Err(e) = self.heartbeat().await {
                     tracing::warn!(error = %e, "cannot refresh this node's liveness");
+                    continue;
+                }
+                if let Err(e) = self.reap_dead_nodes().await {
+                    tracing::warn!(error = %e, "cannot remove the sessions of nodes that are gone");
                 }
             }
         })
+    }
+
+    /// When this is the live node with the lowest name: unregisters every
+    /// session (record and name) of a node that is not live, that is one
+    /// whose liveness key expired a TTL after its last refresh. Returns
+    /// how many it removed (none on the other nodes).
+    pub async fn reap_dead_nodes(&self) -> Result<usize, RegistryError> {
+        let live = self.live_nodes().await?;
+        if live.first() != Some(&self.node) {
+            return Ok(0);
+        }
+        let dead = self.cache.records(|record| !live.contains(&record.node));
+        for record in &dead {
+            tracing::info!(id = %record.id, node = %record.node, "removing a session of a node that is gone");
+            self.unregister(record).await?;
+        }
+        Ok(dead.len())
     }
 
     /// Removes this node's liveness key at once (a clean shutdown): the

@@ -1,7 +1,8 @@
 //! This node's sessions in the cluster registry, with `serve --cluster`:
 //! a session's name is claimed cluster-wide before its program starts,
-//! its record is written once it runs, written again when it exits, and
-//! removed when it ends. Without a cluster nothing here runs.
+//! its record is written once it runs, written again when it is resized
+//! (its published screen changes size) and when it exits, and removed
+//! when it ends. Without a cluster nothing here runs.
 
 use std::sync::Arc;
 
@@ -102,21 +103,69 @@ impl Cluster {
         }
         let registry = Arc::clone(&self.registry);
         let mut status = session.watch_status();
+        let mut screens = session.subscribe();
         self.runtime.spawn(async move {
-            let exited = status.wait_for(|s| !s.running()).await.map(|s| s.clone());
-            if let Ok(Status::Exited { status: exit, at }) = exited {
-                record.state = "exited".to_owned();
-                record.exit_code = exit.code;
-                record.exit_signal = exit.signal;
-                record.exited_at = Some(rfc3339(at));
-                if let Err(e) = registry.update(&record).await {
-                    tracing::warn!(error = %e, id = %record.id, "cannot mark a session exited in the cluster");
+            let write = |record: &SessionRecord, what: &'static str| {
+                let registry = Arc::clone(&registry);
+                let record = record.clone();
+                async move {
+                    if let Err(e) = registry.update(&record).await {
+                        tracing::warn!(error = %e, id = %record.id, "cannot {what} in the cluster");
+                    }
                 }
-                while status.changed().await.is_ok() {}
+            };
+            let exited = status.borrow_and_update().clone();
+            if mark_exited(&mut record, &exited) {
+                write(&record, "mark a session exited").await;
+            }
+            // Until the actor is gone (the status's sender dropped).
+            let mut screens_open = true;
+            loop {
+                tokio::select! {
+                    changed = status.changed() => {
+                        if changed.is_err() {
+                            break;
+                        }
+                        let now = status.borrow_and_update().clone();
+                        if mark_exited(&mut record, &now) {
+                            write(&record, "mark a session exited").await;
+                        }
+                    }
+                    changed = screens.changed(), if screens_open => {
+                        if changed.is_err() {
+                            screens_open = false;
+                            continue;
+                        }
+                        let (cols, rows, title) = {
+                            let screen = screens.borrow_and_update();
+                            (screen.cols, screen.rows, screen.title.to_string())
+                        };
+                        if (cols, rows) != (record.cols, record.rows) {
+                            record.cols = cols;
+                            record.rows = rows;
+                            record.title = title;
+                            write(&record, "record a session's new size").await;
+                        }
+                    }
+                }
             }
             if let Err(e) = registry.unregister(&record).await {
                 tracing::warn!(error = %e, id = %record.id, "cannot unregister a session from the cluster");
             }
         });
+    }
+}
+
+/// Marks `record` exited as `status` says, once: true when it changed.
+fn mark_exited(record: &mut SessionRecord, status: &Status) -> bool {
+    match status {
+        Status::Exited { status, at } if record.state == "running" => {
+            record.state = "exited".to_owned();
+            record.exit_code = status.code;
+            record.exit_signal = status.signal.clone();
+            record.exited_at = Some(rfc3339(*at));
+            true
+        }
+        _ => false,
     }
 }
