@@ -622,9 +622,10 @@ fn the_lowest_live_node_removes_a_dead_nodes_records() {
             Some("X".to_owned())
         );
         let start = Instant::now();
-        // X's key expires within the TTL; B (the lowest) removes its
-        // records at its next heartbeat, a third of the TTL later.
-        let bound = Duration::from_secs(TTL_S + TTL_S / 3 + 2);
+        // X's key expires within the TTL; B (the lowest) sees it gone at
+        // its next heartbeat, a third of the TTL later, and removes its
+        // records once it has seen it gone for one more TTL.
+        let bound = Duration::from_secs(2 * TTL_S + 2 * (TTL_S / 3) + 2);
         while b.get("s1").await.expect("get").is_some() || b.get("s2").await.expect("get").is_some()
         {
             assert!(start.elapsed() < bound, "X's records stayed");
@@ -636,4 +637,203 @@ fn the_lowest_live_node_removes_a_dead_nodes_records() {
             .await
             .expect("the freed name");
     });
+}
+
+/// `GET /api/sessions` on the node at `addr` as the admin: each session's
+/// (id, node, name), in the list's order.
+fn list_named(addr: SocketAddr) -> Vec<(String, String, Option<String>)> {
+    let auth = format!("Bearer {}", common::TOKEN);
+    let response = common::http(
+        addr,
+        "GET",
+        "/api/sessions",
+        &[("Authorization", &auth)],
+        None,
+    );
+    assert_eq!(response.status, 200, "{}", response.body);
+    response.json()["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().expect("id").to_owned(),
+                s["node"].as_str().expect("node").to_owned(),
+                s["name"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+/// Polls `list_named(addr)` until `done` holds of it, failing after
+/// `bound` with `what` and the last list.
+fn wait_for_list(
+    addr: SocketAddr,
+    bound: Duration,
+    what: &str,
+    done: impl Fn(&[(String, String, Option<String>)]) -> bool,
+) -> Duration {
+    let start = Instant::now();
+    loop {
+        let listed = list_named(addr);
+        if done(&listed) {
+            return start.elapsed();
+        }
+        assert!(start.elapsed() < bound, "{what}: {listed:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Sends `signal` to child `child`.
+fn signal(child: &Child, signal: libc::c_int) {
+    // SAFETY: kill(2) on our own child's pid.
+    let sent = unsafe { libc::kill(child.id() as i32, signal) };
+    assert_eq!(sent, 0, "kill({}, {signal})", child.id());
+}
+
+/// Two real nodes and a session named `build` on A, with A stopped
+/// (SIGSTOP) until B's list no longer shows the session and its record is
+/// reaped (2 x TTL after A's last refresh, plus the reaper's tick). The
+/// nodes are killed when it drops.
+struct Paused {
+    a: Child,
+    b: Child,
+    a_addr: SocketAddr,
+    b_addr: SocketAddr,
+    id: String,
+    _dir: TempDir,
+    nats: Nats,
+}
+
+impl Paused {
+    /// Starts it all, or `None` when `nats-server` is not installed.
+    fn start() -> Option<Paused> {
+        let nats = Nats::start()?;
+        let dir = TempDir::new("paused");
+        let config = config_file(&dir.0);
+        let (a, a_addr) = serve_node(&nats.url, "A", &config);
+        let (b, b_addr) = serve_node(&nats.url, "B", &config);
+        let sleeper = serde_json::json!({ "command": ["sleep", "120"], "name": "build" });
+        let (status, session) = create(a_addr, &sleeper);
+        assert_eq!(status, 201, "{session}");
+        let id = session["id"].as_str().expect("an id").to_owned();
+        let named = (id.clone(), "A".to_owned(), Some("build".to_owned()));
+        wait_for_list(
+            b_addr,
+            common::DEADLINE,
+            "B never listed A's session",
+            |l| l.contains(&named),
+        );
+        signal(&a, libc::SIGSTOP);
+        let paused = Paused {
+            a,
+            b,
+            a_addr,
+            b_addr,
+            id,
+            _dir: dir,
+            nats,
+        };
+        // A's key expires within the TTL (plus a refresh's third).
+        let gone = wait_for_list(
+            b_addr,
+            Duration::from_secs(TTL_S + 2),
+            "A's session stayed in B's list",
+            |l| l.iter().all(|(id, _, _)| id != &paused.id),
+        );
+        // Its record is reaped 2 x TTL after A's last refresh, not before.
+        runtime().block_on(async {
+            let observer = Registry::connect(&paused.nats.url, "observer", &cluster_config())
+                .await
+                .expect("observer joins");
+            let start = Instant::now();
+            while observer.get(&paused.id).await.expect("get").is_some() {
+                assert!(
+                    start.elapsed() < Duration::from_secs(TTL_S + TTL_S / 3 + 3),
+                    "A's record was never reaped"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            // Reaped a TTL after A left the list (its key expired), not at
+            // the reaper's next tick.
+            assert!(
+                start.elapsed() >= Duration::from_secs(TTL_S - 1),
+                "A's record was reaped {:?} after A left the list",
+                start.elapsed()
+            );
+            eprintln!(
+                "A left B's list after {gone:?}, its record was reaped {:?} later",
+                start.elapsed()
+            );
+        });
+        Some(paused)
+    }
+}
+
+impl Drop for Paused {
+    fn drop(&mut self) {
+        for child in [&mut self.a, &mut self.b] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Within this of SIGCONT a node is back in every list: its next
+/// heartbeat (a third of the TTL) and a list's wait.
+fn back_within() -> Duration {
+    Duration::from_secs(TTL_S / 3 + 1) + common::DEADLINE
+}
+
+#[test]
+fn a_paused_node_comes_back_with_its_sessions_and_names() {
+    let Some(paused) = Paused::start() else {
+        return;
+    };
+    signal(&paused.a, libc::SIGCONT);
+    let named = (paused.id.clone(), "A".to_owned(), Some("build".to_owned()));
+    let back = wait_for_list(
+        paused.b_addr,
+        back_within(),
+        "A's session did not come back to B's list with its name",
+        |l| l == [named.clone()],
+    );
+    eprintln!("A's session back in B's list {back:?} after SIGCONT");
+    // The name is A's session's again: B cannot take it.
+    let sleeper = serde_json::json!({ "command": ["sleep", "120"], "name": "build" });
+    let (status, refused) = create(paused.b_addr, &sleeper);
+    assert_eq!(status, 409, "the name is A's again: {refused}");
+    assert_eq!(list_named(paused.a_addr), [named]);
+}
+
+#[test]
+fn a_paused_nodes_name_taken_meanwhile_stays_with_the_new_session() {
+    let Some(paused) = Paused::start() else {
+        return;
+    };
+    // While A is gone its name is free: B's new session takes it.
+    let sleeper = serde_json::json!({ "command": ["sleep", "120"], "name": "build" });
+    let (status, session) = create(paused.b_addr, &sleeper);
+    assert_eq!(status, 201, "A's name while A is gone: {session}");
+    let taker = session["id"].as_str().expect("an id").to_owned();
+    signal(&paused.a, libc::SIGCONT);
+    // A's session is back, running, without the name; B's keeps it; both
+    // nodes list the same two sessions, one named.
+    let mut expected = vec![
+        (paused.id.clone(), "A".to_owned(), None),
+        (taker, "B".to_owned(), Some("build".to_owned())),
+    ];
+    expected.sort();
+    for addr in [paused.b_addr, paused.a_addr] {
+        wait_for_list(
+            addr,
+            back_within(),
+            "A's session did not come back without the name",
+            |l| {
+                let mut l = l.to_vec();
+                l.sort();
+                l == expected
+            },
+        );
+    }
 }

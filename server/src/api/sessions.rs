@@ -99,6 +99,13 @@ pub async fn list(
         .map(|s| SessionView::of(s, grant, here))
         .collect();
     if let Some(registry) = state.sessions.cluster() {
+        // A name another node's session took while this node was gone
+        // is that session's in every list.
+        for view in &mut sessions {
+            if registry.lost_name(&view.id) {
+                view.name = None;
+            }
+        }
         let records = registry.list().await.map_err(|e| {
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -74,6 +74,14 @@ impl Cache {
             .is_ok_and(|result| result.is_ok())
     }
 
+    /// Whether the record of session `id` is held.
+    pub(super) fn has(&self, id: &str) -> bool {
+        self.records
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(id)
+    }
+
     /// Every record held, for which `keep` is true, by id.
     pub(super) fn records(
         &self,

@@ -8,17 +8,34 @@
 //!   `name.<hex of name>` -> the id, created only when absent, which keeps
 //!   names unique across the cluster. The live node with the lowest name
 //!   removes, at each of its heartbeats, the records and names of nodes
-//!   that are gone (their liveness key expired).
+//!   that are gone: their liveness key expired (a TTL after their last
+//!   refresh) and it has seen them gone for one more TTL since, so at
+//!   least 2 x TTL after their last refresh. A node starved or paused
+//!   for a little longer than the TTL leaves the list for a while but
+//!   keeps its records, and is back whole at its next refresh.
+//!
+//! A node that comes back (paused, starved, cut off) registers its
+//! sessions again: at each heartbeat, when its own liveness key had
+//! expired or a record it wrote is no longer in the bucket (the reaper
+//! removed it), every local session writes its record again and claims
+//! its name again ([`Registry::rejoin`]). A name another node's session
+//! took meanwhile stays with that session, since it was given out while
+//! this one was gone: the local session keeps running, a warning names
+//! both, and its record is written without the name; this node's list
+//! shows it without the name too ([`Registry::lost_name`]), so no list
+//! holds two sessions of one name. The lost name does not come back.
 //!
 //! The session layer still enforces every limit; this is bookkeeping.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use async_nats::jetstream::kv::{CreateErrorKind, Store};
 use async_nats::jetstream::stream;
 use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
 
 use super::cache::{Cache, Follower};
 use super::settings::ClusterConfig;
@@ -205,6 +222,24 @@ pub struct Registry {
     cache: Arc<Cache>,
     /// Keeps `cache` current while any clone of the registry lives.
     _follower: Arc<Follower>,
+    /// What this node keeps about its own sessions and the nodes it reaps.
+    local: Arc<Local>,
+}
+
+/// A node's own bookkeeping, shared by the registry's clones.
+#[derive(Debug)]
+struct Local {
+    /// The ids of the records this node wrote and has not removed.
+    written: Mutex<HashSet<String>>,
+    /// The ids of this node's sessions whose name another node's session
+    /// took while this node was gone.
+    unnamed: Mutex<HashSet<String>>,
+    /// Each gone node whose records are still there, and when the reaper
+    /// first saw it gone.
+    gone_since: Mutex<HashMap<String, Instant>>,
+    /// Counts the times this node came back: each session re-registers
+    /// when it moves.
+    rejoins: watch::Sender<u64>,
 }
 
 impl Registry {
@@ -280,6 +315,12 @@ impl Registry {
             sessions_stream,
             cache,
             _follower: follower,
+            local: Arc::new(Local {
+                written: Mutex::new(HashSet::new()),
+                unnamed: Mutex::new(HashSet::new()),
+                gone_since: Mutex::new(HashMap::new()),
+                rejoins: watch::channel(0).0,
+            }),
         };
         registry.heartbeat().await?;
         Ok(registry)
@@ -290,8 +331,16 @@ impl Registry {
         &self.node
     }
 
-    /// Refreshes this node's liveness key.
+    /// Refreshes this node's liveness key; when the key had expired or a
+    /// record this node wrote is gone from the bucket, tells every local
+    /// session to register again ([`Self::rejoins`]).
     pub async fn heartbeat(&self) -> Result<(), RegistryError> {
+        let was_live = self
+            .nodes
+            .get(&self.node)
+            .await
+            .map_err(|e| kv_error("heartbeat")(e.into()))?
+            .is_some();
         let record = NodeRecord {
             node: self.node.clone(),
         };
@@ -301,7 +350,83 @@ impl Registry {
             .put(&self.node, value.into())
             .await
             .map_err(|e| kv_error("heartbeat")(e.into()))?;
+        if !was_live || self.lost_records().await? {
+            tracing::info!(node = %self.node, "this node was gone: registering its sessions again");
+            self.local.rejoins.send_modify(|count| *count += 1);
+        }
         Ok(())
+    }
+
+    /// Whether a record this node wrote is no longer in the bucket, once
+    /// the copy holds every write made before the call.
+    async fn lost_records(&self) -> Result<bool, RegistryError> {
+        let written: Vec<String> = lock(&self.local.written).iter().cloned().collect();
+        if written.is_empty() {
+            return Ok(false);
+        }
+        let last = self
+            .sessions_stream
+            .get_info()
+            .await
+            .map_err(|e| kv_error("reading the sessions bucket")(e.into()))?
+            .state
+            .last_sequence;
+        if !self.cache.caught_up(last, LIST_WAIT).await {
+            // Not known yet: the next heartbeat looks again.
+            return Ok(false);
+        }
+        // A record written or removed since the list was taken is not lost.
+        let still = lock(&self.local.written);
+        Ok(written
+            .iter()
+            .any(|id| still.contains(id) && !self.cache.has(id)))
+    }
+
+    /// Moves each time this node comes back (see [`Self::heartbeat`]):
+    /// every local session then calls [`Self::rejoin`].
+    pub fn rejoins(&self) -> watch::Receiver<u64> {
+        self.local.rejoins.subscribe()
+    }
+
+    /// Registers a session of this node again after the node came back:
+    /// claims its name again and writes its record. When another node's
+    /// session took the name meanwhile, warns naming both, drops the name
+    /// from `record` and writes it without it.
+    pub async fn rejoin(&self, record: &mut SessionRecord) -> Result<(), RegistryError> {
+        if let Some(name) = record.name.clone() {
+            match self.claim_name(&name, &record.id, &[]).await {
+                Ok(()) => {}
+                Err(RegistryError::NameTaken(_)) => {
+                    let holder = self.name_holder(&name).await?;
+                    tracing::warn!(
+                        %name,
+                        id = %record.id,
+                        holder = %holder.as_deref().unwrap_or("-"),
+                        "the name was taken by another node's session while this node was gone: this session keeps running without it"
+                    );
+                    record.name = None;
+                    lock(&self.local.unnamed).insert(record.id.clone());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.update(record).await
+    }
+
+    /// Whether session `id` of this node lost its name to another node's
+    /// session while this node was gone: it is listed without it.
+    pub fn lost_name(&self, id: &str) -> bool {
+        lock(&self.local.unnamed).contains(id)
+    }
+
+    /// The id of the session that holds `name`, if any.
+    async fn name_holder(&self, name: &str) -> Result<Option<String>, RegistryError> {
+        let holder = self
+            .sessions
+            .get(name_key(name))
+            .await
+            .map_err(|e| kv_error("reading a name")(e.into()))?;
+        Ok(holder.map(|id| String::from_utf8_lossy(&id).into_owned()))
     }
 
     /// Refreshes this node's key every third of the TTL until the
@@ -326,15 +451,33 @@ impl Registry {
     }
 
     /// When this is the live node with the lowest name: unregisters every
-    /// session (record and name) of a node that is not live, that is one
-    /// whose liveness key expired a TTL after its last refresh. Returns
-    /// how many it removed (none on the other nodes).
+    /// session (record and name) of a node that is not live (its liveness
+    /// key expired a TTL after its last refresh) and that this node has
+    /// seen gone for one more TTL, so that a node starved for a little
+    /// longer than the TTL comes back with its records. Returns how many
+    /// it removed (none on the other nodes).
     pub async fn reap_dead_nodes(&self) -> Result<usize, RegistryError> {
         let live = self.live_nodes().await?;
         if live.first() != Some(&self.node) {
+            lock(&self.local.gone_since).clear();
             return Ok(0);
         }
-        let dead = self.cache.records(|record| !live.contains(&record.node));
+        let gone = self.cache.records(|record| !live.contains(&record.node));
+        let now = Instant::now();
+        let dead: Vec<SessionRecord> = {
+            let mut since = lock(&self.local.gone_since);
+            since.retain(|node, _| gone.iter().any(|record| &record.node == node));
+            for record in &gone {
+                since.entry(record.node.clone()).or_insert(now);
+            }
+            gone.into_iter()
+                .filter(|record| {
+                    since
+                        .get(&record.node)
+                        .is_some_and(|first| now.duration_since(*first) >= self.ttl)
+                })
+                .collect()
+        };
         for record in &dead {
             tracing::info!(id = %record.id, node = %record.node, "removing a session of a node that is gone");
             self.unregister(record).await?;
@@ -414,6 +557,10 @@ impl Registry {
             return Err(taken);
         };
         let holder_id = String::from_utf8_lossy(&entry.value).into_owned();
+        if holder_id == id {
+            // Already this session's (registered again).
+            return Ok(());
+        }
         let gone = match self.get(&holder_id).await? {
             // Its node died without unregistering it.
             Some(record) => !self.live_nodes().await?.contains(&record.node),
@@ -459,12 +606,17 @@ impl Registry {
             .put(session_key(&record.id), value.into())
             .await
             .map_err(|e| kv_error("writing a session")(e.into()))?;
+        if record.node == self.node {
+            lock(&self.local.written).insert(record.id.clone());
+        }
         Ok(())
     }
 
     /// Removes a session's record and frees its name (when it still
     /// holds it).
     pub async fn unregister(&self, record: &SessionRecord) -> Result<(), RegistryError> {
+        lock(&self.local.written).remove(&record.id);
+        lock(&self.local.unnamed).remove(&record.id);
         self.sessions
             .purge(session_key(&record.id))
             .await
@@ -516,6 +668,12 @@ impl Registry {
         }
         Ok(self.cache.records(|record| live.contains(&record.node)))
     }
+}
+
+/// Locks `mutex`, through a panic of another holder (the sets stay
+/// whole: each change is one insert or remove).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! a session's name is claimed cluster-wide before its program starts,
 //! its record is written once it runs, written again when it is resized
 //! (its published screen changes size) and when it exits, and removed
-//! when it ends. Without a cluster nothing here runs.
+//! when it ends. When this node comes back after it was gone (see
+//! `cluster::registry`), each session registers again, its record and its
+//! name. Without a cluster nothing here runs.
 
 use std::sync::Arc;
 
@@ -104,6 +106,7 @@ impl Cluster {
         let registry = Arc::clone(&self.registry);
         let mut status = session.watch_status();
         let mut screens = session.subscribe();
+        let mut rejoins = registry.rejoins();
         self.runtime.spawn(async move {
             let write = |record: &SessionRecord, what: &'static str| {
                 let registry = Arc::clone(&registry);
@@ -129,6 +132,14 @@ impl Cluster {
                         let now = status.borrow_and_update().clone();
                         if mark_exited(&mut record, &now) {
                             write(&record, "mark a session exited").await;
+                        }
+                    }
+                    changed = rejoins.changed() => {
+                        if changed.is_err() {
+                            break;
+                        }
+                        if let Err(e) = registry.rejoin(&mut record).await {
+                            tracing::warn!(error = %e, id = %record.id, "cannot register a session again in the cluster");
                         }
                     }
                     changed = screens.changed(), if screens_open => {
