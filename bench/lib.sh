@@ -10,21 +10,25 @@ flood_file() {
     }' > "$1"
 }
 
-# start_panecast BIN WORK: starts BIN/panecast serve with a fresh token and
-# --allow-any-command, logging to WORK/serve.log; sets SERVER_PID, ADDR
-# (host:port) and TOKEN. Stop it with stop_panecast.
+# start_panecast BIN WORK [ARG...]: starts `panecast serve` (BIN is the
+# binary, or the directory that holds it) with a fresh token,
+# --allow-any-command and the ARGs, logging to WORK/serve.log; sets
+# SERVER_PID, ADDR (host:port) and TOKEN. Stop it with stop_panecast.
 start_panecast() {
+    local bin=$1 work=$2
+    shift 2
+    [ -d "$bin" ] && bin=$bin/panecast
     TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-    "$1/panecast" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
-        > "$2/serve.out" 2> "$2/serve.log" &
+    "$bin" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command "$@" \
+        > "$work/serve.out" 2> "$work/serve.log" &
     SERVER_PID=$!
     ADDR=
     for _ in $(seq 500); do
-        ADDR=$(grep -o '127\.0\.0\.1:[0-9]*' "$2/serve.out" 2>/dev/null || true)
+        ADDR=$(grep -o '127\.0\.0\.1:[0-9]*' "$work/serve.out" 2>/dev/null || true)
         [ -n "$ADDR" ] && return
         sleep 0.01
     done
-    echo "panecast did not start:"; cat "$2/serve.log"; exit 1
+    echo "panecast did not start:"; cat "$work/serve.log"; exit 1
 }
 
 # stop_panecast: stops the server start_panecast started, if one is running,

@@ -75,17 +75,7 @@ CONFIG=$WORK/sessions.toml
 FLOOD=$WORK/flood.txt
 flood_file "$FLOOD" 200000
 
-TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-"${PANECAST:-$BIN/panecast}" serve --listen 127.0.0.1:0 --token "$TOKEN" --allow-any-command \
-    --config "$CONFIG" > "$WORK/serve.out" 2> "$WORK/serve.log" &
-SERVER_PID=$!
-ADDR=
-for _ in $(seq 500); do
-    ADDR=$(grep -o '127\.0\.0\.1:[0-9]*' "$WORK/serve.out" 2>/dev/null || true)
-    [ -n "$ADDR" ] && break
-    sleep 0.01
-done
-[ -n "$ADDR" ] || { echo "panecast did not start:"; cat "$WORK/serve.log"; exit 1; }
+start_panecast "${PANECAST:-$BIN/panecast}" "$WORK" --config "$CONFIG"
 
 echo "== $SESSIONS idle 80x24 cat sessions ($ISOLATION isolation), $(nproc) cores," \
     "open files $(ulimit -Hn) (hard), pid_max $(cat /proc/sys/kernel/pid_max)"

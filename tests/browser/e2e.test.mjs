@@ -224,10 +224,15 @@ e2e('a scroll region at the top with a status line below pushes lines the page n
   const id = await session();
   const page = await open(id, { viewport: { width: 700, height: 300 } });
   await waitFor(() => page.evaluate(() => window.panecast.text().includes('$')), { what: 'the prompt on the page' });
-  // The session's height once the page has sized it.
+  // The session's height once the page has sized it: the rows that fit the page, which the
+  // page and the session both have (before the page's resize, both still have the old height).
   const rows = await waitFor(async () => {
     const r = (await server.api('GET', `/api/sessions/${id}`)).rows;
-    return r === await page.evaluate(() => window.panecast.rows) && r;
+    const shown = await page.evaluate(() => {
+      const t = window.panecast;
+      return { rows: t.rows, fit: Math.floor(t.el.getBoundingClientRect().height / t.painter.cellCss.height) };
+    });
+    return r === shown.rows && r === shown.fit && r;
   }, { what: 'the session sized by the page' });
   // 1..30 scroll the whole screen; then, as apt draws its progress bar, a
   // region above a status line: R1..R20 leave its top for the scrollback

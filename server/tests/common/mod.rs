@@ -22,6 +22,12 @@ pub use http::{http, Response};
 /// How long any wait may last before the test fails. Generous: the machine
 /// may be loaded, and polling returns as soon as the condition holds.
 pub const DEADLINE: Duration = Duration::from_secs(10);
+/// How long a test waits for a flood it started only to set a session up
+/// (filling a scrollback) to be parsed. Floods run at a low priority (the
+/// emulator pool's bulk lane, niceness 10), so on a loaded machine a debug
+/// build may take longer than [`DEADLINE`]; the test's assertions never
+/// rest on this wait.
+pub const FLOOD_WAIT: Duration = Duration::from_secs(120);
 const POLL: Duration = Duration::from_millis(20);
 pub const TOKEN: &str = "test-token-0123456789";
 
@@ -165,8 +171,19 @@ impl Server {
 
     /// Polls the screen until `done` holds, and returns it.
     pub fn wait_screen(&self, id: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
+        self.wait_screen_within(id, what, DEADLINE, done)
+    }
+
+    /// [`Self::wait_screen`], failing after `within` instead of [`DEADLINE`].
+    pub fn wait_screen_within(
+        &self,
+        id: &str,
+        what: &str,
+        within: Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> String {
         let mut last = String::new();
-        eventually(what, || {
+        eventually_within(what, within, || {
             last = self.screen(id);
             done(&last).then(|| last.clone())
         })
@@ -210,13 +227,22 @@ pub fn session_id(session: &Value) -> String {
 }
 
 /// Calls `check` every 20 ms until it returns `Some`, failing after the deadline.
-pub fn eventually<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+pub fn eventually<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
+    eventually_within(what, DEADLINE, check)
+}
+
+/// [`eventually`], failing after `within`.
+pub fn eventually_within<T>(
+    what: &str,
+    within: Duration,
+    mut check: impl FnMut() -> Option<T>,
+) -> T {
     let start = Instant::now();
     loop {
         if let Some(value) = check() {
             return value;
         }
-        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        assert!(start.elapsed() < within, "timed out waiting for {what}");
         std::thread::sleep(POLL);
     }
 }

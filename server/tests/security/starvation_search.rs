@@ -15,7 +15,7 @@ use panecast_proto::ClientMessage;
 use serde_json::json;
 
 use crate::common::ws::{self, Kind};
-use crate::common::{session_id, test_config, Server, TOKEN};
+use crate::common::{session_id, test_config, Server, FLOOD_WAIT, TOKEN};
 use crate::support::{as_, mint, runtime};
 
 /// Longest 99th-percentile echo of the session under the read floods (a
@@ -33,7 +33,10 @@ fn full_session(server: &Server) -> String {
     let script = format!("yes '{line}' | head -n 12000; echo FILLED; exec cat");
     let session = server.create(&["sh", "-c", &script], json!({ "cols": 1000, "rows": 40 }));
     let id = session_id(&session);
-    server.wait_screen(&id, "the scrollback to fill", |s| s.contains("FILLED"));
+    // What is tested comes after: the fill only has to end.
+    server.wait_screen_within(&id, "the scrollback to fill", FLOOD_WAIT, |s| {
+        s.contains("FILLED")
+    });
     id
 }
 

@@ -43,8 +43,9 @@ export async function session({ command = SHELL, ready = '$', ...extra } = {}) {
 export const screenText = async (id) => String(await env.server.api('GET', `/api/sessions/${id}/screen?format=text`)).split('\n');
 export const input = (id, text) => env.server.api('POST', `/api/sessions/${id}/input`, { text });
 
-/** Opens `/{path}/{id}` in a new context; `page.errors` collects page errors. */
-export async function open(id, { role = 'control', path = 's', query = '', contextOptions = { viewport: { width: 900, height: 520 } } } = {}) {
+/** Opens `/{path}/{id}` in a new context (900x520 unless `viewport` or `contextOptions` say
+ *  otherwise); `page.errors` collects page errors. */
+export async function open(id, { role = 'control', path = 's', query = '', viewport = { width: 900, height: 520 }, contextOptions = { viewport } } = {}) {
   const ctx = await env.browser.newContext(contextOptions);
   const page = await ctx.newPage();
   page.errors = [];
