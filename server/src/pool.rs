@@ -46,15 +46,6 @@ const IO_INTERVAL: u32 = 4;
 /// rendering screens, reading recordings): beyond this, such work waits
 /// its turn.
 pub const API_BLOCKING_THREADS: usize = 2;
-/// The lane of the pool an actor runs in (see the module's notes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lane {
-    /// For actors whose steps are short.
-    Quick,
-    /// For actors with more work than a slice.
-    Bulk,
-}
-
 /// Blocking threads the quick lane may have at once (reaping, ending
 /// sessions' processes, returning freed memory, a reflow or the freeing of
 /// a big screen moved off a worker).
@@ -62,6 +53,15 @@ pub const POOL_BLOCKING_THREADS: usize = 2;
 /// Blocking threads the bulk lane may have at once (a reflow or a
 /// recording's close during a flood).
 pub const BULK_BLOCKING_THREADS: usize = 1;
+
+/// The lane of the pool an actor runs in (see the module's notes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    /// For actors whose steps are short.
+    Quick,
+    /// For actors whose program's output keeps them busy.
+    Bulk,
+}
 
 static QUICK: OnceLock<Runtime> = OnceLock::new();
 static BULK: OnceLock<Runtime> = OnceLock::new();
@@ -123,51 +123,59 @@ fn lane(
     blocking: usize,
     on_thread_start: Option<fn()>,
 ) -> io::Result<&'static Handle> {
-    if let Some(lane) = runtime.get() {
-        return Ok(lane.handle());
+    let lane = started_once(runtime, || {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        if let Some(on_thread_start) = on_thread_start {
+            builder.on_thread_start(on_thread_start);
+        }
+        builder
+            .worker_threads(lane_workers())
+            .max_blocking_threads(blocking)
+            .thread_name(name)
+            .enable_all()
+            .build()
+    })?;
+    Ok(lane.handle())
+}
+
+/// What `cell` holds, started by `start` on first use; under [`STARTING`],
+/// so that two callers never both start one.
+fn started_once<T>(
+    cell: &'static OnceLock<T>,
+    start: impl FnOnce() -> io::Result<T>,
+) -> io::Result<&'static T> {
+    if let Some(started) = cell.get() {
+        return Ok(started);
     }
     let _starting = STARTING.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(lane) = runtime.get() {
-        return Ok(lane.handle());
+    if let Some(started) = cell.get() {
+        return Ok(started);
     }
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if let Some(on_thread_start) = on_thread_start {
-        builder.on_thread_start(on_thread_start);
-    }
-    let started = builder
-        .worker_threads(lane_workers())
-        .max_blocking_threads(blocking)
-        .thread_name(name)
-        .enable_all()
-        .build()?;
-    Ok(runtime.get_or_init(|| started).handle())
+    let started = start()?;
+    Ok(cell.get_or_init(|| started))
 }
 
 /// The event loop of every pty's input and output, started on first use
 /// on a thread of its own; fails when that thread cannot be started.
 pub fn io_handle() -> io::Result<&'static Handle> {
-    if let Some(io) = IO.get() {
-        return Ok(io);
-    }
-    let _starting = STARTING.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(io) = IO.get() {
-        return Ok(io);
-    }
-    // It never runs blocking work, so it starts no blocking thread.
-    // Every few tasks it looks for I/O and for tasks woken from other
-    // threads, so that a flood's output, always ready to be read, does not
-    // hold up another pty's echo for dozens of tasks (61 and 31 by default).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .event_interval(IO_INTERVAL)
-        .global_queue_interval(IO_INTERVAL)
-        .max_blocking_threads(1)
-        .enable_all()
-        .build()?;
-    let handle = runtime.handle().clone();
-    std::thread::Builder::new()
-        .name("pty-io".to_owned())
-        .spawn(move || runtime.block_on(std::future::pending::<()>()))?;
-    Ok(IO.get_or_init(|| handle))
+    started_once(&IO, || {
+        // It never runs blocking work, so it starts no blocking thread.
+        // Every few tasks it looks for I/O and for tasks woken from other
+        // threads, so that a flood's output, always ready to be read, does
+        // not hold up another pty's echo for dozens of tasks (61 and 31 by
+        // default).
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .event_interval(IO_INTERVAL)
+            .global_queue_interval(IO_INTERVAL)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()?;
+        let handle = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("pty-io".to_owned())
+            .spawn(move || runtime.block_on(std::future::pending::<()>()))?;
+        Ok(handle)
+    })
 }
 
 /// Runs `task` on the quick lane.

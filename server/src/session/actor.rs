@@ -347,29 +347,16 @@ impl Live {
             None => Vec::new(),
         };
         if let Some((bytes, done)) = self.parsing.take() {
-            self.actor.term.advance(&bytes[done..]);
-            if let Some(recorder) = self.actor.recorder.as_mut() {
-                recorder.output(bytes);
-            }
+            self.apply_and_record(bytes, done);
         }
         if self.output_open {
             // The output task sends what it had read, then its channel closes.
             while let Some(bytes) = self.actor.events.output.recv().await {
                 self.actor.metrics.chunk_read(bytes.len());
-                self.actor.term.advance(&bytes);
-                if let Some(recorder) = self.actor.recorder.as_mut() {
-                    recorder.output(bytes);
-                }
+                self.apply_and_record(bytes, 0);
             }
         }
-        for effect in self.actor.term.take_effects() {
-            match effect {
-                Effect::Reply(replies) => pending.extend_from_slice(&replies),
-                Effect::Clipboard(text) => {
-                    self.actor.clipboard.send_replace(Some(text.into()));
-                }
-            }
-        }
+        pending.extend(self.carry_out_effects());
         self.publish(Instant::now());
         let status = match &self.exit {
             Some(status) => Status::Exited {
@@ -428,6 +415,30 @@ impl Live {
             }
         }
         let _ = self.write(pending);
+    }
+
+    /// Applies `bytes` from `from` on, at once, and hands the whole chunk
+    /// to the recording, if any.
+    fn apply_and_record(&mut self, bytes: Vec<u8>, from: usize) {
+        self.actor.term.advance(&bytes[from..]);
+        if let Some(recorder) = self.actor.recorder.as_mut() {
+            recorder.output(bytes);
+        }
+    }
+
+    /// Sends the terminal's clipboard requests on; returns its replies to
+    /// the program, in order.
+    fn carry_out_effects(&mut self) -> Vec<u8> {
+        let mut replies = Vec::new();
+        for effect in self.actor.term.take_effects() {
+            match effect {
+                Effect::Reply(reply) => replies.extend_from_slice(&reply),
+                Effect::Clipboard(text) => {
+                    self.actor.clipboard.send_replace(Some(text.into()));
+                }
+            }
+        }
+        replies
     }
 
     /// Whether output or a search waits to be worked on.
@@ -542,14 +553,10 @@ impl Live {
         if finished {
             self.record_parsing();
         }
-        for effect in self.actor.term.take_effects() {
-            match effect {
-                // A child that does not read cannot take answers either: drop them.
-                Effect::Reply(replies) => drop(self.write(replies)),
-                Effect::Clipboard(text) => {
-                    self.actor.clipboard.send_replace(Some(text.into()));
-                }
-            }
+        let replies = self.carry_out_effects();
+        if !replies.is_empty() {
+            // A child that does not read cannot take answers either: drop them.
+            drop(self.write(replies));
         }
         // The output task gathers reads into one chunk until its buffer is nearly
         // full or the pty has nothing more ready; a big chunk means the
