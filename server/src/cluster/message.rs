@@ -14,6 +14,57 @@ pub enum Message {
     Delta(Delta),
     /// A piece of a whole snapshot.
     Chunk(Chunk),
+    /// The latest revision and the session's state.
+    Mark(Mark),
+}
+
+/// The owner's word that `revision` of `stream` is its latest, sent after
+/// its deltas settle, every so often while mirrors watch, and when the
+/// session's state changes: a mirror that holds an older revision missed
+/// one, and one that holds another stream missed the owner's restart.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    /// Which publisher.
+    pub stream: u64,
+    /// Its latest revision.
+    pub revision: u64,
+    /// Whether the session's program runs.
+    pub state: SessionState,
+}
+
+/// A session's state as its owner tells it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SessionState {
+    /// The program runs.
+    Running,
+    /// The program has ended; the final screen stays until the session is
+    /// gone.
+    Exited {
+        /// Its exit status, when it could be observed.
+        code: Option<u32>,
+        /// The signal that ended it, by name.
+        signal: Option<String>,
+        /// When, in milliseconds since the Unix epoch.
+        at_ms: u64,
+        /// Why it ended.
+        cause: EndCause,
+    },
+    /// The session is over and no longer on its owner.
+    Gone {
+        /// Why it ended.
+        cause: EndCause,
+    },
+}
+
+/// Why a session ended, as its owner knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EndCause {
+    /// Its program exited.
+    Exited,
+    /// It was deleted.
+    Deleted,
+    /// Its node shut down.
+    ShutDown,
 }
 
 /// The changes from revision `base` to `revision` (`base + 1`).

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::body::Body;
-use super::message::{Chunk, Delta, Message};
+use super::message::{Chunk, Delta, Mark, Message};
 use crate::term::Snapshot;
 
 /// Deltas kept while they cannot be applied yet (waiting for a chunk set
@@ -110,6 +110,25 @@ impl Mirror {
         match message {
             Message::Delta(delta) => self.apply_delta(delta),
             Message::Chunk(chunk) => self.apply_chunk(chunk),
+            Message::Mark(mark) => self.check_mark(&mark),
+        }
+    }
+
+    /// Compares the owner's latest revision with the one held: a newer
+    /// one (the delta to it was lost) or another stream needs a resync,
+    /// unless a chunk set is on its way.
+    fn check_mark(&self, mark: &Mark) -> Outcome {
+        match &self.current {
+            Some(held) if held.stream == mark.stream && mark.revision <= held.revision => {
+                Outcome::Unchanged
+            }
+            _ if self.assembly.is_some() => Outcome::Unchanged,
+            Some(held) if held.stream == mark.stream => Outcome::Resync(Gap::Missed {
+                held: held.revision,
+                base: mark.revision,
+            }),
+            Some(_) => Outcome::Resync(Gap::OtherStream),
+            None => Outcome::Resync(Gap::NoBase),
         }
     }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::body::Body;
-use super::message::{Bytes, Chunk, Delta, Message};
+use super::message::{Bytes, Chunk, Delta, Mark, Message, SessionState};
 use crate::term::Snapshot;
 
 /// A byte limit too small for a chunk's header.
@@ -72,6 +72,15 @@ impl Publisher {
         self.revision += 1;
         self.current = next;
         delta
+    }
+
+    /// The mark of the last revision, with the session's `state`.
+    pub fn mark(&self, state: SessionState) -> Mark {
+        Mark {
+            stream: self.stream,
+            revision: self.revision,
+            state,
+        }
     }
 
     /// The last snapshot whole, as chunks each encoding to at most `limit`

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 
 use super::same::assert_same;
-use crate::cluster::{Message, Mirror, Outcome, Publisher};
+use crate::cluster::{Message, Mirror, Outcome, Publisher, SessionState};
 use crate::term::{Snapshot, Term};
 
 /// Pieces of output: text, colours, links, scrolling, the alternate screen.
@@ -35,6 +35,8 @@ enum Step {
     Output(Vec<u8>),
     Resize(u16, u16),
     Publish,
+    /// The owner says which revision is its latest.
+    Mark,
     /// Deliver a message: drop it, deliver it, or deliver it and keep a copy.
     Deliver(u8, usize),
 }
@@ -44,6 +46,7 @@ fn step() -> impl Strategy<Value = Step> {
         4 => piece().prop_map(Step::Output),
         1 => (1u16..70, 1u16..25).prop_map(|(c, r)| Step::Resize(c, r)),
         3 => Just(Step::Publish),
+        1 => Just(Step::Mark),
         6 => (0u8..10, 0usize..8).prop_map(|(how, which)| Step::Deliver(how, which)),
     ]
 }
@@ -90,6 +93,7 @@ proptest! {
                     owner.insert(delta.revision, Arc::clone(publisher.current()));
                     channel.push(Message::Delta(delta));
                 }
+                Step::Mark => channel.push(Message::Mark(publisher.mark(SessionState::Running))),
                 Step::Deliver(how, which) if !channel.is_empty() => {
                     let index = which.min(channel.len() - 1);
                     let message = channel.remove(index);
@@ -106,21 +110,24 @@ proptest! {
                 Step::Deliver(..) => {}
             }
         }
-        // The channel drains in order, a last resync over it if needed.
+        // The channel drains in order, then the owner's mark tells the
+        // mirror whether it missed anything: on a gap, one more chunk set.
         let delta = publisher.publish(Arc::new(term.snapshot()));
         owner.insert(delta.revision, Arc::clone(publisher.current()));
         channel.push(Message::Delta(delta));
+        channel.push(Message::Mark(publisher.mark(SessionState::Running)));
         for message in channel {
             let outcome = mirror.apply(message);
             check(outcome, &owner, &mirror, &mut resync);
         }
-        if mirror.revision() != Some((9, publisher.revision())) {
+        if resync {
             mirror.abandon_chunks();
             for chunk in publisher.chunks(400).unwrap() {
                 let outcome = mirror.apply(Message::Chunk(chunk));
                 check(outcome, &owner, &mirror, &mut resync);
             }
         }
+        assert_eq!(mirror.revision(), Some((9, publisher.revision())));
         assert_same(mirror.snapshot().unwrap(), publisher.current());
     }
 }

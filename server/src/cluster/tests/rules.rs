@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::same::assert_same;
-use crate::cluster::{Gap, Message, Mirror, Outcome, Publisher};
+use crate::cluster::{Gap, Message, Mirror, Outcome, Publisher, SessionState};
 use crate::term::{Snapshot, Term};
 
 const LIMIT: usize = 1024;
@@ -99,6 +99,40 @@ fn duplicates_are_ignored_and_gaps_need_a_resync() {
         Mirror::new().apply(Message::Delta(deltas[3].clone())),
         Outcome::Resync(Gap::NoBase)
     ));
+}
+
+#[test]
+fn a_mark_reveals_a_lost_last_delta() {
+    let mut term = term();
+    let mut publisher = Publisher::new(5, Arc::new(term.snapshot()));
+    let mut mirror = joined(&publisher);
+    let mark = |p: &Publisher| Message::Mark(p.mark(SessionState::Running));
+    assert!(matches!(mirror.apply(mark(&publisher)), Outcome::Unchanged));
+    term.advance(b"lost\r\n");
+    // The delta never arrives; the next mark says revision 1 is the latest.
+    publisher.publish(Arc::new(term.snapshot()));
+    assert!(matches!(
+        mirror.apply(mark(&publisher)),
+        Outcome::Resync(Gap::Missed { held: 0, base: 1 })
+    ));
+    // An older mark (reordered) and another publisher's.
+    let old = Publisher::new(5, Arc::new(term.snapshot()));
+    assert!(matches!(mirror.apply(mark(&old)), Outcome::Unchanged));
+    let other = Publisher::new(6, Arc::new(term.snapshot()));
+    assert!(matches!(
+        mirror.apply(mark(&other)),
+        Outcome::Resync(Gap::OtherStream)
+    ));
+    assert!(matches!(
+        Mirror::new().apply(mark(&publisher)),
+        Outcome::Resync(Gap::NoBase)
+    ));
+    // While a chunk set is on its way, a mark asks for nothing more.
+    let mut joining = Mirror::new();
+    let chunks = publisher.chunks(200).unwrap();
+    assert!(chunks.len() > 1);
+    joining.apply(Message::Chunk(chunks[0].clone()));
+    assert!(matches!(joining.apply(mark(&publisher)), Outcome::Unchanged));
 }
 
 #[test]
