@@ -115,6 +115,7 @@ pub enum Key {
 }
 
 /// Modifier keys held during a key press or mouse event.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Modifiers(u8);
 
@@ -157,6 +158,7 @@ impl std::ops::BitOr for Modifiers {
 }
 
 /// What the mouse did.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MouseKind {
     /// A button went down (0).
@@ -188,6 +190,7 @@ impl MouseKind {
 }
 
 /// Which mouse button.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MouseButton {
     /// No button: a move with no button held, or a wheel event (0).
@@ -210,6 +213,7 @@ impl MouseButton {
 }
 
 /// A mouse event over a cell.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MouseEvent {
     /// What happened.
@@ -227,6 +231,7 @@ pub struct MouseEvent {
 /// The colour theme a viewer paints with (the `Theme` message's id byte).
 /// The server answers a program's colour queries (OSC 4, 10, 11, 12) from
 /// the theme a control viewer last sent.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Theme {
     /// Light text on a dark background (0), the default.

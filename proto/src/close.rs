@@ -43,6 +43,11 @@ pub const ACCESS_REVOKED: u16 = 4003;
 /// 4004: no session has the requested id.
 pub const SESSION_NOT_FOUND: u16 = 4004;
 
+/// 4005: the node of a cluster that ran the session is gone (killed, cut
+/// off): the session is lost. Sent by the other nodes to their viewers of
+/// it.
+pub const NODE_GONE: u16 = 4005;
+
 /// 4008: the client sent input faster than the server's input rate limit.
 pub const RATE_LIMITED: u16 = 4008;
 

@@ -7,6 +7,14 @@ pub fn hex128() -> Result<String, getrandom::Error> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// 64 random bits from the operating system, for ids that tell one run of
+/// something from another (not secrets).
+pub fn u64() -> Result<u64, getrandom::Error> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

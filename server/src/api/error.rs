@@ -60,6 +60,15 @@ impl ApiError {
         ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
     }
 
+    /// 503: another node of the cluster, or NATS, cannot be reached.
+    pub fn cluster_unavailable(reason: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "cluster_unavailable",
+            format!("the cluster cannot be reached: {reason}"),
+        )
+    }
+
     /// 404 for an unknown session id, or one outside the caller's scope:
     /// both echo what was asked, so neither tells the other apart.
     pub fn no_session(id: &str) -> ApiError {
@@ -99,6 +108,9 @@ impl From<SessionError> for ApiError {
             SessionError::Replay => (StatusCode::CONFLICT, "replay_read_only"),
             SessionError::NotRecording => (StatusCode::CONFLICT, "not_recording"),
             SessionError::BadMarker(_) => (StatusCode::BAD_REQUEST, "bad_marker"),
+            SessionError::NodeUnreachable => {
+                (StatusCode::SERVICE_UNAVAILABLE, "cluster_unavailable")
+            }
         };
         ApiError::new(status, code, err.to_string())
     }

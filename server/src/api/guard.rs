@@ -256,9 +256,10 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
             .find(|(name, _)| *name == "id")
             .map(|(_, value)| value.to_owned())
             .unwrap_or_default();
-        match state.sessions.get(&asked) {
-            Some(session) => Some(session),
-            None => return ApiError::no_session(&asked).into_response(),
+        match state.sessions.find(&asked).await {
+            Ok(Some(session)) => Some(session),
+            Ok(None) => return ApiError::no_session(&asked).into_response(),
+            Err(e) => return ApiError::cluster_unavailable(&e.to_string()).into_response(),
         }
     } else {
         None

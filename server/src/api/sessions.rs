@@ -106,13 +106,10 @@ pub async fn list(
                 view.name = None;
             }
         }
-        let records = registry.list().await.map_err(|e| {
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "cluster_unavailable",
-                e.to_string(),
-            )
-        })?;
+        let records = registry
+            .list()
+            .await
+            .map_err(|e| ApiError::cluster_unavailable(&e.to_string()))?;
         sessions.extend(
             records
                 .iter()
@@ -172,10 +169,12 @@ pub async fn delete(
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
 ) -> Result<Json<SessionView>, ApiError> {
-    let session = state
-        .sessions
-        .remove(session.id())
-        .ok_or_else(|| ApiError::no_session(session.id()))?;
+    // Another node's session is deleted by its owner, asked by the mirror.
+    let session = match state.sessions.remove(session.id()) {
+        Some(local) => local,
+        None if session.remote_node().is_some() => session,
+        None => return Err(ApiError::no_session(session.id())),
+    };
     state.access.links().end_session(session.id());
     let grant = caller.grant();
     audit::session_deleted(

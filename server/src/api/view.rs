@@ -62,8 +62,9 @@ pub struct SessionView {
 }
 
 impl SessionView {
-    /// The view of a session of this node now, for `grant`; `node` is
-    /// this node's name in a cluster.
+    /// The view of a session now, for `grant`; `node` is this node's name
+    /// in a cluster (another node's session, seen through its mirror,
+    /// shows its owner; its viewers are this node's).
     pub fn of(session: &SessionHandle, grant: &Grant, node: Option<&str>) -> SessionView {
         let info = session.info();
         let screen = session.screen();
@@ -74,7 +75,7 @@ impl SessionView {
         let presence = session.presence();
         SessionView {
             id: info.id.clone(),
-            node: node.map(str::to_owned),
+            node: session.remote_node().or(node).map(str::to_owned),
             name: info.name.clone(),
             profile: info.profile.clone(),
             command: info.command.clone(),

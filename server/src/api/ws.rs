@@ -550,19 +550,25 @@ impl Viewer {
         if let Err(ending) = self.update(screen).await {
             return ending;
         }
-        let code = match self.session.status() {
-            Status::Exited { status, .. } if status.signal.is_none() => {
-                status.code.map(|c| c as i32)
+        let reason = self.session.end_reason();
+        // Of a session whose node is gone, nothing is known of how its
+        // program ended: no `Exit`.
+        if reason != EndReason::NodeGone {
+            let code = match self.session.status() {
+                Status::Exited { status, .. } if status.signal.is_none() => {
+                    status.code.map(|c| c as i32)
+                }
+                _ => None,
+            };
+            if let Err(ending) = self.send_message(ServerMessage::Exit { code }).await {
+                return ending;
             }
-            _ => None,
-        };
-        if let Err(ending) = self.send_message(ServerMessage::Exit { code }).await {
-            return ending;
         }
-        match self.session.end_reason() {
+        match reason {
             EndReason::Exited => Ending::quiet(close::SESSION_ENDED, "the program exited"),
             EndReason::Deleted => Ending::quiet(close::SESSION_DELETED, "the session was deleted"),
             EndReason::ShutDown => Ending::quiet(close::GOING_AWAY, "the server is shutting down"),
+            EndReason::NodeGone => Ending::quiet(close::NODE_GONE, "the session's node is gone"),
         }
     }
 

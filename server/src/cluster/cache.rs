@@ -82,6 +82,20 @@ impl Cache {
             .contains_key(id)
     }
 
+    /// The record of the session with id `id_or_name`, or else with that
+    /// name.
+    pub(super) fn find(&self, id_or_name: &str) -> Option<SessionRecord> {
+        let records = self.records.read().unwrap_or_else(|e| e.into_inner());
+        records
+            .get(id_or_name)
+            .or_else(|| {
+                records
+                    .values()
+                    .find(|r| r.name.as_deref() == Some(id_or_name))
+            })
+            .cloned()
+    }
+
     /// Every record held, for which `keep` is true, by id.
     pub(super) fn records(
         &self,

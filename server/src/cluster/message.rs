@@ -152,9 +152,10 @@ impl Message {
     }
 }
 
-/// Bytes written as a CBOR byte string.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Bytes(pub(crate) Vec<u8>);
+/// Bytes written as a CBOR byte string (serde writes a `Vec<u8>` as an
+/// array of numbers, up to twice as long).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
 
 impl Serialize for Bytes {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -40,7 +40,7 @@ mod publisher;
 mod registry;
 mod settings;
 
-pub use message::{Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
+pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
 pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};
 pub use registry::{

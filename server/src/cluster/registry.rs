@@ -210,6 +210,8 @@ fn kv_error(
 #[derive(Debug, Clone)]
 pub struct Registry {
     node: String,
+    /// The connection, shared with the session layer's screens and requests.
+    client: async_nats::Client,
     ttl: Duration,
     nodes: Store,
     /// The stream behind `nodes`, read by subject (see [`Self::live_nodes`]).
@@ -281,7 +283,7 @@ impl Registry {
                 url: url.to_owned(),
                 source,
             })?;
-        let jetstream = async_nats::jetstream::new(client);
+        let jetstream = async_nats::jetstream::new(client.clone());
         let ttl = config.node_ttl();
         let bucket = |bucket: &'static str, max_age: Duration| {
             let jetstream = jetstream.clone();
@@ -308,6 +310,7 @@ impl Registry {
         let follower = Arc::new(Follower(Arc::clone(&cache).follow(sessions.clone())));
         let registry = Registry {
             node: node.to_owned(),
+            client,
             ttl,
             nodes,
             nodes_stream,
@@ -329,6 +332,19 @@ impl Registry {
     /// This node's name.
     pub fn node(&self) -> &str {
         &self.node
+    }
+
+    /// The NATS connection.
+    pub fn client(&self) -> &async_nats::Client {
+        &self.client
+    }
+
+    /// The record of another node's session with id `id_or_name`, or else
+    /// with that name, from this node's copy of the bucket (no request).
+    pub fn remote_session(&self, id_or_name: &str) -> Option<SessionRecord> {
+        self.cache
+            .find(id_or_name)
+            .filter(|record| record.node != self.node)
     }
 
     /// Refreshes this node's liveness key; when the key had expired or a

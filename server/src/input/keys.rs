@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// A key without modifiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum KeyCode {
     /// A character key (`a`, `-`, `é`, ...).
     Char(char),
@@ -43,7 +43,7 @@ pub enum KeyCode {
 }
 
 /// Modifier keys held with a key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Modifiers {
     /// Shift (`S-`).
     pub shift: bool,
@@ -61,7 +61,7 @@ impl Modifiers {
 }
 
 /// A key with its modifiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Key {
     /// The key.
     pub code: KeyCode,

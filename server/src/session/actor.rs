@@ -165,10 +165,10 @@ impl Actor {
                     }
                     Some(Command::Theme(_)) => {}
                     Some(Command::Freeze(request)) => self.freeze_ended(request).await,
-                    Some(Command::Scrollback { start, count, reply }) => {
+                    Some(Command::Scrollback { start, count, reply, .. }) => {
                         let _ = reply.send(scrollback_timed(&self.term, start, count));
                     }
-                    Some(Command::Search { pattern, limit, reply }) => {
+                    Some(Command::Search { pattern, limit, reply, .. }) => {
                         let _ = reply.send(Ok(search_now(&mut self.term, pattern, limit)));
                     }
                     None => return None,
@@ -291,10 +291,10 @@ impl Live {
                         self.actor.term.set_theme(ThemeColors::of(theme));
                     }
                     Some(Command::Freeze(request)) => self.freeze(request).await,
-                    Some(Command::Scrollback { start, count, reply }) => {
+                    Some(Command::Scrollback { start, count, reply, .. }) => {
                         let _ = reply.send(scrollback_timed(&self.actor.term, start, count));
                     }
-                    Some(Command::Search { pattern, limit, reply }) => {
+                    Some(Command::Search { pattern, limit, reply, .. }) => {
                         if self.searches.len() >= MAX_SEARCHES {
                             let _ = reply.send(Err(SessionError::ReadsPaced));
                         } else {

@@ -70,8 +70,8 @@ struct Shared {
     max_rows: u16,
     /// Screens published, counted by the actor.
     published: Arc<AtomicU64>,
-    /// The player, when this session is a replay.
-    replay: Option<ReplayLink>,
+    /// Where its screens come from.
+    source: Source,
     /// Last, so that it is dropped after everything above.
     _release: ReleaseOnDrop,
 }
@@ -86,6 +86,20 @@ impl Drop for ReleaseOnDrop {
     fn drop(&mut self) {
         super::memory::release_freed_memory_soon();
     }
+}
+
+/// Where a session's screens come from: the same session to the API and
+/// the stream layers whichever it is.
+pub(super) enum Source {
+    /// Its program's pty, on this node.
+    Live,
+    /// A recording, played.
+    Replay(ReplayLink),
+    /// Another node's session, mirrored from its owner `node`.
+    Mirror {
+        /// The owner.
+        node: String,
+    },
 }
 
 /// A session's handle that does not keep it alive: a replay ends when its
@@ -147,7 +161,7 @@ impl SessionHandle {
         status: watch::Receiver<Status>,
         published: Arc<AtomicU64>,
         limits: &Limits,
-        replay: Option<ReplayLink>,
+        source: Source,
     ) -> SessionHandle {
         SessionHandle {
             shared: Arc::new(Shared {
@@ -170,7 +184,7 @@ impl SessionHandle {
                 max_cols: limits.max_cols,
                 max_rows: limits.max_rows,
                 published,
-                replay,
+                source,
                 _release: ReleaseOnDrop,
             }),
         }
@@ -181,20 +195,36 @@ impl SessionHandle {
         WeakHandle(Arc::downgrade(&self.shared))
     }
 
+    fn replay(&self) -> Option<&ReplayLink> {
+        match &self.shared.source {
+            Source::Replay(link) => Some(link),
+            _ => None,
+        }
+    }
+
     /// True when the session replays a recording (read-only, controlled
     /// with [`Self::control_replay`]).
     pub fn is_replay(&self) -> bool {
-        self.shared.replay.is_some()
+        self.replay().is_some()
+    }
+
+    /// The node that runs the session, when it is another node's (this is
+    /// a mirror of it).
+    pub fn remote_node(&self) -> Option<&str> {
+        match &self.shared.source {
+            Source::Mirror { node } => Some(node),
+            _ => None,
+        }
     }
 
     /// A receiver of the replay's state, when the session is a replay.
     pub fn watch_replay(&self) -> Option<watch::Receiver<ReplayState>> {
-        self.shared.replay.as_ref().map(|r| r.state.clone())
+        self.replay().map(|r| r.state.clone())
     }
 
     /// Plays, pauses, seeks or changes the speed of a replay.
     pub async fn control_replay(&self, control: ReplayControl) -> Result<(), SessionError> {
-        let replay = self.shared.replay.as_ref().ok_or(SessionError::Exited)?;
+        let replay = self.replay().ok_or(SessionError::Exited)?;
         replay
             .controls
             .send(control)
@@ -300,6 +330,7 @@ impl SessionHandle {
             .send(Command::Search {
                 pattern,
                 limit,
+                who: who.clone(),
                 reply,
             })
             .await
@@ -363,6 +394,7 @@ impl SessionHandle {
             .send(Command::Scrollback {
                 start,
                 count,
+                who: who.clone(),
                 reply,
             })
             .await
@@ -431,8 +463,16 @@ impl SessionHandle {
         match self.shared.end_reason.load(Ordering::Acquire) {
             r if r == EndReason::Deleted as u8 => EndReason::Deleted,
             r if r == EndReason::ShutDown as u8 => EndReason::ShutDown,
+            r if r == EndReason::NodeGone as u8 => EndReason::NodeGone,
             _ => EndReason::Exited,
         }
+    }
+
+    /// Sets why the session ended, for a mirror told so by its owner.
+    pub(super) fn set_end_reason(&self, reason: EndReason) {
+        self.shared
+            .end_reason
+            .store(reason as u8, Ordering::Release);
     }
 
     /// Ends the session because it was deleted: hangs up the child's process

@@ -19,6 +19,7 @@ mod handover;
 mod memory;
 mod metrics;
 mod pacer;
+mod remote;
 mod reads;
 mod registry;
 pub mod replay;
@@ -41,7 +42,7 @@ pub use handover::{FrozenSession, HandedOver};
 pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
 pub use reads::Reader;
-pub use registry::{CreateError, ReplaySlot, Sessions};
+pub use registry::{CreateError, FindError, ReplaySlot, Sessions};
 pub use saved::{
     SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
 };
@@ -117,11 +118,14 @@ pub enum EndReason {
     Deleted = 1,
     /// The server is shutting down.
     ShutDown = 2,
+    /// The node that ran it is gone (killed, cut off): seen from another
+    /// node of a cluster.
+    NodeGone = 3,
 }
 
 /// Input for the child. Everything but raw bytes is encoded with the
 /// terminal's modes at the moment it is written.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Input {
     /// Bytes written as they are (typed text, `\r` for Enter).
     Bytes(Vec<u8>),
@@ -163,7 +167,7 @@ pub struct ScrollbackLines {
 }
 
 /// A session could not do what was asked.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum SessionError {
     /// The child has exited: no more input or resizing.
     #[error("the session has exited")]
@@ -193,6 +197,10 @@ pub enum SessionError {
     /// A marker label over the limit.
     #[error("{0}")]
     BadMarker(String),
+    /// The node that runs the session did not answer in time (another
+    /// node of a cluster asked).
+    #[error("the session's node did not answer in time; try again")]
+    NodeUnreachable,
 }
 
 /// The timings of a session's life, from the configuration.
@@ -220,6 +228,8 @@ enum Command {
     Scrollback {
         start: u64,
         count: u16,
+        /// Who reads: another node's owner charges it too.
+        who: Reader,
         reply: tokio::sync::oneshot::Sender<(ScrollbackLines, std::time::Duration)>,
     },
     /// Answered with what was found and the actor time it took, or refused
@@ -227,6 +237,8 @@ enum Command {
     Search {
         pattern: search::Pattern,
         limit: usize,
+        /// Who reads: another node's owner charges it too.
+        who: Reader,
         reply: SearchReply,
     },
     Marker(String, Reply),

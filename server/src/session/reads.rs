@@ -17,7 +17,7 @@ use crate::access::Credential;
 const MAX_KEPT: usize = 64;
 
 /// One reader: a credential, over one connection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Reader {
     credential: String,
     connection: SocketAddr,

@@ -19,7 +19,7 @@ use crate::term::Term;
 
 use super::actor::Actor;
 use super::cluster::Cluster;
-use super::handle::{StreamRefusal, ViewerSlot, WeakHandle};
+use super::handle::{Source, StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::shares::{Share, Shares};
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
@@ -113,6 +113,11 @@ pub enum CreateError {
     Internal(String),
 }
 
+/// Another node's session could not be reached.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct FindError(String);
+
 /// A replay's place among `limits.max_replays`, and its credential's
 /// share; given back when dropped (when the replay ends).
 pub struct ReplaySlot {
@@ -146,6 +151,9 @@ pub struct Sessions {
     pub(super) restarting: watch::Sender<bool>,
     /// The cluster registry, once joined (`serve --cluster`).
     cluster: OnceLock<Cluster>,
+    /// Held while a mirror of another node's session opens, so that two
+    /// viewers arriving at once open one.
+    opening: tokio::sync::Mutex<()>,
 }
 
 pub(super) struct State {
@@ -153,6 +161,9 @@ pub(super) struct State {
     /// Replays, by id, ended at shutdown with the sessions (they end by
     /// themselves when their viewer goes, and leave this list then).
     replays: HashMap<String, WeakHandle>,
+    /// Mirrors of other nodes' sessions, by id: each ends when its last
+    /// handle goes (its last viewer or request), and leaves this map then.
+    mirrors: HashMap<String, WeakHandle>,
     /// Sessions being spawned: they hold a slot before they are open.
     pub(super) starting: usize,
     /// Names of the sessions being spawned: taken from the moment the
@@ -171,6 +182,7 @@ impl Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
                 replays: HashMap::new(),
+                mirrors: HashMap::new(),
                 starting: 0,
                 naming: HashSet::new(),
                 closing: false,
@@ -185,6 +197,7 @@ impl Sessions {
             isolation: Arc::new(isolation),
             restarting: watch::channel(false).0,
             cluster: OnceLock::new(),
+            opening: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -195,12 +208,16 @@ impl Sessions {
 
     /// Registers the sessions created from now on in the cluster's
     /// `registry` (names claimed cluster-wide), with its writes on the
-    /// current tokio runtime. Once: later calls change nothing.
-    pub fn join_cluster(&self, registry: Arc<Registry>) {
-        let _ = self.cluster.set(Cluster {
-            registry,
+    /// current tokio runtime, and serves other nodes' asks about this
+    /// node's sessions. Once: later calls change nothing.
+    pub fn join_cluster(self: &Arc<Self>, registry: Arc<Registry>) {
+        let joined = self.cluster.set(Cluster {
+            registry: Arc::clone(&registry),
             runtime: tokio::runtime::Handle::current(),
         });
+        if joined.is_ok() {
+            super::remote::serve_asks(Arc::downgrade(self), registry);
+        }
     }
 
     /// How sessions are walled off from each other and ended.
@@ -338,7 +355,7 @@ impl Sessions {
             status_rx,
             Arc::clone(&published),
             &self.limits,
-            None,
+            Source::Live,
         );
         tracing::info!(
             id = %info.id,
@@ -515,7 +532,7 @@ impl Sessions {
             status_rx,
             Arc::clone(&published),
             &self.limits,
-            Some(ReplayLink {
+            Source::Replay(ReplayLink {
                 controls: controls_tx,
                 state: state_rx,
             }),
@@ -574,6 +591,58 @@ impl Sessions {
             .cloned()
     }
 
+    /// The session with this id, or else with this name: this node's, or
+    /// in a cluster another node's, through this node's mirror of it
+    /// (opened when there is none yet: it waits for the first screen).
+    pub async fn find(self: &Arc<Self>, id_or_name: &str) -> Result<Option<SessionHandle>, FindError> {
+        if let Some(session) = self.get(id_or_name) {
+            return Ok(Some(session));
+        }
+        let Some(cluster) = self.cluster.get() else {
+            return Ok(None);
+        };
+        // An open mirror serves on while its owner is briefly out of the
+        // registry (paused, cut off); it ends by itself if the owner is gone.
+        if let Some(mirror) = self.mirror(id_or_name) {
+            return Ok(Some(mirror));
+        }
+        let Some(record) = cluster.registry.remote_session(id_or_name) else {
+            return Ok(None);
+        };
+        if let Some(mirror) = self.mirror(&record.id) {
+            return Ok(Some(mirror));
+        }
+        let _opening = self.opening.lock().await;
+        if let Some(mirror) = self.mirror(&record.id) {
+            return Ok(Some(mirror));
+        }
+        let (registry, id) = (Arc::downgrade(self), record.id.clone());
+        let ended = move || {
+            if let Some(registry) = registry.upgrade() {
+                let mut state = registry.lock();
+                if state.mirrors.get(&id).is_some_and(|m| m.upgrade().is_none()) {
+                    state.mirrors.remove(&id);
+                }
+            }
+        };
+        let client = cluster.registry.client().clone();
+        match super::remote::open_mirror(client, &record, &self.limits, ended).await {
+            Ok(mirror) => {
+                self.lock()
+                    .mirrors
+                    .insert(record.id.clone(), mirror.downgrade());
+                Ok(Some(mirror))
+            }
+            Err(super::remote::OpenError::NotFound) => Ok(None),
+            Err(e) => Err(FindError(e.to_string())),
+        }
+    }
+
+    /// This node's open mirror of session `id`, if any.
+    fn mirror(&self, id: &str) -> Option<SessionHandle> {
+        self.lock().mirrors.get(id).and_then(WeakHandle::upgrade)
+    }
+
     /// Every open session, oldest first.
     pub fn list(&self) -> Vec<SessionHandle> {
         let mut sessions: Vec<SessionHandle> = self.lock().open.values().cloned().collect();
@@ -594,7 +663,8 @@ impl Sessions {
         let sessions: Vec<SessionHandle> = {
             let mut state = self.lock();
             state.closing = true;
-            let replays: Vec<WeakHandle> = state.replays.drain().map(|(_, r)| r).collect();
+            let mut replays: Vec<WeakHandle> = state.replays.drain().map(|(_, r)| r).collect();
+            replays.extend(state.mirrors.drain().map(|(_, m)| m));
             state
                 .open
                 .drain()

@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 
 use regex::{Regex, RegexBuilder};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::term::{Row, Term};
 
@@ -59,6 +59,8 @@ pub enum SearchError {
 #[derive(Debug, Clone)]
 pub struct Pattern {
     regex: Regex,
+    /// What it was made from, to ask another node with.
+    source: PatternSource,
     /// When its compilation started: the search's deadline counts from here.
     started: Instant,
 }
@@ -68,6 +70,7 @@ impl Pattern {
     /// only when `case`.
     pub fn new(text: &str, regex: bool, case: bool) -> Result<Pattern, SearchError> {
         let started = Instant::now();
+        let regex_mode = regex;
         if text.is_empty() {
             return Err(SearchError::Empty);
         }
@@ -86,7 +89,20 @@ impl Pattern {
             .dfa_size_limit(REGEX_SIZE_LIMIT)
             .build()
             .map_err(|e| SearchError::Invalid(e.to_string()))?;
-        Ok(Pattern { regex, started })
+        Ok(Pattern {
+            regex,
+            source: PatternSource {
+                text: text.to_owned(),
+                regex: regex_mode,
+                case,
+            },
+            started,
+        })
+    }
+
+    /// What the pattern was made from.
+    pub fn source(&self) -> &PatternSource {
+        &self.source
     }
 
     /// When a search for this pattern must answer: [`SEARCH_DEADLINE`]
@@ -96,8 +112,19 @@ impl Pattern {
     }
 }
 
+/// What a [`Pattern`] is made from: [`Pattern::new`]'s arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PatternSource {
+    /// The text.
+    pub text: String,
+    /// A regex (true) or literal text.
+    pub regex: bool,
+    /// Case-sensitive.
+    pub case: bool,
+}
+
 /// One match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Match {
     /// Absolute number of the row the match starts on.
     pub line: u64,
@@ -109,7 +136,7 @@ pub struct Match {
 }
 
 /// What a search found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Found {
     /// The matches, oldest first.
     pub matches: Vec<Match>,

@@ -14,7 +14,7 @@ mod scrollback;
 
 pub use encoder::{FrameCache, Outgoing, ViewerState, PIECE_CELLS};
 pub use lines::{encode_row, wire_style, wire_style_linked};
-pub use scrollback::rebase_scrollback;
+pub use scrollback::{decode_answer, encode_answer, rebase_scrollback, AnswerError};
 
 #[cfg(test)]
 mod tests;

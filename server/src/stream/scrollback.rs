@@ -1,6 +1,67 @@
-//! Scrollback answers, indexed from the screen the viewer was last sent.
+//! Scrollback answers, indexed from the screen the viewer was last sent,
+//! and as bytes for another node of a cluster.
 
-use panecast_proto::Scrollback;
+use panecast_proto::{DecodeError, Scrollback, ServerMessage, Style, StyleDef, Styles};
+
+/// A scrollback answer's lines and the styles they use, as the protocol's
+/// `Scrollback` and `Styles` messages (so that decoding another node's
+/// answer checks every line as a client's decoder would), with each
+/// style's stamp.
+pub fn encode_answer(answer: &Scrollback, styles: &[(u16, u32, Style)]) -> (Vec<u8>, Vec<u8>) {
+    let lines = ServerMessage::Scrollback(answer.clone()).encode();
+    let defs = Styles {
+        reset: false,
+        epoch: 0,
+        defs: styles
+            .iter()
+            .map(|(id, _, style)| StyleDef {
+                id: u32::from(*id),
+                style: style.clone(),
+            })
+            .collect(),
+    };
+    (lines, ServerMessage::Styles(defs).encode())
+}
+
+/// Bytes that are not an [`encode_answer`] answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// A message does not decode.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// The messages decode but are not an answer.
+    #[error("not a scrollback answer: {0}")]
+    Shape(&'static str),
+}
+
+/// The answer [`encode_answer`] encoded, its styles given back their
+/// `stamps` (in the same order); an error for bytes that are not one.
+pub fn decode_answer(
+    lines: &[u8],
+    styles: &[u8],
+    stamps: &[u32],
+) -> Result<(Scrollback, Vec<(u16, u32, Style)>), AnswerError> {
+    let ServerMessage::Scrollback(answer) = ServerMessage::decode(lines)? else {
+        return Err(AnswerError::Shape("not a scrollback answer"));
+    };
+    let ServerMessage::Styles(defs) = ServerMessage::decode(styles)? else {
+        return Err(AnswerError::Shape("not style definitions"));
+    };
+    if defs.defs.len() != stamps.len() {
+        return Err(AnswerError::Shape("a stamp for each style"));
+    }
+    let styles = defs
+        .defs
+        .into_iter()
+        .zip(stamps)
+        .map(|(def, stamp)| {
+            u16::try_from(def.id)
+                .map(|id| (id, *stamp, def.style))
+                .map_err(|_| AnswerError::Shape("a style id over 16 bits"))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((answer, styles))
+}
 
 /// Re-indexes `answer`, read when the terminal's scroll count was `read_at`,
 /// for a viewer whose last frame showed the screen at scroll count `shown`
@@ -43,6 +104,21 @@ mod tests {
                 .map(|t| Line::from_cells(10, false, [(*t, 1, 0)]).expect("a line"))
                 .collect(),
         }
+    }
+
+    #[test]
+    fn answers_cross_nodes_whole() {
+        let red = Style {
+            fg: panecast_proto::Color::Indexed(1),
+            ..Style::default()
+        };
+        let styles = vec![(3, 77, red)];
+        let sent = answer(2, &["x", "yz"]);
+        let (lines, defs) = encode_answer(&sent, &styles);
+        assert_eq!(decode_answer(&lines, &defs, &[77]), Ok((sent, styles)));
+        assert!(decode_answer(&defs, &lines, &[77]).is_err());
+        assert!(decode_answer(&lines, &defs, &[]).is_err());
+        assert!(decode_answer(&lines[..lines.len() - 1], &defs, &[77]).is_err());
     }
 
     #[test]

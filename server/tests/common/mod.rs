@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
+pub mod cluster;
 pub mod http;
 pub mod process;
 pub mod ws;

@@ -127,10 +127,10 @@ impl Player {
                     // A replay's program is not asked about colours: nothing to answer.
                     // Replays are not handed over: the request's sender sees it dropped.
                     Some(Command::Theme(_)) | Some(Command::Freeze(_)) => {}
-                    Some(Command::Scrollback { start, count, reply }) => {
+                    Some(Command::Scrollback { start, count, reply, .. }) => {
                         let _ = reply.send(scrollback_timed(&playback.term, start, count));
                     }
-                    Some(Command::Search { pattern, limit, reply }) => {
+                    Some(Command::Search { pattern, limit, reply, .. }) => {
                         let _ = reply.send(Ok(search_now(&mut playback.term, pattern, limit)));
                     }
                 },

@@ -1,0 +1,169 @@
+//! What nodes say to each other about a session: the subjects, the asks
+//! a node sends a session's owner, and the owner's answers, in CBOR.
+
+use std::time::Duration;
+
+use panecast_proto::Theme;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::cluster::{Bytes, SessionState};
+use crate::session::search::{Found, PatternSource};
+use crate::session::{Input, Reader, SessionError};
+
+/// How long an owner publishes a session's screens after the last
+/// [`Ask::Watch`] of any node.
+pub(super) const WATCH_FOR: Duration = Duration::from_secs(10);
+
+/// How long a node waits for an owner's answer.
+pub(super) const ASK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The subject of session `id`'s screens: its owner publishes deltas,
+/// marks and (when a delta would be too big) chunk sets there.
+pub(super) fn screen_subject(id: &str) -> String {
+    format!("panecast.screen.{id}")
+}
+
+/// The subject of asks to `node` about its session `id`.
+pub(super) fn ask_subject(node: &str, id: &str) -> String {
+    format!("panecast.ask.{node}.{id}")
+}
+
+/// Every ask to `node`: one subscription serves all its sessions.
+pub(super) fn asks_of(node: &str) -> String {
+    format!("panecast.ask.{node}.*")
+}
+
+/// An ask to a session's owner.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) enum Ask {
+    /// Publish the session's screens for [`WATCH_FOR`] more; with an
+    /// inbox, send the whole screen there as a chunk set first.
+    Watch {
+        /// Where the chunk set goes.
+        chunks_to: Option<String>,
+    },
+    /// Input from node `from`'s mirror, its `seq`th (from 1): applied once
+    /// however often it is asked, in the order of `seq`.
+    Input {
+        /// The asking mirror, a random number.
+        from: u64,
+        /// Its count of inputs.
+        seq: u64,
+        /// The input.
+        input: Input,
+    },
+    /// Resize the terminal.
+    Resize {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
+    /// Scrollback lines, for `reader`.
+    Scrollback {
+        /// From this line (1: the line just above the screen).
+        start: u64,
+        /// How many.
+        count: u16,
+        /// Who reads, for the reads' shares.
+        reader: Reader,
+    },
+    /// A search, for `reader`.
+    Search {
+        /// The pattern, compiled again by the owner.
+        pattern: PatternSource,
+        /// Most matches.
+        limit: usize,
+        /// Who reads.
+        reader: Reader,
+    },
+    /// A marker in the session's recording.
+    Marker(String),
+    /// The theme a control viewer paints with.
+    Theme(Theme),
+    /// Delete the session.
+    Delete,
+}
+
+/// An owner's answer.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) enum Answer {
+    /// Done as asked.
+    Done,
+    /// The session refused.
+    Refused(SessionError),
+    /// The owner has no such session (any more).
+    NoSession,
+    /// Scrollback lines (see [`crate::stream::encode_answer`]).
+    Lines {
+        /// The `Scrollback` message.
+        lines: Bytes,
+        /// The `Styles` message.
+        styles: Bytes,
+        /// Each style's stamp.
+        stamps: Vec<u32>,
+        /// The scroll count they were read at.
+        scroll_count: u64,
+        /// The owner's actor time they took, in microseconds.
+        spent_us: u64,
+    },
+    /// What a search found.
+    Found {
+        /// The matches.
+        found: Found,
+        /// The owner's actor time it took, in microseconds.
+        spent_us: u64,
+    },
+    /// The session's state after a delete.
+    Deleted(SessionState),
+}
+
+/// `value`'s bytes.
+pub(super) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail, and every field serializes.
+    ciborium::into_writer(value, &mut out).expect("an ask or answer serializes");
+    out
+}
+
+/// A value from another node's bytes, or why they are not one.
+pub(super) fn decode<T: DeserializeOwned>(mut bytes: &[u8]) -> Result<T, String> {
+    let value = ciborium::from_reader(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.is_empty() {
+        Ok(value)
+    } else {
+        Err(format!("{} bytes after the end", bytes.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::parse_key;
+
+    #[test]
+    fn asks_and_answers_round_trip() {
+        let ask = Ask::Input {
+            from: 7,
+            seq: 3,
+            input: Input::Keys(vec![parse_key("C-c").unwrap()]),
+        };
+        let back: Ask = decode(&encode(&ask)).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{ask:?}"));
+        let answer = Answer::Refused(SessionError::BadSize("cols 0".into()));
+        let back: Answer = decode(&encode(&answer)).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{answer:?}"));
+        let mut long = encode(&answer);
+        long.push(0);
+        assert!(decode::<Answer>(&long).is_err());
+        assert!(decode::<Ask>(b"\xff").is_err());
+    }
+
+    #[test]
+    fn subjects_hold_the_node_and_id() {
+        assert_eq!(ask_subject("a", "f0"), "panecast.ask.a.f0");
+        assert_eq!(asks_of("a"), "panecast.ask.a.*");
+        assert_eq!(screen_subject("f0"), "panecast.screen.f0");
+    }
+}
