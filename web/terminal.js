@@ -35,6 +35,7 @@ const STATUS_TEXT = {
   4002: 'Session deleted',
   4003: 'Access ended: this link was revoked or has expired',
   4004: 'Session not found',
+  4005: "The session's node is gone",
   4029: 'Too many viewers on this session',
   4010: 'Disconnected after being idle',
   1008: 'Input refused (read-only)',

@@ -29,7 +29,11 @@ pub fn parse_rfc3339(text: &str) -> Option<SystemTime> {
     let numbers = |text: &str, parts: usize| -> Option<Vec<u64>> {
         let numbers: Vec<u64> = text
             .split(['-', ':'])
-            .map(|n| n.parse().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit())))
+            .map(|n| {
+                n.parse()
+                    .ok()
+                    .filter(|_| n.bytes().all(|b| b.is_ascii_digit()))
+            })
             .collect::<Option<_>>()?;
         (numbers.len() == parts).then_some(numbers)
     };
@@ -41,7 +45,8 @@ pub fn parse_rfc3339(text: &str) -> Option<SystemTime> {
     if clock[0] > 23 || clock[1] > 59 || clock[2] > 60 {
         return None;
     }
-    let secs = days_from_civil(year, month, day) * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2];
+    let secs =
+        days_from_civil(year, month, day) * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2];
     Some(UNIX_EPOCH + std::time::Duration::from_millis(secs * 1000 + millis))
 }
 

@@ -558,7 +558,6 @@ fn wait_for_list(
     }
 }
 
-
 /// Two real nodes and a session named `build` on A, with A stopped
 /// (SIGSTOP) until B's list no longer shows the session and its record is
 /// reaped (2 x TTL after A's last refresh, plus the reaper's tick). The

@@ -124,6 +124,7 @@ fn the_clients_close_codes_are_the_protocols() {
         close::SESSION_DELETED,
         close::ACCESS_REVOKED,
         close::SESSION_NOT_FOUND,
+        close::NODE_GONE,
         close::RATE_LIMITED,
         close::IDLE_TIMEOUT,
         close::TOO_MANY_VIEWERS,
@@ -146,6 +147,7 @@ fn the_clients_close_codes_are_the_protocols() {
         close::SESSION_ENDED,
         close::SESSION_DELETED,
         close::SESSION_NOT_FOUND,
+        close::NODE_GONE,
     ] {
         assert!(last.contains(&u32::from(code)), "FINAL lacks {code}");
     }

@@ -113,6 +113,11 @@ impl WeakHandle {
     pub fn upgrade(&self) -> Option<SessionHandle> {
         self.0.upgrade().map(|shared| SessionHandle { shared })
     }
+
+    /// True when both are handles of one session.
+    pub fn same(&self, other: &WeakHandle) -> bool {
+        std::sync::Weak::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A place among a session's viewers, given back when dropped.

@@ -594,7 +594,10 @@ impl Sessions {
     /// The session with this id, or else with this name: this node's, or
     /// in a cluster another node's, through this node's mirror of it
     /// (opened when there is none yet: it waits for the first screen).
-    pub async fn find(self: &Arc<Self>, id_or_name: &str) -> Result<Option<SessionHandle>, FindError> {
+    pub async fn find(
+        self: &Arc<Self>,
+        id_or_name: &str,
+    ) -> Result<Option<SessionHandle>, FindError> {
         if let Some(session) = self.get(id_or_name) {
             return Ok(Some(session));
         }
@@ -617,16 +620,16 @@ impl Sessions {
             return Ok(Some(mirror));
         }
         let (registry, id) = (Arc::downgrade(self), record.id.clone());
-        let ended = move || {
+        let ended = move |mirror: &WeakHandle| {
             if let Some(registry) = registry.upgrade() {
                 let mut state = registry.lock();
-                if state.mirrors.get(&id).is_some_and(|m| m.upgrade().is_none()) {
+                if state.mirrors.get(&id).is_some_and(|m| m.same(mirror)) {
                     state.mirrors.remove(&id);
                 }
             }
         };
         let client = cluster.registry.client().clone();
-        match super::remote::open_mirror(client, &record, &self.limits, ended).await {
+        match super::remote::open_mirror(client, &record, &self.limits, Box::new(ended)).await {
             Ok(mirror) => {
                 self.lock()
                     .mirrors

@@ -23,6 +23,10 @@ pub fn encode_answer(answer: &Scrollback, styles: &[(u16, u32, Style)]) -> (Vec<
     (lines, ServerMessage::Styles(defs).encode())
 }
 
+/// Styles with their stamps, as a scrollback answer carries them: (id,
+/// stamp, style).
+pub type StampedStyles = Vec<(u16, u32, Style)>;
+
 /// Bytes that are not an [`encode_answer`] answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AnswerError {
@@ -40,7 +44,7 @@ pub fn decode_answer(
     lines: &[u8],
     styles: &[u8],
     stamps: &[u32],
-) -> Result<(Scrollback, Vec<(u16, u32, Style)>), AnswerError> {
+) -> Result<(Scrollback, StampedStyles), AnswerError> {
     let ServerMessage::Scrollback(answer) = ServerMessage::decode(lines)? else {
         return Err(AnswerError::Shape("not a scrollback answer"));
     };

@@ -47,7 +47,8 @@ impl Drop for TempDir {
 pub struct Nats {
     pub child: Child,
     pub url: String,
-    _store: TempDir,
+    port: u16,
+    store: TempDir,
 }
 
 impl Nats {
@@ -65,28 +66,44 @@ impl Nats {
         }
         let store = TempDir::new("nats");
         let port = free_port();
-        let child = Command::new("nats-server")
-            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
-            .arg(&store.0)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start nats-server");
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let start = Instant::now();
-        while TcpStream::connect(addr).is_err() {
-            assert!(
-                start.elapsed() < super::DEADLINE,
-                "nats-server did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let child = spawn_nats(port, &store.0);
         Some(Nats {
             child,
-            url: format!("nats://{addr}"),
-            _store: store,
+            url: format!("nats://127.0.0.1:{port}"),
+            port,
+            store,
         })
     }
+
+    /// Kills it and starts it again on the same port and store, as a
+    /// restart does.
+    pub fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn_nats(self.port, &self.store.0);
+    }
+}
+
+/// `nats-server -js` on loopback port `port` with its store in `store`,
+/// once it listens.
+fn spawn_nats(port: u16, store: &Path) -> Child {
+    let child = Command::new("nats-server")
+        .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+        .arg(store)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start nats-server");
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let start = Instant::now();
+    while TcpStream::connect(addr).is_err() {
+        assert!(
+            start.elapsed() < super::DEADLINE,
+            "nats-server did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
 }
 
 impl Drop for Nats {

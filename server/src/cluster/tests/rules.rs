@@ -132,7 +132,10 @@ fn a_mark_reveals_a_lost_last_delta() {
     let chunks = publisher.chunks(200).unwrap();
     assert!(chunks.len() > 1);
     joining.apply(Message::Chunk(chunks[0].clone()));
-    assert!(matches!(joining.apply(mark(&publisher)), Outcome::Unchanged));
+    assert!(matches!(
+        joining.apply(mark(&publisher)),
+        Outcome::Unchanged
+    ));
 }
 
 #[test]

@@ -89,7 +89,8 @@ fn info_of(record: &SessionRecord) -> SessionInfo {
         profile: record.profile.clone(),
         command: record.command.clone(),
         pid: record.pid,
-        created_at: crate::time::parse_rfc3339(&record.created_at).unwrap_or(SystemTime::UNIX_EPOCH),
+        created_at: crate::time::parse_rfc3339(&record.created_at)
+            .unwrap_or(SystemTime::UNIX_EPOCH),
         recording: record.recording.clone(),
     }
 }
@@ -123,13 +124,17 @@ fn reason_of(cause: EndCause) -> EndReason {
     }
 }
 
+/// What runs when a mirror ends, before its viewers are told: given the
+/// mirror, so that whoever keeps it can forget it (and not a newer one).
+pub(in crate::session) type Ended = Box<dyn FnOnce(&WeakHandle) + Send>;
+
 /// Opens a mirror of `record`'s session, owned by another node: returns
 /// once its first screen arrived. `ended` runs when it ends.
 pub(in crate::session) async fn open(
     client: Client,
     record: &SessionRecord,
     limits: &Limits,
-    ended: impl FnOnce() + Send + 'static,
+    ended: Ended,
 ) -> Result<SessionHandle, OpenError> {
     let unreachable = |e: &dyn std::fmt::Display| OpenError::Unreachable(e.to_string());
     let screens = client
@@ -194,11 +199,9 @@ pub(in crate::session) async fn open(
         chunks_asked: None,
         silent_since: None,
         probes: probes_tx,
+        ended: Some(ended),
     };
-    tokio::spawn(async move {
-        follower.run(commands_rx, probes_rx).await;
-        ended();
-    });
+    tokio::spawn(follower.run(commands_rx, probes_rx));
     Ok(handle)
 }
 
@@ -224,7 +227,9 @@ impl Link {
             Asked::Answer(Answer::Done) => {}
             Asked::Answer(Answer::NoSession) => return Err(OpenError::NotFound),
             Asked::Answer(other) => {
-                return Err(OpenError::Unreachable(format!("an answer out of place: {other:?}")))
+                return Err(OpenError::Unreachable(format!(
+                    "an answer out of place: {other:?}"
+                )))
             }
             Asked::NoResponders => {
                 return Err(OpenError::Unreachable("its node is not there".to_owned()))
@@ -264,6 +269,8 @@ struct Follower {
     silent_since: Option<Instant>,
     /// Where the answers to the mirror's watches come.
     probes: mpsc::Sender<Asked>,
+    /// Runs once, when the mirror ends.
+    ended: Option<Ended>,
 }
 
 /// Why a mirror stops.
@@ -275,7 +282,11 @@ enum Stop {
 }
 
 impl Follower {
-    async fn run(mut self, mut commands: mpsc::Receiver<Command>, mut probes: mpsc::Receiver<Asked>) {
+    async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        mut probes: mpsc::Receiver<Asked>,
+    ) {
         let mut ticks = tokio::time::interval(WATCH_EVERY);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let stop = loop {
@@ -314,6 +325,9 @@ impl Follower {
                 }
             }
         };
+        if let Some(ended) = self.ended.take() {
+            ended(&self.handle);
+        }
         if let Stop::Ended(reason) = stop {
             self.end(reason);
         }

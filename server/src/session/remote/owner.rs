@@ -284,9 +284,7 @@ struct Serving {
 
 impl Serving {
     fn new(session: SessionHandle, client: Client) -> Serving {
-        let limit = usize::try_from(client.server_info().max_payload)
-            .unwrap_or(usize::MAX)
-            .max(1 << 16);
+        let limit = client.server_info().max_payload;
         Serving {
             subject: screen_subject(session.id()).into(),
             session,
@@ -345,15 +343,20 @@ impl Serving {
         match queued {
             Queued::Watch { chunks_to, reply } => {
                 self.watched_until = Instant::now() + WATCH_FOR;
-                let publisher = self.publisher.get_or_insert_with(|| {
-                    Publisher::new(stream_id(), self.session.screen())
-                });
+                let publisher = self
+                    .publisher
+                    .get_or_insert_with(|| Publisher::new(stream_id(), self.session.screen()));
                 if let Some(inbox) = chunks_to {
                     match publisher.chunks(self.limit) {
                         Ok(chunks) => {
                             for chunk in chunks {
                                 let bytes = Message::Chunk(chunk).encode();
-                                if self.client.publish(inbox.clone(), bytes.into()).await.is_err() {
+                                if self
+                                    .client
+                                    .publish(inbox.clone(), bytes.into())
+                                    .await
+                                    .is_err()
+                                {
                                     break;
                                 }
                             }
@@ -423,7 +426,11 @@ impl Serving {
     }
 
     async fn send(&self, bytes: Vec<u8>) {
-        if let Err(e) = self.client.publish(self.subject.clone(), bytes.into()).await {
+        if let Err(e) = self
+            .client
+            .publish(self.subject.clone(), bytes.into())
+            .await
+        {
             tracing::debug!(error = %e, "cannot publish a screen");
         }
     }

@@ -1,0 +1,452 @@
+//! One session, any node: real `panecast serve --cluster` processes on a
+//! real `nats-server` (see `common::cluster`). A session started on node A
+//! is viewed and driven from node B through B's mirror of it, and the
+//! failures the cluster must survive: the owner killed, NATS restarted,
+//! the owner paused.
+//!
+//! Skipped, with a line saying so, when `nats-server` is not installed
+//! (`tests/run.sh` installs it).
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use panecast_proto::{close, ClientMessage};
+use serde_json::{json, Value};
+
+mod common;
+
+use common::cluster::{config_file, runtime, serve_node, signal, Nats, TempDir, TTL_S};
+use common::ws::{open, Client, Model};
+
+/// Kills every child when dropped, so that a failed test leaves nothing.
+struct Nodes(Vec<Child>);
+
+impl Drop for Nodes {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            // A paused child is woken to die; one already gone is not there.
+            // SAFETY: kill(2) on a pid this test started and has not reaped.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGCONT) };
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts nodes named `names` on `nats`, with one config in `dir`.
+fn start_nodes(nats: &Nats, dir: &Path, names: &[&str]) -> (Nodes, Vec<SocketAddr>) {
+    let config = config_file(dir);
+    let (children, addrs) = names
+        .iter()
+        .map(|name| serve_node(&nats.url, name, &config))
+        .unzip();
+    (Nodes(children), addrs)
+}
+
+/// A request with the admin token: the status and the body as JSON (or
+/// `null`).
+fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let auth = format!("Bearer {}", common::TOKEN);
+    let body = body.map(|b| b.to_string());
+    let response = common::http(
+        addr,
+        method,
+        path,
+        &[("Authorization", &auth)],
+        body.as_deref().map(str::as_bytes),
+    );
+    let json = serde_json::from_str(&response.body).unwrap_or(Value::Null);
+    (response.status, json)
+}
+
+/// Starts `command` on the node at `addr`; its id.
+fn start_session(addr: SocketAddr, body: Value) -> String {
+    let (status, session) = call(addr, "POST", "/api/sessions", Some(body));
+    assert_eq!(status, 201, "{session}");
+    session["id"].as_str().expect("an id").to_owned()
+}
+
+/// The screen of session `id` as the node at `addr` shows it (JSON).
+fn screen(addr: SocketAddr, id: &str) -> Value {
+    let (status, screen) = call(
+        addr,
+        "GET",
+        &format!("/api/sessions/{id}/screen?format=json"),
+        None,
+    );
+    assert_eq!(status, 200, "{screen}");
+    screen
+}
+
+/// Screen rows with their trailing blanks trimmed.
+fn rows(screen: &Value) -> Vec<String> {
+    screen["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l.as_str().expect("a line").trim_end().to_owned())
+        .collect()
+}
+
+/// Waits until the screen of `id` on `addr` has a row holding `text`.
+fn wait_for_text(addr: SocketAddr, id: &str, text: &str, limit: Duration) {
+    let start = Instant::now();
+    loop {
+        let shown = rows(&screen(addr, id));
+        if shown.iter().any(|row| row.contains(text)) {
+            return;
+        }
+        assert!(
+            start.elapsed() < limit,
+            "{text:?} never showed on {addr}:\n{}",
+            shown.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until the viewer's model equals the owner's screen, row for row.
+async fn until_same(viewer: &mut Client, owner: SocketAddr, id: &str, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let want = rows(&screen(owner, id));
+        if viewer.model.text() == want {
+            return;
+        }
+        if Instant::now() >= deadline {
+            panic!(
+                "the viewer's screen is not the owner's:\nviewer:\n{}\nowner:\n{}",
+                viewer.model.text().join("\n"),
+                want.join("\n")
+            );
+        }
+        viewer
+            .next(tokio::time::Instant::now() + Duration::from_millis(100))
+            .await;
+    }
+}
+
+fn typed(text: &str) -> ClientMessage {
+    ClientMessage::Text {
+        text: text.to_owned(),
+    }
+}
+
+/// The ids of the sessions the node at `addr` lists.
+fn listed(addr: SocketAddr) -> Vec<String> {
+    let (status, list) = call(addr, "GET", "/api/sessions", None);
+    assert_eq!(status, 200, "{list}");
+    list["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| s["id"].as_str().expect("an id").to_owned())
+        .collect()
+}
+
+fn model_has(model: &Model, text: &str) -> bool {
+    model.text().iter().any(|row| row.contains(text))
+}
+
+#[test]
+fn a_session_on_a_is_viewed_and_driven_from_b() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("drive");
+    let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    let id = start_session(
+        a,
+        json!({ "command": ["bash", "--norc", "--noprofile"], "name": "shared" }),
+    );
+
+    // The session object on B names its owner; B finds it by name too.
+    let (status, seen) = call(b, "GET", "/api/sessions/shared", None);
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(
+        (seen["id"].as_str(), seen["node"].as_str()),
+        (Some(id.as_str()), Some("A"))
+    );
+
+    runtime().block_on(async {
+        let mut viewer = open(b, common::TOKEN, &id, "control").await;
+        viewer
+            .until("the first frame", common::DEADLINE, |m| m.frames > 0)
+            .await;
+        // Typed on B, run on A, shown on B.
+        viewer.send(&typed("echo typed-on-$((6*7))\r")).await;
+        viewer
+            .until("the echo", common::DEADLINE, |m| {
+                model_has(m, "typed-on-42")
+            })
+            .await;
+        wait_for_text(a, &id, "typed-on-42", common::DEADLINE);
+        until_same(&mut viewer, a, &id, common::DEADLINE).await;
+
+        // Input through B's HTTP API, in order.
+        for i in 0..20 {
+            let (status, body) = call(
+                b,
+                "POST",
+                &format!("/api/sessions/{id}/input"),
+                Some(json!({ "text": format!("echo line-{i}\r") })),
+            );
+            assert_eq!(status, 204, "{body}");
+        }
+        viewer
+            .until("twenty lines in order", common::DEADLINE, |m| {
+                model_has(m, "line-19")
+            })
+            .await;
+        until_same(&mut viewer, a, &id, common::DEADLINE).await;
+        let shown = viewer.model.text().join("\n");
+        // The last ten outputs (with their commands) fill the screen.
+        let order: Vec<usize> = (10..20)
+            .map(|i| shown.rfind(&format!("\nline-{i}")).expect("every line"))
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{shown}");
+
+        // Resized on B: the owner's terminal and the viewer follow.
+        let (status, body) = call(
+            b,
+            "POST",
+            &format!("/api/sessions/{id}/resize"),
+            Some(json!({ "cols": 100, "rows": 30 })),
+        );
+        assert_eq!(status, 204, "{body}");
+        let owner = screen(a, &id);
+        assert_eq!(
+            (owner["cols"].as_u64(), owner["rows"].as_u64()),
+            (Some(100), Some(30))
+        );
+        viewer
+            .until("the new size", common::DEADLINE, |m| {
+                m.cols == 100 && m.rows == 30
+            })
+            .await;
+
+        // Search and scrollback on B read the owner's.
+        let (status, found) = call(
+            b,
+            "GET",
+            &format!("/api/sessions/{id}/search?q=line-1"),
+            None,
+        );
+        assert_eq!(status, 200, "{found}");
+        assert!(
+            found["matches"].as_array().expect("matches").len() >= 11,
+            "{found}"
+        );
+        for i in 0..40 {
+            viewer.send(&typed(&format!("echo scrolled-{i}\r"))).await;
+        }
+        viewer
+            .until("forty more lines", common::DEADLINE, |m| {
+                model_has(m, "scrolled-39")
+            })
+            .await;
+        viewer
+            .send(&ClientMessage::ScrollbackRequest {
+                start: 1,
+                count: 400,
+            })
+            .await;
+        viewer
+            .until("the scrollback", common::DEADLINE, |m| {
+                !m.scrollback.is_empty()
+            })
+            .await;
+        let lines: Vec<String> = viewer.model.scrollback[0]
+            .lines
+            .iter()
+            .map(|l| l.text().trim_end().to_owned())
+            .collect();
+        assert!(lines.iter().any(|l| l == "scrolled-0"), "{lines:?}");
+        assert!(lines.iter().any(|l| l == "scrolled-0"), "{lines:?}");
+        assert!(lines.iter().any(|l| l == "typed-on-42"), "{lines:?}");
+
+        // Deleted on B: the owner ends it, and B's viewer is told so.
+        let (status, body) = call(b, "DELETE", &format!("/api/sessions/{id}"), None);
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["node"], "A", "{body}");
+        let closed = viewer.close_code(common::DEADLINE).await;
+        assert_eq!(closed.code, Some(close::SESSION_DELETED), "{closed:?}");
+        assert!(!listed(a).contains(&id));
+        let (status, _) = call(b, "GET", &format!("/api/sessions/{id}"), None);
+        assert_eq!(status, 404);
+    });
+}
+
+#[test]
+fn a_killed_owners_viewers_are_told_within_5s_and_its_sessions_leave_the_lists() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("kill");
+    let (mut nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B", "C"]);
+    let id = start_session(addrs[0], json!({ "command": ["sleep", "600"] }));
+    runtime().block_on(async {
+        let mut viewers = Vec::new();
+        for addr in [addrs[1], addrs[2]] {
+            let mut viewer = open(addr, common::TOKEN, &id, "view").await;
+            viewer
+                .until("the first frame", common::DEADLINE, |m| m.frames > 0)
+                .await;
+            viewers.push(viewer);
+        }
+        let killed = Instant::now();
+        let _ = nodes.0[0].kill();
+        let _ = nodes.0[0].wait();
+        for viewer in &mut viewers {
+            let closed = viewer.close_code(Duration::from_secs(10)).await;
+            assert_eq!(closed.code, Some(close::NODE_GONE), "{closed:?}");
+            assert!(
+                killed.elapsed() < Duration::from_secs(5),
+                "told after {:?}",
+                killed.elapsed()
+            );
+            assert_eq!(
+                viewer.model.exit, None,
+                "no Exit: how it ended is not known"
+            );
+        }
+    });
+    let start = Instant::now();
+    for addr in [addrs[1], addrs[2]] {
+        while listed(addr).contains(&id) {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "still listed after 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(2 * TTL_S + 2),
+        "left the lists after {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn after_nats_restarts_mirrors_resync_and_input_works_again() {
+    let Some(mut nats) = Nats::start() else {
+        return;
+    };
+    let dir = TempDir::new("restart");
+    let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    let id = start_session(a, json!({ "command": ["bash", "--norc", "--noprofile"] }));
+    runtime().block_on(async {
+        let mut viewer = open(b, common::TOKEN, &id, "control").await;
+        viewer.send(&typed("echo before\r")).await;
+        viewer
+            .until("the echo", common::DEADLINE, |m| model_has(m, "before"))
+            .await;
+
+        nats.restart();
+        // Output while the mirror may have missed messages.
+        let (status, body) = call(
+            a,
+            "POST",
+            &format!("/api/sessions/{id}/input"),
+            Some(json!({ "text": "echo during\r" })),
+        );
+        assert_eq!(status, 204, "{body}");
+
+        // Input from B works again within 5 s of NATS being back.
+        let back = Instant::now();
+        let mut n = 0;
+        loop {
+            n += 1;
+            viewer.send(&typed(&format!("echo after-{n}\r"))).await;
+            let shown = tokio::time::Instant::now() + Duration::from_millis(500);
+            while !model_has(&viewer.model, &format!("after-{n}")) {
+                if viewer.next(shown).await.is_none() {
+                    break;
+                }
+            }
+            if model_has(&viewer.model, &format!("after-{n}")) {
+                break;
+            }
+            assert!(viewer.closed.is_none(), "closed: {:?}", viewer.closed);
+            assert!(
+                back.elapsed() < Duration::from_secs(5),
+                "input did not work again within 5 s"
+            );
+        }
+        // The screen is the owner's exactly, "during" included.
+        until_same(&mut viewer, a, &id, common::DEADLINE).await;
+        assert!(model_has(&viewer.model, "during"));
+    });
+}
+
+#[test]
+fn a_paused_owners_viewers_resync_to_its_exact_screen() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("pause");
+    let (nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    let id = start_session(a, json!({ "command": ["bash", "--norc", "--noprofile"] }));
+    // A counter the paused program goes on with as soon as it runs again.
+    let (status, body) = call(
+        a,
+        "POST",
+        &format!("/api/sessions/{id}/input"),
+        Some(json!({ "text": "for i in $(seq 1 400); do echo tick-$i; sleep 0.05; done\r" })),
+    );
+    assert_eq!(status, 204, "{body}");
+    runtime().block_on(async {
+        let mut viewer = open(b, common::TOKEN, &id, "view").await;
+        viewer
+            .until("ticks", common::DEADLINE, |m| model_has(m, "tick-5"))
+            .await;
+        signal(&nodes.0[0], libc::SIGSTOP);
+        let paused = Instant::now();
+        while paused.elapsed() < Duration::from_secs(10) {
+            viewer
+                .next(tokio::time::Instant::now() + Duration::from_millis(200))
+                .await;
+            assert!(
+                viewer.closed.is_none(),
+                "closed while paused: {:?}",
+                viewer.closed
+            );
+        }
+        signal(&nodes.0[0], libc::SIGCONT);
+        viewer
+            .until("the ticks go on", Duration::from_secs(20), |m| {
+                model_has(m, "tick-400")
+            })
+            .await;
+        until_same(&mut viewer, a, &id, common::DEADLINE).await;
+    });
+}
+
+#[test]
+fn a_thousand_by_thousand_screen_crosses_nodes_whole() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("big");
+    let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    let script = "for r in $(seq 1 2000); do printf '\\033[38;5;%dm%0999d\\n' $((r % 256)) $r; done; sleep 600";
+    let id = start_session(
+        a,
+        json!({ "command": ["bash", "-c", script], "cols": 1000, "rows": 1000, "scrollback": 1000 }),
+    );
+    wait_for_text(a, &id, &format!("{:0999}", 2000), common::FLOOD_WAIT);
+    let owner = screen(a, &id);
+    let mirrored = screen(b, &id);
+    assert_eq!(
+        (mirrored["cols"].as_u64(), mirrored["rows"].as_u64()),
+        (Some(1000), Some(1000))
+    );
+    assert_eq!(rows(&mirrored), rows(&owner));
+    let ansi = |addr| {
+        let auth = format!("Bearer {}", common::TOKEN);
+        let path = format!("/api/sessions/{id}/screen?format=ansi");
+        let response = common::http(addr, "GET", &path, &[("Authorization", &auth)], None);
+        assert_eq!(response.status, 200);
+        response.body
+    };
+    assert_eq!(ansi(b), ansi(a), "colours and all");
+}
