@@ -450,3 +450,72 @@ fn a_thousand_by_thousand_screen_crosses_nodes_whole() {
     };
     assert_eq!(ansi(b), ansi(a), "colours and all");
 }
+
+/// A request with `token` as the bearer: the status.
+fn status_as(addr: SocketAddr, token: &str, path: &str) -> u16 {
+    let auth = format!("Bearer {token}");
+    common::http(addr, "GET", path, &[("Authorization", &auth)], None).status
+}
+
+#[test]
+fn a_link_works_on_every_node_and_a_revocation_ends_it_everywhere_within_a_second() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("links");
+    let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B", "C"]);
+    let (a, b, c) = (addrs[0], addrs[1], addrs[2]);
+    let id = start_session(a, json!({ "command": ["sleep", "600"] }));
+    let (status, link) = call(
+        a,
+        "POST",
+        &format!("/api/sessions/{id}/links"),
+        Some(json!({ "role": "view" })),
+    );
+    assert_eq!(status, 201, "{link}");
+    let (token, link_id) = (
+        link["token"].as_str().expect("a token").to_owned(),
+        link["id"].as_str().expect("an id").to_owned(),
+    );
+    let session_path = format!("/api/sessions/{id}");
+    // Minted on A: it reaches the session from every node, and only it.
+    let start = Instant::now();
+    while status_as(b, &token, &session_path) != 200 || status_as(c, &token, &session_path) != 200 {
+        assert!(
+            start.elapsed() < common::DEADLINE,
+            "the link never worked on B and C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let other = start_session(b, json!({ "command": ["sleep", "600"] }));
+    assert_eq!(status_as(c, &token, &format!("/api/sessions/{other}")), 404);
+    // C lists it, without its token.
+    let (status, listed) = call(c, "GET", &format!("/api/sessions/{id}/links"), None);
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["links"][0]["id"], link_id.as_str(), "{listed}");
+    assert!(listed["links"][0].get("token").is_none());
+
+    runtime().block_on(async {
+        let mut viewer = open(b, &token, &id, "view").await;
+        viewer
+            .until("the first frame", common::DEADLINE, |m| m.frames > 0)
+            .await;
+        // Revoked on C: B's stream is closed within a second.
+        let (status, body) = call(
+            c,
+            "DELETE",
+            &format!("/api/sessions/{id}/links/{link_id}"),
+            None,
+        );
+        assert!(status < 300, "{body}");
+        let revoked = Instant::now();
+        let closed = viewer.close_code(Duration::from_secs(5)).await;
+        assert_eq!(closed.code, Some(close::ACCESS_REVOKED), "{closed:?}");
+        assert!(
+            revoked.elapsed() < Duration::from_secs(1),
+            "closed after {:?}",
+            revoked.elapsed()
+        );
+    });
+    for addr in [a, b, c] {
+        assert_eq!(status_as(addr, &token, &session_path), 401, "on {addr}");
+    }
+}

@@ -1,13 +1,17 @@
 //! Share links: per-session tokens with a role and a lifetime, minted by an
 //! admin. Only a digest of each token is kept; links live in memory and end
 //! with their session. Revoking one tells every stream opened with it.
+//!
+//! In a cluster every node holds every link: the links minted and revoked
+//! here are told to the other nodes ([`Links::replicate`]), and theirs are
+//! taken in ([`Links::apply`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::secret::{self, SecretHash};
 use super::Role;
@@ -115,6 +119,17 @@ pub enum SavedLinkError {
     BadRole(String),
 }
 
+/// A change to the links made on this node, for the other nodes of a
+/// cluster, or made on another and taken in here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkChange {
+    /// A link was minted (or came with an upgrade).
+    Minted(SavedLink),
+    /// The link whose token has this SHA-256 (64 hex digits) was revoked,
+    /// or its session ended.
+    Revoked(String),
+}
+
 struct Link {
     info: LinkInfo,
     revoked: watch::Sender<bool>,
@@ -126,6 +141,8 @@ pub struct Links {
     links: Mutex<HashMap<SecretHash, Link>>,
     max_ttl: Duration,
     max_per_session: usize,
+    /// Where this node's changes go, in a cluster.
+    changes: Mutex<Option<mpsc::UnboundedSender<LinkChange>>>,
 }
 
 impl Links {
@@ -136,6 +153,66 @@ impl Links {
             links: Mutex::new(HashMap::new()),
             max_ttl,
             max_per_session,
+            changes: Mutex::new(None),
+        }
+    }
+
+    /// From now on, every link minted or revoked here is told on the
+    /// returned receiver, starting with every live link (taken over in an
+    /// upgrade, or minted before).
+    pub fn replicate(&self) -> mpsc::UnboundedReceiver<LinkChange> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        for link in self.saved() {
+            // The receiver is held right here.
+            let _ = sender.send(LinkChange::Minted(link));
+        }
+        *self.changes.lock().unwrap_or_else(PoisonError::into_inner) = Some(sender);
+        receiver
+    }
+
+    /// Tells `change` to the other nodes, when replicating.
+    fn tell(&self, change: LinkChange) {
+        if let Some(sender) = &*self.changes.lock().unwrap_or_else(PoisonError::into_inner) {
+            // A closed receiver: the cluster is gone; this node goes on.
+            let _ = sender.send(change);
+        }
+    }
+
+    /// Takes in another node's change (told back to no one): a link
+    /// minted there works here until it expires; a link revoked there is
+    /// revoked here, and its streams told at once. A minted link already
+    /// held, or a malformed one, changes nothing.
+    pub fn apply(&self, change: LinkChange) {
+        match change {
+            LinkChange::Minted(link) => {
+                let Some(hash) = secret::parse_hex(&link.token_hash) else {
+                    return;
+                };
+                if link.role == Role::Admin {
+                    return;
+                }
+                let mut links = self.lock();
+                links.entry(hash).or_insert_with(|| Link {
+                    info: LinkInfo {
+                        id: link.id,
+                        session: link.session,
+                        role: link.role,
+                        created_at: link.created_at,
+                        expires_at: link.expires_at,
+                        viewers: 0,
+                    },
+                    revoked: watch::channel(false).0,
+                    viewers: Arc::default(),
+                });
+            }
+            LinkChange::Revoked(hash) => {
+                let Some(hash) = secret::parse_hex(&hash) else {
+                    return;
+                };
+                if let Some(link) = self.lock().remove(&hash) {
+                    link.revoked.send_replace(true);
+                }
+            }
         }
     }
 
@@ -169,14 +246,17 @@ impl Links {
             expires_at: now + ttl,
             viewers: 0,
         };
+        let hash = secret::hash(token.as_bytes());
         links.insert(
-            secret::hash(token.as_bytes()),
+            hash,
             Link {
                 info: info.clone(),
                 revoked: watch::channel(false).0,
                 viewers: Arc::default(),
             },
         );
+        drop(links);
+        self.tell(LinkChange::Minted(saved(&hash, &info)));
         Ok((info, token))
     }
 
@@ -206,18 +286,25 @@ impl Links {
             .map(|(key, _)| *key)?;
         let link = links.remove(&key)?;
         link.revoked.send_replace(true);
+        drop(links);
+        self.tell(LinkChange::Revoked(secret::hex(&key)));
         Some(link.info)
     }
 
     /// Revokes every link of a session that ended.
     pub fn end_session(&self, session: &str) {
-        self.lock().retain(|_, link| {
+        let mut ended = Vec::new();
+        self.lock().retain(|hash, link| {
             let keep = link.info.session != session;
             if !keep {
                 link.revoked.send_replace(true);
+                ended.push(secret::hex(hash));
             }
             keep
         });
+        for hash in ended {
+            self.tell(LinkChange::Revoked(hash));
+        }
     }
 
     /// The live link whose token is `token`.
@@ -245,14 +332,7 @@ impl Links {
         prune(&mut links, SystemTime::now());
         let mut out: Vec<SavedLink> = links
             .iter()
-            .map(|(hash, link)| SavedLink {
-                token_hash: secret::hex(hash),
-                id: link.info.id.clone(),
-                session: link.info.session.clone(),
-                role: link.info.role,
-                created_at: link.info.created_at,
-                expires_at: link.info.expires_at,
-            })
+            .map(|(hash, link)| saved(hash, &link.info))
             .collect();
         out.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         out
@@ -295,6 +375,18 @@ impl Links {
     fn lock(&self) -> MutexGuard<'_, HashMap<SecretHash, Link>> {
         // Every update is a single insert or remove: consistent after a panic.
         self.links.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A link as saved: its token's hash, never the token.
+fn saved(hash: &SecretHash, info: &LinkInfo) -> SavedLink {
+    SavedLink {
+        token_hash: secret::hex(hash),
+        id: info.id.clone(),
+        session: info.session.clone(),
+        role: info.role,
+        created_at: info.created_at,
+        expires_at: info.expires_at,
     }
 }
 
@@ -459,5 +551,58 @@ mod tests {
         std::thread::sleep(Duration::from_millis(40));
         assert!(links.find(&token).is_none());
         assert!(links.list("s").is_empty());
+    }
+
+    #[tokio::test]
+    async fn changes_on_one_node_reach_another() {
+        let (here, there) = (store(), store());
+        let (_, before) = here.mint("s", Role::View, DAY).expect("minted");
+        let mut told = here.replicate();
+        let (info, token) = here.mint("s", Role::Control, DAY).expect("minted");
+        let mut changes = Vec::new();
+        while let Ok(change) = told.try_recv() {
+            changes.push(change);
+        }
+        assert_eq!(changes.len(), 2, "the live link, then the new one");
+        for change in changes {
+            // Taken in twice (a node's own change comes back): once.
+            there.apply(change.clone());
+            there.apply(change);
+        }
+        assert!(there.find(&before).is_some());
+        let ticket = there.find(&token).expect("works on the other node");
+        assert_eq!((ticket.role, ticket.session.as_str()), (Role::Control, "s"));
+        assert_eq!(there.list("s").len(), 2);
+
+        here.revoke("s", &info.id).expect("revoked");
+        let Ok(LinkChange::Revoked(hash)) = told.try_recv() else {
+            panic!("the revocation is told");
+        };
+        assert_eq!(hash, secret::hex(&secret::hash(token.as_bytes())));
+        there.apply(LinkChange::Revoked(hash));
+        tokio::time::timeout(Duration::from_secs(1), ticket.revoked())
+            .await
+            .expect("its streams are told");
+        assert!(there.find(&token).is_none());
+
+        here.end_session("s");
+        there.apply(told.try_recv().expect("the session's link is told"));
+        assert!(there.find(&before).is_none());
+        // Changes taken in are not told again.
+        there.apply(LinkChange::Revoked("00".repeat(32)));
+        let mut quiet = there.replicate();
+        assert!(quiet.try_recv().is_err());
+        // Malformed changes change nothing.
+        there.apply(LinkChange::Revoked("not hex".into()));
+        let admin = SavedLink {
+            token_hash: "ab".repeat(32),
+            id: "x".into(),
+            session: "s".into(),
+            role: Role::Admin,
+            created_at: SystemTime::now(),
+            expires_at: SystemTime::now() + DAY,
+        };
+        there.apply(LinkChange::Minted(admin));
+        assert!(there.list("s").is_empty());
     }
 }

@@ -19,7 +19,9 @@ use std::time::Duration;
 pub use failures::SignInFailures;
 pub use grant::{Action, Credential, Denied, Grant, NotACredential, Target};
 pub use keys::{config_entry, KeyConfig};
-pub use links::{LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard};
+pub use links::{
+    LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
+};
 pub use peer::{client_address, TrustedProxies};
 pub use role::Role;
 pub use secret::valid_token;

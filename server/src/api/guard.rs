@@ -323,7 +323,7 @@ fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
     let Some(ticket) = grant.link_ticket() else {
         return true;
     };
-    if state.sessions.get(&ticket.session).is_some() {
+    if state.sessions.exists(&ticket.session) {
         return true;
     }
     state.access.links().end_session(&ticket.session);

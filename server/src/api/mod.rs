@@ -267,8 +267,9 @@ async fn serve_with(
 ) -> std::io::Result<()> {
     let state = AppState::new(settings).map_err(std::io::Error::other)?;
     let sessions = Arc::clone(state.sessions());
-    if let Some(registry) = in_place.as_ref().and_then(|p| p.cluster.clone()) {
-        sessions.join_cluster(registry);
+    let cluster = in_place.as_ref().and_then(|p| p.cluster.clone());
+    if let Some(registry) = &cluster {
+        sessions.join_cluster(Arc::clone(registry));
     }
     let (accept_paused, paused) = tokio::sync::watch::channel(false);
     let upgrades = match in_place {
@@ -292,6 +293,14 @@ async fn serve_with(
         }
         None => None,
     };
+    if let Some(registry) = &cluster {
+        // After an upgrade took its links in: they are shared too.
+        let max_ttl = Duration::from_secs(state.config.limits.max_link_ttl_secs);
+        registry
+            .share_links(Arc::clone(&state.access), max_ttl)
+            .await
+            .map_err(std::io::Error::other)?;
+    }
     let limits = listen::ConnectionLimits {
         max: state.config.limits.max_connections,
         per_address: state.config.limits.max_connections_per_address,

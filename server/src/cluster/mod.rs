@@ -34,12 +34,14 @@
 
 mod body;
 mod cache;
+mod links;
 mod message;
 mod mirror;
 mod publisher;
 mod registry;
 mod settings;
 
+pub use links::LINKS_BUCKET;
 pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
 pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};

@@ -179,7 +179,7 @@ fn name_key(name: &str) -> String {
 /// `create_key_value` makes it. Made here because that call first reads
 /// the account's JetStream info, whose shape changed in NATS 2.10: the
 /// client cannot read a 2.9 server's (Debian bookworm ships 2.9.10).
-fn kv_stream(bucket: &str, max_age: Duration) -> stream::Config {
+pub(super) fn kv_stream(bucket: &str, max_age: Duration) -> stream::Config {
     stream::Config {
         name: format!("KV_{bucket}"),
         subjects: vec![format!("$KV.{bucket}.>")],
@@ -200,7 +200,7 @@ fn kv_stream(bucket: &str, max_age: Duration) -> stream::Config {
 }
 
 /// Boxes a client error for [`RegistryError::Kv`].
-fn kv_error(
+pub(super) fn kv_error(
     op: &'static str,
 ) -> impl FnOnce(Box<dyn std::error::Error + Send + Sync>) -> RegistryError {
     move |source| RegistryError::Kv { op, source }
@@ -210,6 +210,8 @@ fn kv_error(
 #[derive(Debug, Clone)]
 pub struct Registry {
     node: String,
+    /// The NATS URL it connected to.
+    url: String,
     /// The connection, shared with the session layer's screens and requests.
     client: async_nats::Client,
     ttl: Duration,
@@ -310,6 +312,7 @@ impl Registry {
         let follower = Arc::new(Follower(Arc::clone(&cache).follow(sessions.clone())));
         let registry = Registry {
             node: node.to_owned(),
+            url: url.to_owned(),
             client,
             ttl,
             nodes,
@@ -332,6 +335,11 @@ impl Registry {
     /// This node's name.
     pub fn node(&self) -> &str {
         &self.node
+    }
+
+    /// The NATS URL this node connected to.
+    pub fn url(&self) -> &str {
+        &self.url
     }
 
     /// The NATS connection.

@@ -641,6 +641,16 @@ impl Sessions {
         }
     }
 
+    /// Whether session `id` is open on this node or, in a cluster, on
+    /// another (as this node's copy of the registry says).
+    pub fn exists(&self, id: &str) -> bool {
+        self.get(id).is_some()
+            || self
+                .cluster
+                .get()
+                .is_some_and(|c| c.registry.remote_session(id).is_some())
+    }
+
     /// This node's open mirror of session `id`, if any.
     fn mirror(&self, id: &str) -> Option<SessionHandle> {
         self.lock().mirrors.get(id).and_then(WeakHandle::upgrade)
