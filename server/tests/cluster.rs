@@ -46,14 +46,22 @@ fn config_file_with_keys(dir: &Path) -> PathBuf {
     path
 }
 
-/// `POST /api/sessions` on the node at `addr`: the status and the body.
-fn create(addr: SocketAddr, body: &serde_json::Value) -> (u16, serde_json::Value) {
-    create_as(addr, common::TOKEN, body)
+/// `POST /api/sessions` on the node at `addr`, to start on `node` (the
+/// node asked, in these tests): the status and the body.
+fn create(addr: SocketAddr, node: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+    create_as(addr, node, common::TOKEN, body)
 }
 
 /// `POST /api/sessions` with credential `token`.
-fn create_as(addr: SocketAddr, token: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+fn create_as(
+    addr: SocketAddr,
+    node: &str,
+    token: &str,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
     let auth = format!("Bearer {token}");
+    let mut body = body.clone();
+    body["node"] = serde_json::json!(node);
     let response = common::http(
         addr,
         "POST",
@@ -219,11 +227,11 @@ fn sessions_created_through_the_api_are_in_the_registry_and_names_unique() {
     let (mut a, a_addr) = serve_node(&nats.url, "A", &config);
     let (mut b, b_addr) = serve_node(&nats.url, "B", &config);
     let sleeper = serde_json::json!({ "command": ["sleep", "60"], "name": "build" });
-    let (status, session) = create(a_addr, &sleeper);
+    let (status, session) = create(a_addr, "A", &sleeper);
     assert_eq!(status, 201, "{session}");
     let id = session["id"].as_str().expect("an id").to_owned();
 
-    let (status, refused) = create(b_addr, &sleeper);
+    let (status, refused) = create(b_addr, "B", &sleeper);
     assert_eq!(status, 409, "the name is A's: {refused}");
     assert_eq!(refused["code"], "name_taken", "{refused}");
 
@@ -279,7 +287,7 @@ fn sessions_created_through_the_api_are_in_the_registry_and_names_unique() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     });
-    let (status, session) = create(b_addr, &sleeper);
+    let (status, session) = create(b_addr, "B", &sleeper);
     assert_eq!(status, 201, "the freed name on B: {session}");
     for child in [&mut a, &mut b] {
         let _ = child.kill();
@@ -429,19 +437,23 @@ fn every_node_lists_the_clusters_sessions_by_the_same_access_rule() {
     };
     let build = id(create(
         a_addr,
+        "A",
         &serde_json::json!({ "command": ["sleep", "60"], "name": "build" }),
     ));
     let other = id(create(
         a_addr,
+        "A",
         &serde_json::json!({ "command": ["sleep", "60"] }),
     ));
     let ci = id(create_as(
         a_addr,
+        "A",
         CI_KEY,
         &serde_json::json!({ "profile": "nap" }),
     ));
     let on_b = id(create(
         b_addr,
+        "B",
         &serde_json::json!({ "command": ["sleep", "60"] }),
     ));
 
@@ -581,7 +593,7 @@ impl Paused {
         let (a, a_addr) = serve_node(&nats.url, "A", &config);
         let (b, b_addr) = serve_node(&nats.url, "B", &config);
         let sleeper = serde_json::json!({ "command": ["sleep", "120"], "name": "build" });
-        let (status, session) = create(a_addr, &sleeper);
+        let (status, session) = create(a_addr, "A", &sleeper);
         assert_eq!(status, 201, "{session}");
         let id = session["id"].as_str().expect("an id").to_owned();
         let named = (id.clone(), "A".to_owned(), Some("build".to_owned()));
@@ -668,7 +680,7 @@ fn a_paused_node_comes_back_with_its_sessions_and_names() {
     eprintln!("A's session back in B's list {back:?} after SIGCONT");
     // The name is A's session's again: B cannot take it.
     let sleeper = serde_json::json!({ "command": ["sleep", "120"], "name": "build" });
-    let (status, refused) = create(paused.b_addr, &sleeper);
+    let (status, refused) = create(paused.b_addr, "B", &sleeper);
     assert_eq!(status, 409, "the name is A's again: {refused}");
     assert_eq!(list_named(paused.a_addr), [named]);
 }
@@ -680,7 +692,7 @@ fn a_paused_nodes_name_taken_meanwhile_stays_with_the_new_session() {
     };
     // While A is gone its name is free: B's new session takes it.
     let sleeper = serde_json::json!({ "command": ["sleep", "120"], "name": "build" });
-    let (status, session) = create(paused.b_addr, &sleeper);
+    let (status, session) = create(paused.b_addr, "B", &sleeper);
     assert_eq!(status, 201, "A's name while A is gone: {session}");
     let taker = session["id"].as_str().expect("an id").to_owned();
     signal(&paused.a, libc::SIGCONT);

@@ -519,3 +519,73 @@ fn a_link_works_on_every_node_and_a_revocation_ends_it_everywhere_within_a_secon
         assert_eq!(status_as(addr, &token, &session_path), 401, "on {addr}");
     }
 }
+
+#[test]
+fn a_session_starts_on_the_node_asked_for_or_the_one_with_the_most_room() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("place");
+    let config = dir.0.join("limits.toml");
+    std::fs::write(
+        &config,
+        format!("[cluster]\nnode_ttl_s = {TTL_S}\n\n[limits]\nmax_sessions = 2\n"),
+    )
+    .expect("write config");
+    let (children, addrs): (Vec<Child>, Vec<SocketAddr>) = ["A", "B"]
+        .iter()
+        .map(|name| serve_node(&nats.url, name, &config))
+        .unzip();
+    let _nodes = Nodes(children);
+    let (a, b) = (addrs[0], addrs[1]);
+    let sleeper = |node: Option<&str>| {
+        let mut body = json!({ "command": ["sleep", "600"] });
+        if let Some(node) = node {
+            body["node"] = json!(node);
+        }
+        call(a, "POST", "/api/sessions", Some(body))
+    };
+    // Asked for B, through A: it runs on B, and A answers with its view.
+    let (status, on_b) = sleeper(Some("B"));
+    assert_eq!(status, 201, "{on_b}");
+    assert_eq!(on_b["node"], "B", "{on_b}");
+    let id = on_b["id"].as_str().expect("an id");
+    let (status, seen) = call(b, "GET", &format!("/api/sessions/{id}"), None);
+    assert_eq!((status, seen["node"].as_str()), (200, Some("B")), "{seen}");
+    // A name is the cluster's, whichever node runs it or is asked.
+    let (status, named) = call(
+        a,
+        "POST",
+        "/api/sessions",
+        Some(json!({ "command": ["sleep", "600"], "name": "x", "node": "B" })),
+    );
+    assert_eq!(
+        (status, named["node"].as_str()),
+        (201, Some("B")),
+        "{named}"
+    );
+    let (status, taken) = call(
+        b,
+        "POST",
+        "/api/sessions",
+        Some(json!({ "command": ["sleep", "600"], "name": "x", "node": "A" })),
+    );
+    assert_eq!(
+        (status, taken["code"].as_str()),
+        (409, Some("name_taken")),
+        "{taken}"
+    );
+    // Without a node: B is full (2), so A, twice, and then no node has room.
+    for _ in 0..2 {
+        let (status, session) = sleeper(None);
+        assert_eq!(
+            (status, session["node"].as_str()),
+            (201, Some("A")),
+            "{session}"
+        );
+    }
+    let (status, full) = sleeper(None);
+    assert_eq!(status, 429, "{full}");
+    assert_eq!(full["code"], "too_many_sessions", "{full}");
+    let (status, unknown) = sleeper(Some("Z"));
+    assert_eq!(status, 404, "{unknown}");
+    assert_eq!(unknown["code"], "node_not_found", "{unknown}");
+}

@@ -7,7 +7,7 @@ use super::links::LinkTicket;
 use super::Role;
 
 /// Who a credential is, for logs and `GET /api/sessions/{id}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Credential {
     /// The admin token.
     Admin,

@@ -41,6 +41,9 @@ pub struct CreateRequest {
     /// Record the session (it is recorded anyway when its profile or the
     /// configuration says so).
     pub record: Option<bool>,
+    /// In a cluster, the node to start it on; default: the live node with
+    /// the most room. Without a cluster, no node may be named.
+    pub node: Option<String>,
 }
 
 impl CreateRequest {

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use crate::pty::{Shortage, SpawnError};
 use crate::record::RecordError;
-use crate::session::{CreateError, SessionError};
+use crate::session::{CreateError, RefusalKind, SessionError};
 
 /// The JSON body of every error answer.
 #[derive(Debug, Serialize, ToSchema)]
@@ -132,19 +132,36 @@ impl From<CreateError> for ApiError {
             CreateError::Spawn(SpawnError {
                 short_of: Some(shortage),
                 ..
-            }) => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                match shortage {
-                    Shortage::Descriptors => "short_of_descriptors",
-                    Shortage::Processes => "short_of_processes",
-                    Shortage::Terminals => "short_of_terminals",
-                },
-            ),
+            }) => (StatusCode::SERVICE_UNAVAILABLE, short_of(shortage)),
             CreateError::Spawn(_) => (StatusCode::BAD_REQUEST, "spawn_failed"),
             CreateError::Record(_) => (StatusCode::INTERNAL_SERVER_ERROR, "recording_failed"),
             CreateError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            CreateError::UnknownNode(_) => (StatusCode::NOT_FOUND, "node_not_found"),
+            CreateError::ClusterUnavailable(_) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "cluster_unavailable")
+            }
+            CreateError::Refused { code, .. } => match code {
+                RefusalKind::Full => (StatusCode::TOO_MANY_REQUESTS, "too_many_sessions"),
+                RefusalKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
+                RefusalKind::ShortOf(shortage) => {
+                    (StatusCode::SERVICE_UNAVAILABLE, short_of(shortage))
+                }
+                RefusalKind::Spawn => (StatusCode::BAD_REQUEST, "spawn_failed"),
+                RefusalKind::Record => (StatusCode::INTERNAL_SERVER_ERROR, "recording_failed"),
+                RefusalKind::NameTaken => (StatusCode::CONFLICT, "name_taken"),
+                RefusalKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            },
         };
         ApiError::new(status, code, err.to_string())
+    }
+}
+
+/// The code of a create refused for want of `shortage`.
+fn short_of(shortage: Shortage) -> &'static str {
+    match shortage {
+        Shortage::Descriptors => "short_of_descriptors",
+        Shortage::Processes => "short_of_processes",
+        Shortage::Terminals => "short_of_terminals",
     }
 }
 

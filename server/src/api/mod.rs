@@ -269,7 +269,10 @@ async fn serve_with(
     let sessions = Arc::clone(state.sessions());
     let cluster = in_place.as_ref().and_then(|p| p.cluster.clone());
     if let Some(registry) = &cluster {
-        sessions.join_cluster(Arc::clone(registry));
+        sessions
+            .join_cluster(Arc::clone(registry))
+            .await
+            .map_err(std::io::Error::other)?;
     }
     let (accept_paused, paused) = tokio::sync::watch::channel(false);
     let upgrades = match in_place {

@@ -40,11 +40,12 @@ pub struct SessionList {
             headers(("Location" = String, description = "The session's URL"))),
         (status = 400, description = "bad_json, bad_body, bad_request, bad_size, bad_scrollback, bad_command, bad_env, bad_cwd, bad_name, unknown_profile, spawn_failed", body = ErrorBody),
         (status = 403, description = "forbidden: the credential may not start this profile or command, or give this name (outside its scope)", body = ErrorBody),
+        (status = 404, description = "node_not_found: `node` names no live node of the cluster (or there is no cluster)", body = ErrorBody),
         (status = 409, description = "name_taken, name_reserved (declared in `[[sessions]]`)", body = ErrorBody),
         (status = 413, description = "body_too_large", body = ErrorBody),
-        (status = 429, description = "too_many_sessions", body = ErrorBody),
-        (status = 500, description = "internal", body = ErrorBody),
-        (status = 503, description = "shutting_down; short_of_descriptors, short_of_processes, short_of_terminals: the system has no open file, process or pty left for a new session", body = ErrorBody),
+        (status = 429, description = "too_many_sessions (in a cluster: on every node)", body = ErrorBody),
+        (status = 500, description = "internal, recording_failed", body = ErrorBody),
+        (status = 503, description = "shutting_down; short_of_descriptors, short_of_processes, short_of_terminals: the system has no open file, process or pty left for a new session; cluster_unavailable: NATS or the node chosen cannot be reached", body = ErrorBody),
     )
 )]
 pub async fn create(
@@ -53,8 +54,9 @@ pub async fn create(
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
     create::not_declared(&state.config, request.name.as_deref())?;
+    let on = request.node.clone();
     let spec = request.resolve(&state.config, state.allow_any_command, caller.grant())?;
-    let session = state.sessions.create(spec).await?;
+    let session = state.sessions.create_on(spec, on.as_deref()).await?;
     let grant = caller.grant();
     audit::session_created(
         caller.peer(),

@@ -355,6 +355,25 @@ impl Registry {
             .filter(|record| record.node != self.node)
     }
 
+    /// Of the `live` nodes, the one with the most room for a session
+    /// when each may run `max` (the fewest running sessions in this
+    /// node's copy of the registry; this node first of equals, then by
+    /// name); `None` when every one runs `max`.
+    pub fn roomiest(&self, live: &[String], max: usize) -> Option<String> {
+        let mut running: HashMap<&str, usize> =
+            live.iter().map(|node| (node.as_str(), 0)).collect();
+        for record in self.cache.records(|record| record.state == "running") {
+            if let Some(count) = running.get_mut(record.node.as_str()) {
+                *count += 1;
+            }
+        }
+        running
+            .into_iter()
+            .filter(|(_, count)| *count < max)
+            .min_by_key(|(node, count)| (*count, *node != self.node, *node))
+            .map(|(node, _)| node.to_owned())
+    }
+
     /// Refreshes this node's liveness key; when the key had expired or a
     /// record this node wrote is gone from the bucket, tells every local
     /// session to register again ([`Self::rejoins`]).

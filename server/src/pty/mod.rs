@@ -46,7 +46,7 @@ pub const OUTPUT_QUEUE: usize = 4;
 pub const INPUT_QUEUE: usize = 64;
 
 /// What to run, where, and at which size.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SpawnSpec {
     /// Program and arguments; the program is looked up in the `PATH` of `env`.
     pub argv: Vec<String>,
@@ -65,7 +65,7 @@ pub struct SpawnSpec {
 }
 
 /// A child could not be started.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error("cannot start {program}: {reason}")]
 pub struct SpawnError {
     /// The program.
@@ -77,7 +77,7 @@ pub struct SpawnError {
 }
 
 /// A resource of the system that can run short when starting a child.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Shortage {
     /// Open files: the server's (`EMFILE`) or the system's (`ENFILE`).
     Descriptors,

@@ -45,7 +45,7 @@ pub enum RecordError {
 }
 
 /// What to record of a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RecordOptions {
     /// Record input (`i` events) too.
     pub input: bool,

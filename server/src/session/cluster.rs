@@ -73,7 +73,7 @@ impl Cluster {
                 kept: false,
             }),
             Err(RegistryError::NameTaken(name)) => Err(CreateError::NameTaken(name)),
-            Err(e) => Err(CreateError::Internal(e.to_string())),
+            Err(e) => Err(CreateError::ClusterUnavailable(e.to_string())),
         }
     }
 
@@ -81,24 +81,10 @@ impl Cluster {
     /// record again when the program exits, and its removal when the
     /// session ends (its actor gone).
     pub(super) async fn announce(&self, session: &SessionHandle, cols: u16, rows: u16) {
-        let info = session.info();
         let mut record = SessionRecord {
-            id: info.id.clone(),
-            node: self.registry.node().to_owned(),
-            name: info.name.clone(),
-            profile: info.profile.clone(),
             cols,
             rows,
-            state: "running".to_owned(),
-            owner: info.owner.as_ref().map(ToString::to_string),
-            command: info.command.clone(),
-            pid: info.pid,
-            title: session.screen().title.to_string(),
-            created_at: rfc3339(info.created_at),
-            exit_code: None,
-            exit_signal: None,
-            exited_at: None,
-            recording: info.recording.clone(),
+            ..record_of(session, self.registry.node())
         };
         if let Err(e) = self.registry.update(&record).await {
             tracing::warn!(error = %e, id = %record.id, "cannot register a session in the cluster");
@@ -165,6 +151,32 @@ impl Cluster {
             }
         });
     }
+}
+
+/// The record of `session`, running on `node`, as it is now.
+pub(super) fn record_of(session: &SessionHandle, node: &str) -> SessionRecord {
+    let info = session.info();
+    let screen = session.screen();
+    let mut record = SessionRecord {
+        id: info.id.clone(),
+        node: node.to_owned(),
+        name: info.name.clone(),
+        profile: info.profile.clone(),
+        cols: screen.cols,
+        rows: screen.rows,
+        state: "running".to_owned(),
+        owner: info.owner.as_ref().map(ToString::to_string),
+        command: info.command.clone(),
+        pid: info.pid,
+        title: screen.title.to_string(),
+        created_at: rfc3339(info.created_at),
+        exit_code: None,
+        exit_signal: None,
+        exited_at: None,
+        recording: info.recording.clone(),
+    };
+    mark_exited(&mut record, &session.status());
+    record
 }
 
 /// Marks `record` exited as `status` says, once: true when it changed.

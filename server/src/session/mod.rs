@@ -42,13 +42,13 @@ pub use handover::{FrozenSession, HandedOver};
 pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
 pub use reads::Reader;
-pub use registry::{CreateError, FindError, ReplaySlot, Sessions};
+pub use registry::{CreateError, FindError, RefusalKind, ReplaySlot, Sessions};
 pub use saved::{
     SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
 };
 
 /// Everything needed to start a session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionSpec {
     /// Its name, unique among open sessions, if it has one.
     pub name: Option<String>,

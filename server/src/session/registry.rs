@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::access::Credential;
-use crate::cluster::Registry;
+use crate::cluster::{Registry, SessionRecord};
 use crate::config::Limits;
 use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
@@ -111,6 +111,66 @@ pub enum CreateError {
     /// Something the server needs failed (randomness, a thread).
     #[error("internal error: {0}")]
     Internal(String),
+    /// The node asked for is not a live node of the cluster.
+    #[error("no live node of the cluster is named '{0}'")]
+    UnknownNode(String),
+    /// The cluster (NATS, or the node chosen) cannot be reached.
+    #[error("the cluster cannot be reached: {0}")]
+    ClusterUnavailable(String),
+    /// Another node refused, for a reason it gave.
+    #[error("node {node}: {message}")]
+    Refused {
+        /// The node.
+        node: String,
+        /// Its answer's code (as `api/error.rs` gives it).
+        code: RefusalKind,
+        /// Its message.
+        message: String,
+    },
+}
+
+/// What kind of refusal another node gave to a create: enough to answer
+/// with the same status and code as if it had been refused here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum RefusalKind {
+    /// Its sessions or uids are all in use.
+    Full,
+    /// Shutting down or upgrading.
+    Unavailable,
+    /// The program could not be started, short of something.
+    ShortOf(pty::Shortage),
+    /// The program could not be started.
+    Spawn,
+    /// The recording could not be started.
+    Record,
+    /// The name is taken.
+    NameTaken,
+    /// Anything else.
+    Internal,
+}
+
+impl CreateError {
+    /// What kind of refusal this is, told to another node.
+    pub(super) fn refusal_kind(&self) -> RefusalKind {
+        match self {
+            CreateError::TooMany(_)
+            | CreateError::NoUid(_)
+            | CreateError::TooManyReplays(_)
+            | CreateError::TooManyReplaysForCredential(_) => RefusalKind::Full,
+            CreateError::ShuttingDown | CreateError::Upgrading => RefusalKind::Unavailable,
+            CreateError::Spawn(SpawnError {
+                short_of: Some(shortage),
+                ..
+            }) => RefusalKind::ShortOf(*shortage),
+            CreateError::Spawn(_) => RefusalKind::Spawn,
+            CreateError::Record(_) => RefusalKind::Record,
+            CreateError::NameTaken(_) => RefusalKind::NameTaken,
+            CreateError::Refused { code, .. } => *code,
+            CreateError::Internal(_)
+            | CreateError::UnknownNode(_)
+            | CreateError::ClusterUnavailable(_) => RefusalKind::Internal,
+        }
+    }
 }
 
 /// Another node's session could not be reached.
@@ -209,15 +269,19 @@ impl Sessions {
     /// Registers the sessions created from now on in the cluster's
     /// `registry` (names claimed cluster-wide), with its writes on the
     /// current tokio runtime, and serves other nodes' asks about this
-    /// node's sessions. Once: later calls change nothing.
-    pub fn join_cluster(self: &Arc<Self>, registry: Arc<Registry>) {
+    /// node's sessions (from before this returns). Once: later calls
+    /// change nothing.
+    pub async fn join_cluster(self: &Arc<Self>, registry: Arc<Registry>) -> Result<(), String> {
         let joined = self.cluster.set(Cluster {
             registry: Arc::clone(&registry),
             runtime: tokio::runtime::Handle::current(),
         });
         if joined.is_ok() {
-            super::remote::serve_asks(Arc::downgrade(self), registry);
+            super::remote::serve_asks(Arc::downgrade(self), registry)
+                .await
+                .map_err(|e| format!("cannot take other nodes' asks: {e}"))?;
         }
+        Ok(())
     }
 
     /// How sessions are walled off from each other and ended.
@@ -612,6 +676,17 @@ impl Sessions {
         let Some(record) = cluster.registry.remote_session(id_or_name) else {
             return Ok(None);
         };
+        self.mirror_of(&cluster.registry, record).await
+    }
+
+    /// This node's mirror of `record`'s session, opened when there is
+    /// none yet (waiting for its first screen); `None` when its owner no
+    /// longer has it.
+    async fn mirror_of(
+        self: &Arc<Self>,
+        registry: &Registry,
+        record: SessionRecord,
+    ) -> Result<Option<SessionHandle>, FindError> {
         if let Some(mirror) = self.mirror(&record.id) {
             return Ok(Some(mirror));
         }
@@ -619,16 +694,16 @@ impl Sessions {
         if let Some(mirror) = self.mirror(&record.id) {
             return Ok(Some(mirror));
         }
-        let (registry, id) = (Arc::downgrade(self), record.id.clone());
+        let (sessions, id) = (Arc::downgrade(self), record.id.clone());
         let ended = move |mirror: &WeakHandle| {
-            if let Some(registry) = registry.upgrade() {
-                let mut state = registry.lock();
+            if let Some(sessions) = sessions.upgrade() {
+                let mut state = sessions.lock();
                 if state.mirrors.get(&id).is_some_and(|m| m.same(mirror)) {
                     state.mirrors.remove(&id);
                 }
             }
         };
-        let client = cluster.registry.client().clone();
+        let client = registry.client().clone();
         match super::remote::open_mirror(client, &record, &self.limits, Box::new(ended)).await {
             Ok(mirror) => {
                 self.lock()
@@ -638,6 +713,50 @@ impl Sessions {
             }
             Err(super::remote::OpenError::NotFound) => Ok(None),
             Err(e) => Err(FindError(e.to_string())),
+        }
+    }
+
+    /// Starts a session as [`Self::create`] does, on `node` in a cluster,
+    /// or without one on the live node with the most room (the fewest
+    /// running sessions; every node has the same limits), this one first
+    /// of equals. Another node's session is given through this node's
+    /// mirror of it. Without a cluster, only this node may be asked for.
+    pub async fn create_on(
+        self: &Arc<Self>,
+        spec: SessionSpec,
+        node: Option<&str>,
+    ) -> Result<SessionHandle, CreateError> {
+        let Some(cluster) = self.cluster.get() else {
+            return match node {
+                Some(node) => Err(CreateError::UnknownNode(node.to_owned())),
+                None => self.create(spec).await,
+            };
+        };
+        let registry = &cluster.registry;
+        let live = registry
+            .live_nodes()
+            .await
+            .map_err(|e| CreateError::ClusterUnavailable(e.to_string()))?;
+        let target = match node {
+            Some(node) if live.iter().any(|n| n == node) => node.to_owned(),
+            Some(node) => return Err(CreateError::UnknownNode(node.to_owned())),
+            None => registry
+                .roomiest(&live, self.limits.max_sessions)
+                .ok_or(CreateError::TooMany(self.limits.max_sessions))?,
+        };
+        if target == registry.node() {
+            return self.create(spec).await;
+        }
+        let record = super::remote::create_on(registry.client(), &target, spec).await?;
+        let id = record.id.clone();
+        match self.mirror_of(registry, record).await {
+            Ok(Some(session)) => Ok(session),
+            Ok(None) => Err(CreateError::Refused {
+                node: target,
+                code: super::RefusalKind::Internal,
+                message: format!("session {id} ended as it started"),
+            }),
+            Err(e) => Err(CreateError::ClusterUnavailable(e.to_string())),
         }
     }
 

@@ -3,13 +3,14 @@
 
 use std::time::Duration;
 
+use async_nats::{Client, RequestErrorKind};
 use panecast_proto::Theme;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::cluster::{Bytes, SessionState};
+use crate::cluster::{Bytes, SessionRecord, SessionState};
 use crate::session::search::{Found, PatternSource};
-use crate::session::{Input, Reader, SessionError};
+use crate::session::{Input, Reader, RefusalKind, SessionError, SessionSpec};
 
 /// How long an owner publishes a session's screens after the last
 /// [`Ask::Watch`] of any node.
@@ -84,7 +85,15 @@ pub(super) enum Ask {
     Theme(Theme),
     /// Delete the session.
     Delete,
+    /// Start a session on the node asked (sent with [`NEW`] for the id):
+    /// the spec the asking node resolved and checked, as every node has
+    /// the same configuration.
+    Create(Box<SessionSpec>),
 }
+
+/// The id that stands for a session to be created, in an ask's subject
+/// (never a session's: ids are 32 hex digits).
+pub(super) const NEW: &str = "new";
 
 /// An owner's answer.
 #[derive(Debug, Serialize, Deserialize)]
@@ -117,6 +126,39 @@ pub(super) enum Answer {
     },
     /// The session's state after a delete.
     Deleted(SessionState),
+    /// The session started, as the registry will record it.
+    Created(Box<SessionRecord>),
+    /// The session could not be started.
+    NotCreated {
+        /// Why, in kind.
+        kind: RefusalKind,
+        /// Why, for people.
+        message: String,
+    },
+}
+
+/// An owner's answer to one ask, or why there was none.
+pub(super) enum Asked {
+    Answer(Answer),
+    /// NATS says no one takes the owner's asks.
+    NoResponders,
+    /// No answer in time, or NATS failed.
+    Failed(String),
+}
+
+/// Sends `ask` to `subject` and waits for the answer.
+pub(super) async fn ask(client: &Client, subject: &str, ask: &Ask) -> Asked {
+    let request = async_nats::Request::new()
+        .payload(encode(ask).into())
+        .timeout(Some(ASK_TIMEOUT));
+    match client.send_request(subject.to_owned(), request).await {
+        Ok(message) => match decode(&message.payload) {
+            Ok(answer) => Asked::Answer(answer),
+            Err(e) => Asked::Failed(format!("an answer that does not decode: {e}")),
+        },
+        Err(e) if e.kind() == RequestErrorKind::NoResponders => Asked::NoResponders,
+        Err(e) => Asked::Failed(e.to_string()),
+    }
 }
 
 /// `value`'s bytes.

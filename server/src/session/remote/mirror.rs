@@ -17,11 +17,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use async_nats::{Client, RequestErrorKind, Subscriber};
+use async_nats::{Client, Subscriber};
 use futures_util::StreamExt;
 use tokio::sync::{mpsc, watch};
 
-use super::ask::{ask_subject, decode, encode, screen_subject, Answer, Ask, ASK_TIMEOUT};
+use super::ask::{ask, ask_subject, screen_subject, Answer, Ask, Asked};
 use crate::cluster::{EndCause, Message, Mirror, Outcome, SessionRecord, SessionState};
 use crate::config::Limits;
 use crate::pty::ExitStatus;
@@ -54,30 +54,6 @@ pub(in crate::session) enum OpenError {
     /// The owner did not answer, or NATS failed.
     #[error("the session's node cannot be reached: {0}")]
     Unreachable(String),
-}
-
-/// An owner's answer to one ask, or why there was none.
-enum Asked {
-    Answer(Answer),
-    /// NATS says no one takes the owner's asks.
-    NoResponders,
-    /// No answer in time, or NATS failed.
-    Failed(String),
-}
-
-/// Sends `ask` about session `id` to `node` and waits for the answer.
-async fn ask(client: &Client, subject: &str, ask: &Ask) -> Asked {
-    let request = async_nats::Request::new()
-        .payload(encode(ask).into())
-        .timeout(Some(ASK_TIMEOUT));
-    match client.send_request(subject.to_owned(), request).await {
-        Ok(message) => match decode(&message.payload) {
-            Ok(answer) => Asked::Answer(answer),
-            Err(e) => Asked::Failed(format!("an answer that does not decode: {e}")),
-        },
-        Err(e) if e.kind() == RequestErrorKind::NoResponders => Asked::NoResponders,
-        Err(e) => Asked::Failed(e.to_string()),
-    }
 }
 
 /// The session's info as its record tells it.

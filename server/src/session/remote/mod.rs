@@ -6,12 +6,15 @@
 //! - A node with viewers of another node's session keeps one mirror of
 //!   it: a session whose screens come from its owner's messages and whose
 //!   commands go to its owner as asks ([`mirror`]).
+//! - A node starts a session on another by asking it ([`create`]).
 //!
 //! Without a cluster nothing here runs.
 
 mod ask;
+mod create;
 mod mirror;
 mod owner;
 
+pub(super) use create::create_on;
 pub(super) use mirror::{open as open_mirror, OpenError};
 pub(super) use owner::serve_asks;

@@ -54,23 +54,28 @@ type Served = Arc<Mutex<HashMap<String, mpsc::Sender<Queued>>>>;
 /// Asks queued to one session's task before the serving loop waits.
 const QUEUE: usize = 64;
 
-/// Serves other nodes' asks about the sessions of `sessions` until it is
-/// dropped (the server ends).
-pub(in crate::session) fn serve_asks(
+/// Serves other nodes' asks about the sessions of `sessions` until the
+/// server ends; returns once it takes them.
+pub(in crate::session) async fn serve_asks(
     sessions: Weak<Sessions>,
     registry: Arc<Registry>,
-) -> tokio::task::JoinHandle<()> {
+) -> Result<(), async_nats::SubscribeError> {
+    let client = registry.client().clone();
+    let first = client.subscribe(asks_of(registry.node())).await?;
     tokio::spawn(async move {
-        let client = registry.client().clone();
         let served: Served = Arc::default();
+        let mut subscribed = Some(first);
         loop {
-            let mut asks = match client.subscribe(asks_of(registry.node())).await {
-                Ok(asks) => asks,
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot take asks from other nodes");
-                    tokio::time::sleep(RESUBSCRIBE_DELAY).await;
-                    continue;
-                }
+            let mut asks = match subscribed.take() {
+                Some(asks) => asks,
+                None => match client.subscribe(asks_of(registry.node())).await {
+                    Ok(asks) => asks,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot take asks from other nodes");
+                        tokio::time::sleep(RESUBSCRIBE_DELAY).await;
+                        continue;
+                    }
+                },
             };
             while let Some(message) = asks.next().await {
                 let Some(sessions) = sessions.upgrade() else {
@@ -87,6 +92,26 @@ pub(in crate::session) fn serve_asks(
                         continue;
                     }
                 };
+                if let Ask::Create(spec) = ask {
+                    let (client, sessions, node) = (
+                        client.clone(),
+                        Arc::clone(&sessions),
+                        registry.node().to_owned(),
+                    );
+                    tokio::spawn(async move {
+                        let answer = match sessions.create(*spec).await {
+                            Ok(session) => Answer::Created(Box::new(
+                                crate::session::cluster::record_of(&session, &node),
+                            )),
+                            Err(e) => Answer::NotCreated {
+                                kind: e.refusal_kind(),
+                                message: e.to_string(),
+                            },
+                        };
+                        respond(&client, reply, &answer).await;
+                    });
+                    continue;
+                }
                 let Some(session) = sessions.get(id) else {
                     respond(&client, reply, &Answer::NoSession).await;
                     continue;
@@ -95,7 +120,8 @@ pub(in crate::session) fn serve_asks(
             }
             tokio::time::sleep(RESUBSCRIBE_DELAY).await;
         }
-    })
+    });
+    Ok(())
 }
 
 /// Sends `answer` to `reply`; a lost answer is the asker's timeout.
@@ -216,8 +242,8 @@ async fn answer(sessions: &Sessions, session: &SessionHandle, ask: Ask) -> Answe
             session.kill().await;
             Answer::Deleted(state_of(&session))
         }
-        // Queued to the session's task, never here.
-        Ask::Watch { .. } | Ask::Input { .. } => Answer::NoSession,
+        // Queued to the session's task, or answered as it came: never here.
+        Ask::Watch { .. } | Ask::Input { .. } | Ask::Create(_) => Answer::NoSession,
     }
 }
 

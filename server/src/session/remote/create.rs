@@ -1,0 +1,53 @@
+//! Starting a session on another node: the asking node resolved and
+//! checked the request; the node asked starts it and answers with its
+//! record.
+
+use async_nats::Client;
+
+use std::time::{Duration, Instant};
+
+use super::ask::{ask, ask_subject, Answer, Ask, Asked, ASK_TIMEOUT, NEW};
+use crate::cluster::SessionRecord;
+use crate::session::{CreateError, RefusalKind, SessionSpec};
+
+/// How long to wait before asking a node that takes no asks again.
+const RETRY: Duration = Duration::from_millis(50);
+
+/// Starts `spec` on `node`; the session's record.
+pub(in crate::session) async fn create_on(
+    client: &Client,
+    node: &str,
+    spec: SessionSpec,
+) -> Result<SessionRecord, CreateError> {
+    let name = spec.name.clone();
+    let subject = ask_subject(node, NEW);
+    let create = Ask::Create(Box::new(spec));
+    // A live node takes no asks for a moment as it starts or reconnects:
+    // asked again until it does, for as long as an answer may take.
+    let since = Instant::now();
+    let mut asked = ask(client, &subject, &create).await;
+    while matches!(asked, Asked::NoResponders) && since.elapsed() < ASK_TIMEOUT {
+        tokio::time::sleep(RETRY).await;
+        asked = ask(client, &subject, &create).await;
+    }
+    match asked {
+        Asked::Answer(Answer::Created(record)) => Ok(*record),
+        Asked::Answer(Answer::NotCreated {
+            kind: RefusalKind::NameTaken,
+            ..
+        }) => Err(CreateError::NameTaken(name.unwrap_or_default())),
+        Asked::Answer(Answer::NotCreated { kind, message }) => Err(CreateError::Refused {
+            node: node.to_owned(),
+            code: kind,
+            message,
+        }),
+        Asked::Answer(other) => Err(CreateError::ClusterUnavailable(format!(
+            "node {node} answered out of place: {other:?}"
+        ))),
+        // Live in the registry, yet taking no asks: cut off, or starting.
+        Asked::NoResponders => Err(CreateError::ClusterUnavailable(format!(
+            "node {node} takes no asks"
+        ))),
+        Asked::Failed(e) => Err(CreateError::ClusterUnavailable(format!("node {node}: {e}"))),
+    }
+}
