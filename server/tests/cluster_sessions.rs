@@ -589,3 +589,112 @@ fn a_session_starts_on_the_node_asked_for_or_the_one_with_the_most_room() {
     assert_eq!(status, 404, "{unknown}");
     assert_eq!(unknown["code"], "node_not_found", "{unknown}");
 }
+
+#[test]
+fn a_recording_on_a_is_listed_read_replayed_and_deleted_from_b() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("rec");
+    // Each node its own recordings directory, as on two machines.
+    let (children, addrs): (Vec<Child>, Vec<SocketAddr>) = ["A", "B"]
+        .iter()
+        .map(|name| {
+            let recordings = dir.0.join(format!("recordings-{name}"));
+            std::fs::create_dir_all(&recordings).expect("a recordings directory");
+            let config = dir.0.join(format!("{name}.toml"));
+            std::fs::write(
+                &config,
+                format!(
+                    "recordings_dir = {:?}\n\n[cluster]\nnode_ttl_s = {TTL_S}\n",
+                    recordings.display().to_string()
+                ),
+            )
+            .expect("write config");
+            serve_node(&nats.url, name, &config)
+        })
+        .unzip();
+    let _nodes = Nodes(children);
+    let (a, b) = (addrs[0], addrs[1]);
+    let (status, session) = call(
+        a,
+        "POST",
+        "/api/sessions",
+        Some(json!({
+            "command": ["bash", "-c", "for i in $(seq 1 25000); do echo recorded-line-$i; done; sleep 0.3"],
+            "record": true,
+            "node": "A",
+        })),
+    );
+    assert_eq!(status, 201, "{session}");
+    let name = session["recording"]
+        .as_str()
+        .expect("a recording")
+        .to_owned();
+    let id = session["id"].as_str().expect("an id").to_owned();
+    wait_for_text(a, &id, "recorded-line-25000", common::DEADLINE);
+
+    // Listed on B with its node.
+    let start = Instant::now();
+    let listed = loop {
+        let (status, list) = call(b, "GET", "/api/recordings", None);
+        assert_eq!(status, 200, "{list}");
+        let found = list["recordings"]
+            .as_array()
+            .expect("recordings")
+            .iter()
+            .find(|r| r["name"] == name.as_str() && r["live"] == false)
+            .cloned();
+        if let Some(found) = found {
+            break found;
+        }
+        assert!(
+            start.elapsed() < common::DEADLINE,
+            "not listed whole on B: {list}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(listed["node"], "A", "{listed}");
+
+    // Read from B: the same bytes as A's, in parts of 512 KiB.
+    let download = |addr| {
+        let auth = format!("Bearer {}", common::TOKEN);
+        let path = format!("/api/recordings/{name}");
+        let response = common::http(addr, "GET", &path, &[("Authorization", &auth)], None);
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.body
+    };
+    let (on_a, on_b) = (download(a), download(b));
+    assert!(on_a.len() > 512 << 10, "{} bytes: one part", on_a.len());
+    assert!(on_a.contains("recorded-line-25000"));
+    assert_eq!(on_b, on_a);
+
+    // Replayed from B.
+    runtime().block_on(async {
+        let auth = format!("Bearer {}", common::TOKEN);
+        let mut replay = common::ws::connect(
+            b,
+            &format!("/api/recordings/{name}/ws"),
+            &[("Authorization", &auth)],
+            None,
+        )
+        .await
+        .unwrap_or_else(|r| panic!("the replay was refused: {} {}", r.status, r.body));
+        replay
+            .send(&ClientMessage::Replay(panecast_proto::ReplayControl::Seek(
+                3_600_000,
+            )))
+            .await;
+        replay
+            .until("the end of the recording", common::DEADLINE, |m| {
+                model_has(m, "recorded-line-25000")
+            })
+            .await;
+    });
+
+    // Deleted from B, once its session is over.
+    let (status, _) = call(a, "DELETE", &format!("/api/sessions/{id}"), None);
+    assert_eq!(status, 200);
+    let (status, body) = call(b, "DELETE", &format!("/api/recordings/{name}"), None);
+    assert_eq!(status, 204, "{body}");
+    let (status, body) = call(a, "GET", &format!("/api/recordings/{name}"), None);
+    assert_eq!(status, 404, "{body}");
+}

@@ -16,7 +16,7 @@ use axum::{Extension, Json};
 use serde::Serialize;
 use tokio::io::AsyncReadExt;
 
-use crate::access::{Action, Denied, Grant, Target};
+use crate::access::{Action, Credential, Denied, Grant, Target};
 use crate::record::{RecordError, RecordingInfo};
 use crate::session::SessionHandle;
 
@@ -50,12 +50,48 @@ pub async fn list(
     Extension(caller): Extension<Caller>,
 ) -> Result<Json<RecordingList>, ApiError> {
     let recordings = std::sync::Arc::clone(state.sessions.recordings());
-    let list: Vec<RecordingInfo> = blocking(move || recordings.list())
+    let here = super::sessions::node(&state).map(str::to_owned);
+    let mut list: Vec<RecordingInfo> = blocking(move || recordings.list())
         .await??
         .into_iter()
-        .filter(|info| check(&state, caller.grant(), info, Action::List).is_ok())
+        .map(|info| RecordingInfo {
+            node: here.clone(),
+            ..info
+        })
         .collect();
+    list.extend(state.sessions.recordings_elsewhere().await);
+    list.sort_by(|a, b| (&a.started_at, &a.name).cmp(&(&b.started_at, &b.name)));
+    list.retain(|info| check(&state, caller.grant(), info, Action::List).is_ok());
     Ok(Json(RecordingList { recordings: list }))
+}
+
+/// Recording `name`'s entry: this node's, or in a cluster the one of the
+/// node that holds it.
+pub(super) async fn find(state: &AppState, name: &str) -> Result<RecordingInfo, ApiError> {
+    let recordings = std::sync::Arc::clone(state.sessions.recordings());
+    let local = {
+        let name = name.to_owned();
+        blocking(move || recordings.info(&name)).await?
+    };
+    match local {
+        Ok(info) => Ok(RecordingInfo {
+            node: super::sessions::node(state).map(str::to_owned),
+            ..info
+        }),
+        Err(RecordError::NotFound(_)) => state
+            .sessions
+            .recording_elsewhere(name)
+            .await
+            .ok_or_else(|| RecordError::NotFound(name.to_owned()).into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The node that holds `info`'s file, when it is not this one.
+pub(super) fn elsewhere<'a>(state: &AppState, info: &'a RecordingInfo) -> Option<&'a str> {
+    info.node
+        .as_deref()
+        .filter(|node| Some(*node) != super::sessions::node(state))
 }
 
 /// `GET /api/recordings/{name}`: the asciicast file, as far as it is
@@ -77,24 +113,44 @@ pub async fn download(
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
     let name = stem(&name).to_owned();
-    let recordings = std::sync::Arc::clone(state.sessions.recordings());
-    let (info, file) = blocking(move || {
-        let info = recordings.info(&name)?;
-        Ok::<_, RecordError>((info, recordings.open(&name)?))
-    })
-    .await??;
+    let info = find(&state, &name).await?;
     check(&state, caller.grant(), &info, Action::Read)?;
-    let file = tokio::fs::File::from_std(file);
-    let chunks = futures_util::stream::try_unfold(file, |mut file| async move {
-        let mut buffer = vec![0; CHUNK];
-        let read = file.read(&mut buffer).await?;
-        if read == 0 {
-            return Ok::<_, std::io::Error>(None);
+    let mut response = match elsewhere(&state, &info) {
+        Some(node) => {
+            // Read from its node a part at a time, as the client takes them.
+            let (sessions, node) = (std::sync::Arc::clone(&state.sessions), node.to_owned());
+            let parts = futures_util::stream::try_unfold(0u64, move |offset| {
+                let (sessions, node, name) = (sessions.clone(), node.clone(), name.clone());
+                async move {
+                    let part = sessions
+                        .read_recording_elsewhere(&node, &name, offset)
+                        .await
+                        .map_err(std::io::Error::other)?;
+                    if part.is_empty() {
+                        return Ok::<_, std::io::Error>(None);
+                    }
+                    let next = offset + part.len() as u64;
+                    Ok(Some((Bytes::from(part), next)))
+                }
+            });
+            Body::from_stream(parts).into_response()
         }
-        buffer.truncate(read);
-        Ok(Some((Bytes::from(buffer), file)))
-    });
-    let mut response = Body::from_stream(chunks).into_response();
+        None => {
+            let recordings = std::sync::Arc::clone(state.sessions.recordings());
+            let file = blocking(move || recordings.open(&name)).await??;
+            let file = tokio::fs::File::from_std(file);
+            let chunks = futures_util::stream::try_unfold(file, |mut file| async move {
+                let mut buffer = vec![0; CHUNK];
+                let read = file.read(&mut buffer).await?;
+                if read == 0 {
+                    return Ok::<_, std::io::Error>(None);
+                }
+                buffer.truncate(read);
+                Ok(Some((Bytes::from(buffer), file)))
+            });
+            Body::from_stream(chunks).into_response()
+        }
+    };
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(ASCIICAST));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -121,13 +177,20 @@ pub async fn delete(
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let name = stem(&name).to_owned();
-    let recordings = std::sync::Arc::clone(state.sessions.recordings());
-    let info = {
-        let (recordings, name) = (std::sync::Arc::clone(&recordings), name.clone());
-        blocking(move || recordings.info(&name)).await??
-    };
+    let info = find(&state, &name).await?;
     check(&state, caller.grant(), &info, Action::Delete)?;
-    blocking(move || recordings.delete(&name)).await??;
+    match elsewhere(&state, &info) {
+        Some(node) => {
+            state
+                .sessions
+                .delete_recording_elsewhere(node, &name)
+                .await?
+        }
+        None => {
+            let recordings = std::sync::Arc::clone(state.sessions.recordings());
+            blocking(move || recordings.delete(&name)).await??;
+        }
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -143,12 +206,19 @@ pub(super) fn check(
         .session
         .as_deref()
         .and_then(|id| state.sessions.get(id));
+    // Another node's open session: its owner as its record says.
+    let remote_owner: Option<Credential> = info
+        .session
+        .as_deref()
+        .filter(|_| open.is_none())
+        .and_then(|id| state.sessions.cluster()?.remote_session(id))
+        .and_then(|record| record.owner?.parse().ok());
     let target = match &open {
         Some(session) => super::target(session),
         None => Target {
             id: info.session.as_deref().unwrap_or_default(),
             name: info.session_name.as_deref(),
-            owner: None,
+            owner: remote_owner.as_ref(),
         },
     };
     // A file of no session has the empty id, which only credentials that

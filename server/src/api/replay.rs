@@ -54,10 +54,7 @@ pub async fn upgrade(
 ) -> Result<Response, ApiError> {
     let name = stem(&name).to_owned();
     let recordings = Arc::clone(state.sessions.recordings());
-    let info = {
-        let (recordings, name) = (Arc::clone(&recordings), name.clone());
-        blocking(move || recordings.info(&name)).await??
-    };
+    let info = super::recordings::find(&state, &name).await?;
     check(&state, caller.grant(), &info, Action::Read)?;
     let ws = ws.map_err(not_an_upgrade)?;
     caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
@@ -75,9 +72,12 @@ pub async fn upgrade(
     // The slot first: reading and parsing the file is part of the work a
     // slot bounds.
     let slot = state.sessions.reserve_replay(caller.grant().credential())?;
-    let cast = {
-        let name = name.clone();
-        blocking(move || read_cast(&recordings, &name, max_bytes)).await??
+    let cast = match super::recordings::elsewhere(&state, &info) {
+        Some(node) => read_cast_elsewhere(&state.sessions, node, &name, max_bytes).await?,
+        None => {
+            let name = name.clone();
+            blocking(move || read_cast(&recordings, &name, max_bytes)).await??
+        }
     };
     let idle_limit = cast.header.idle_time_limit.or_else(|| {
         let limit = state.config.recordings.idle_time_limit_ms;
@@ -111,6 +111,39 @@ pub async fn upgrade(
         }))
 }
 
+/// Reads a recording from the node that holds it, a part at a time, at
+/// most `max_bytes` of it, and parses it.
+async fn read_cast_elsewhere(
+    sessions: &crate::session::Sessions,
+    node: &str,
+    name: &str,
+    max_bytes: u64,
+) -> Result<Cast, ApiError> {
+    let mut bytes = Vec::new();
+    loop {
+        let part = sessions
+            .read_recording_elsewhere(node, name, bytes.len() as u64)
+            .await?;
+        if part.is_empty() || bytes.len() as u64 >= max_bytes {
+            break;
+        }
+        bytes.extend_from_slice(&part);
+    }
+    bytes.truncate(usize::try_from(max_bytes).unwrap_or(usize::MAX));
+    parse_cast(&bytes)
+}
+
+/// A recording's bytes as a cast, or 422.
+fn parse_cast(bytes: &[u8]) -> Result<Cast, ApiError> {
+    Cast::parse(bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad_recording",
+            e.to_string(),
+        )
+    })
+}
+
 /// Reads and parses a recording, at most `max_bytes` of it.
 fn read_cast(
     recordings: &crate::record::Recordings,
@@ -123,13 +156,7 @@ fn read_cast(
         .take(max_bytes)
         .read_to_end(&mut bytes)
         .map_err(RecordError::from)?;
-    Cast::parse(&bytes).map_err(|e| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "bad_recording",
-            e.to_string(),
-        )
-    })
+    parse_cast(&bytes)
 }
 
 /// The body of `POST /api/sessions/{id}/markers`.

@@ -138,7 +138,7 @@ pub async fn list(
 }
 
 /// This node's name in a cluster.
-fn node(state: &AppState) -> Option<&str> {
+pub(super) fn node(state: &AppState) -> Option<&str> {
     state.sessions.cluster().map(|registry| registry.node())
 }
 

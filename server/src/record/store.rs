@@ -71,7 +71,7 @@ pub struct SessionToRecord<'a> {
 }
 
 /// A recording as `GET /api/recordings` lists it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct RecordingInfo {
     /// The name (the file's stem).
     pub name: String,
@@ -94,6 +94,10 @@ pub struct RecordingInfo {
     /// Why the recording was cut short (`disk full`, the byte cap was
     /// reached, or another write error); null for a whole recording.
     pub cut: Option<String>,
+    /// The node whose disk holds it (`serve --cluster` only; absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 /// The recordings directory and its live recordings.
@@ -280,6 +284,7 @@ impl Recordings {
             live: live.is_some(),
             title: text(&header["title"]),
             cut,
+            node: None,
         })
     }
 

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{Bytes, SessionRecord, SessionState};
+use crate::record::{RecordError, RecordingInfo};
 use crate::session::search::{Found, PatternSource};
 use crate::session::{Input, Reader, RefusalKind, SessionError, SessionSpec};
 
@@ -89,7 +90,26 @@ pub(super) enum Ask {
     /// the spec the asking node resolved and checked, as every node has
     /// the same configuration.
     Create(Box<SessionSpec>),
+    /// The node's recordings (sent with [`RECORDINGS`] for the id).
+    Recordings,
+    /// One recording's entry.
+    Recording(String),
+    /// Bytes `offset .. offset + len` of a recording's file (as far as it
+    /// is written).
+    RecordingPart {
+        /// Its name.
+        name: String,
+        /// From.
+        offset: u64,
+        /// At most this many.
+        len: u32,
+    },
+    /// Delete a recording.
+    DeleteRecording(String),
 }
+
+/// The id that stands for the node's recordings, in an ask's subject.
+pub(super) const RECORDINGS: &str = "recordings";
 
 /// The id that stands for a session to be created, in an ask's subject
 /// (never a session's: ids are 32 hex digits).
@@ -128,6 +148,14 @@ pub(super) enum Answer {
     Deleted(SessionState),
     /// The session started, as the registry will record it.
     Created(Box<SessionRecord>),
+    /// A node's recordings.
+    Recordings(Vec<RecordingInfo>),
+    /// One recording's entry.
+    Recording(Box<RecordingInfo>),
+    /// Bytes of a recording's file: fewer than asked at its end.
+    Part(Bytes),
+    /// A recording could not be read or deleted.
+    RecordingRefused(RecordRefusal),
     /// The session could not be started.
     NotCreated {
         /// Why, in kind.
@@ -158,6 +186,42 @@ pub(super) async fn ask(client: &Client, subject: &str, ask: &Ask) -> Asked {
         },
         Err(e) if e.kind() == RequestErrorKind::NoResponders => Asked::NoResponders,
         Err(e) => Asked::Failed(e.to_string()),
+    }
+}
+
+/// Why a node could not read or delete a recording, for the asking node
+/// to answer as it would have.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) enum RecordRefusal {
+    /// No recording has this name there.
+    NotFound,
+    /// Not a recording's name.
+    BadName,
+    /// Still being written (a delete).
+    Live,
+    /// The file system failed.
+    Io(String),
+}
+
+impl RecordRefusal {
+    /// The refusal for `error`.
+    pub(super) fn of(error: &RecordError) -> RecordRefusal {
+        match error {
+            RecordError::NotFound(_) => RecordRefusal::NotFound,
+            RecordError::BadName(_) => RecordRefusal::BadName,
+            RecordError::Live(_) => RecordRefusal::Live,
+            RecordError::Io(e) => RecordRefusal::Io(e.to_string()),
+        }
+    }
+
+    /// The error it stands for, about recording `name`.
+    pub(super) fn error(self, name: &str) -> RecordError {
+        match self {
+            RecordRefusal::NotFound => RecordError::NotFound(name.to_owned()),
+            RecordRefusal::BadName => RecordError::BadName(name.to_owned()),
+            RecordRefusal::Live => RecordError::Live(name.to_owned()),
+            RecordRefusal::Io(e) => RecordError::Io(std::io::Error::other(e)),
+        }
     }
 }
 

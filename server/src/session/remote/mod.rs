@@ -7,6 +7,8 @@
 //!   it: a session whose screens come from its owner's messages and whose
 //!   commands go to its owner as asks ([`mirror`]).
 //! - A node starts a session on another by asking it ([`create`]).
+//! - Recordings stay on their owner's disk; any node lists, reads and
+//!   deletes them by asking it ([`recordings`]).
 //!
 //! Without a cluster nothing here runs.
 
@@ -14,6 +16,7 @@ mod ask;
 mod create;
 mod mirror;
 mod owner;
+pub(super) mod recordings;
 
 pub(super) use create::create_on;
 pub(super) use mirror::{open as open_mirror, OpenError};

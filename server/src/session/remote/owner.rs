@@ -92,6 +92,20 @@ pub(in crate::session) async fn serve_asks(
                         continue;
                     }
                 };
+                if matches!(
+                    ask,
+                    Ask::Recordings
+                        | Ask::Recording(_)
+                        | Ask::RecordingPart { .. }
+                        | Ask::DeleteRecording(_)
+                ) {
+                    let (client, recordings) = (client.clone(), Arc::clone(sessions.recordings()));
+                    tokio::spawn(async move {
+                        let answer = super::recordings::answer(recordings, ask).await;
+                        respond(&client, reply, &answer).await;
+                    });
+                    continue;
+                }
                 if let Ask::Create(spec) = ask {
                     let (client, sessions, node) = (
                         client.clone(),
@@ -243,7 +257,13 @@ async fn answer(sessions: &Sessions, session: &SessionHandle, ask: Ask) -> Answe
             Answer::Deleted(state_of(&session))
         }
         // Queued to the session's task, or answered as it came: never here.
-        Ask::Watch { .. } | Ask::Input { .. } | Ask::Create(_) => Answer::NoSession,
+        Ask::Watch { .. }
+        | Ask::Input { .. }
+        | Ask::Create(_)
+        | Ask::Recordings
+        | Ask::Recording(_)
+        | Ask::RecordingPart { .. }
+        | Ask::DeleteRecording(_) => Answer::NoSession,
     }
 }
 
