@@ -54,6 +54,9 @@ PANECAST_BIN="$PWD/target/debug/panecast" bash tests/web.sh
 step "Kubernetes manifests against the binary and the Dockerfile (tests/k8s.py)"
 PANECAST_BIN="$PWD/target/debug/panecast" python3 tests/k8s.py
 
+step "the cluster's compose file and Kubernetes manifests, run with nats-server and three nodes (tests/cluster_deploy.py)"
+PANECAST_BIN="$PWD/target/debug/panecast" python3 tests/cluster_deploy.py
+
 step "behind nginx and Caddy, under /term/ over TLS (tests/proxy.sh)"
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/proxy.sh
 
