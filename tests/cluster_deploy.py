@@ -584,10 +584,13 @@ def run(label, plan, work):
     if plan["public_name"]:
         status, _ = request("GET", running[1]["origin"] + "/api/sessions", token, host=plan["public_name"])
         check(status == 200, f"{label}: GET /api/sessions with Host {plan['public_name']} answers {status}")
-    # Not a requirement, what a client of the Service meets: a session's own
-    # routes on a node that does not run it.
-    status, _ = request("GET", f"{running[1]['origin']}/api/sessions/{session_id}", token)
-    print(f"{label}: note: GET /api/sessions/ID of {names[0]}'s session on {names[1]} answers {status}")
+    # Behind the Service, any node serves a session's own routes: the
+    # session object and its screen on a node that does not run it.
+    status, seen = request("GET", f"{running[1]['origin']}/api/sessions/{session_id}", token)
+    check(status == 200 and seen.get("node") == names[0],
+          f"{label}: GET /api/sessions/ID of {names[0]}'s session on {names[1]} answers {status}: {seen}")
+    status, _ = request("GET", f"{running[2]['origin']}/api/sessions/{session_id}/screen", token)
+    check(status == 200, f"{label}: its screen on {names[2]} answers {status}")
 
     # Deleted on its node: gone from every list.
     status, body = request("DELETE", f"{running[0]['origin']}/api/sessions/{session_id}", token)
