@@ -191,19 +191,7 @@ impl Links {
                 if link.role == Role::Admin {
                     return;
                 }
-                let mut links = self.lock();
-                links.entry(hash).or_insert_with(|| Link {
-                    info: LinkInfo {
-                        id: link.id,
-                        session: link.session,
-                        role: link.role,
-                        created_at: link.created_at,
-                        expires_at: link.expires_at,
-                        viewers: 0,
-                    },
-                    revoked: watch::channel(false).0,
-                    viewers: Arc::default(),
-                });
+                self.lock().entry(hash).or_insert_with(|| held(link));
             }
             LinkChange::Revoked(hash) => {
                 let Some(hash) = secret::parse_hex(&hash) else {
@@ -353,20 +341,7 @@ impl Links {
         }
         let mut links = self.lock();
         for (hash, link) in parsed {
-            let info = LinkInfo {
-                id: link.id,
-                session: link.session,
-                role: link.role,
-                created_at: link.created_at,
-                expires_at: link.expires_at,
-                viewers: 0,
-            };
-            let link = Link {
-                info,
-                revoked: watch::channel(false).0,
-                viewers: Arc::default(),
-            };
-            links.insert(hash, link);
+            links.insert(hash, held(link));
         }
         prune(&mut links, SystemTime::now());
         Ok(())
@@ -375,6 +350,22 @@ impl Links {
     fn lock(&self) -> MutexGuard<'_, HashMap<SecretHash, Link>> {
         // Every update is a single insert or remove: consistent after a panic.
         self.links.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A saved link, held again: no stream open with it yet.
+fn held(link: SavedLink) -> Link {
+    Link {
+        info: LinkInfo {
+            id: link.id,
+            session: link.session,
+            role: link.role,
+            created_at: link.created_at,
+            expires_at: link.expires_at,
+            viewers: 0,
+        },
+        revoked: watch::channel(false).0,
+        viewers: Arc::default(),
     }
 }
 
