@@ -16,7 +16,7 @@ use async_nats::jetstream::kv::{Entry, Operation, Store};
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
-use super::registry::SessionRecord;
+use super::record::SessionRecord;
 
 /// How long to wait before watching again after the watch failed.
 const REWATCH_DELAY: Duration = Duration::from_secs(1);

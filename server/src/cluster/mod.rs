@@ -38,6 +38,7 @@ mod links;
 mod message;
 mod mirror;
 mod publisher;
+mod record;
 mod registry;
 mod settings;
 
@@ -45,9 +46,8 @@ pub use links::LINKS_BUCKET;
 pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
 pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};
-pub use registry::{
-    NodeRecord, Registry, RegistryError, SessionRecord, NODES_BUCKET, SESSIONS_BUCKET,
-};
+pub use record::SessionRecord;
+pub use registry::{NodeRecord, Registry, RegistryError, NODES_BUCKET, SESSIONS_BUCKET};
 pub use settings::{ClusterConfig, DEFAULT_NODE_TTL};
 
 #[cfg(test)]

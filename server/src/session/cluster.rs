@@ -14,7 +14,7 @@ use crate::cluster::{Registry, RegistryError, SessionRecord};
 
 use crate::time::rfc3339;
 
-use super::registry::CreateError;
+use super::errors::CreateError;
 use super::{SessionHandle, Status};
 
 /// The registry and the runtime its writes run on (sessions end on the

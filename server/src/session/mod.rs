@@ -13,6 +13,7 @@ mod actor;
 mod budget;
 mod busy;
 mod cluster;
+mod errors;
 mod freeze;
 mod handle;
 mod handover;
@@ -36,13 +37,14 @@ use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
+pub use errors::{CreateError, FindError, RefusalKind};
 pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
 pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
 pub use handover::{FrozenSession, HandedOver};
 pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
 pub use reads::Reader;
-pub use registry::{CreateError, FindError, RefusalKind, ReplaySlot, Sessions};
+pub use registry::{ReplaySlot, Sessions};
 pub use saved::{
     SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
 };
