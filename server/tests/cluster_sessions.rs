@@ -266,6 +266,25 @@ fn a_session_on_a_is_viewed_and_driven_from_b() {
         assert!(lines.iter().any(|l| l == "scrolled-0"), "{lines:?}");
         assert!(lines.iter().any(|l| l == "typed-on-42"), "{lines:?}");
 
+        // ALiS (asciinema-player's live stream) from B: the magic, then the
+        // screen as ANSI, the echo in it.
+        let auth = format!("Bearer {}", common::TOKEN);
+        let mut alis = common::ws::connect(
+            b,
+            &format!("/api/sessions/{id}/alis"),
+            &[("Authorization", &auth)],
+            None,
+        )
+        .await
+        .unwrap_or_else(|r| panic!("ALiS refused: {} {}", r.status, r.body));
+        let deadline = tokio::time::Instant::now() + common::DEADLINE;
+        let mut received = Vec::new();
+        while !String::from_utf8_lossy(&received).contains("scrolled-39") {
+            let message = alis.next_raw(deadline).await.expect("ALiS messages");
+            received.extend_from_slice(&message);
+        }
+        assert!(received.starts_with(b"ALiS\x01"), "{:?}", &received[..8]);
+
         // Deleted on B: the owner ends it, and B's viewer is told so.
         let (status, body) = call(b, "DELETE", &format!("/api/sessions/{id}"), None);
         assert_eq!(status, 200, "{body}");
