@@ -6,6 +6,7 @@ use serde::de::Visitor;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::body::Body;
+use super::squeeze::{squeeze, unsqueeze};
 
 /// One message from an owner.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -104,6 +105,16 @@ impl Chunk {
     }
 }
 
+/// The format byte of a message in plain CBOR.
+const PLAIN: u8 = 0;
+/// The format byte of a message in squeezed CBOR.
+const SQUEEZED: u8 = 1;
+/// Deltas longer than this are squeezed.
+const SQUEEZE_FROM: usize = 256;
+/// The most bytes a squeezed message may unsqueeze to (a delta of a whole
+/// 1000x1000 screen is about 8 MiB).
+const MAX_MESSAGE: usize = 64 << 20;
+
 /// Why bytes are not a message.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum DecodeError {
@@ -120,16 +131,38 @@ pub enum DecodeError {
 
 impl Message {
     /// The message's bytes.
+    /// A format byte first: [`PLAIN`] CBOR, or [`SQUEEZED`] CBOR (a delta
+    /// of more than [`SQUEEZE_FROM`] bytes; a chunk's data is squeezed
+    /// whole before it is cut, and marks are small).
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
+        let mut cbor = Vec::new();
         // Writing into a Vec cannot fail, and every field serializes.
-        ciborium::into_writer(self, &mut out).expect("a replication message serializes");
-        out
+        ciborium::into_writer(self, &mut cbor).expect("a replication message serializes");
+        if matches!(self, Message::Delta(_)) && cbor.len() > SQUEEZE_FROM {
+            let mut out = vec![SQUEEZED];
+            out.extend_from_slice(&squeeze(&cbor));
+            out
+        } else {
+            let mut out = Vec::with_capacity(cbor.len() + 1);
+            out.push(PLAIN);
+            out.extend_from_slice(&cbor);
+            out
+        }
     }
 
     /// A message from bytes another node sent; any input that is not one
     /// is an error.
-    pub fn decode(mut bytes: &[u8]) -> Result<Message, DecodeError> {
+    pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
+        let unsqueezed;
+        let mut bytes = match bytes.split_first() {
+            Some((&PLAIN, cbor)) => cbor,
+            Some((&SQUEEZED, squeezed)) => {
+                unsqueezed = unsqueeze(squeezed, MAX_MESSAGE)
+                    .map_err(|e| DecodeError::Undecodable(e.to_string()))?;
+                unsqueezed.as_slice()
+            }
+            _ => return Err(DecodeError::Invalid("not a format byte")),
+        };
         let message: Message = ciborium::from_reader(&mut bytes)
             .map_err(|e| DecodeError::Undecodable(e.to_string()))?;
         if !bytes.is_empty() {

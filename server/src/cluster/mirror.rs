@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::body::Body;
 use super::message::{Chunk, Delta, Mark, Message};
+use super::squeeze::unsqueeze;
 use crate::term::Snapshot;
 
 /// Deltas kept while they cannot be applied yet (waiting for a chunk set
@@ -245,7 +246,10 @@ impl Mirror {
         if assembly.bytes != assembly.first.total {
             return Outcome::Resync(Gap::Invalid("chunks shorter than their total"));
         }
-        let whole: Vec<u8> = assembly.parts.into_values().flatten().collect();
+        let squeezed: Vec<u8> = assembly.parts.into_values().flatten().collect();
+        let Ok(whole) = unsqueeze(&squeezed, MAX_SNAPSHOT_BYTES as usize) else {
+            return Outcome::Resync(Gap::Invalid("chunks that do not unsqueeze"));
+        };
         let mut reader = whole.as_slice();
         let body: Body = match ciborium::from_reader(&mut reader) {
             Ok(body) if reader.is_empty() => body,

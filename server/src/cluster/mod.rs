@@ -41,6 +41,7 @@ mod publisher;
 mod record;
 mod registry;
 mod settings;
+mod squeeze;
 
 pub use links::LINKS_BUCKET;
 pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};

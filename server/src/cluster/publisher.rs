@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::body::Body;
 use super::message::{Bytes, Chunk, Delta, Mark, Message, SessionState};
+use super::squeeze::squeeze;
 use crate::term::Snapshot;
 
 /// A byte limit too small for a chunk's header.
@@ -93,10 +94,11 @@ impl Publisher {
                 needed: overhead + 1,
             });
         }
-        let mut whole = Vec::new();
+        let mut cbor = Vec::new();
         // Writing into a Vec cannot fail, and every field serializes.
-        ciborium::into_writer(&Body::diff(None, &self.current), &mut whole)
+        ciborium::into_writer(&Body::diff(None, &self.current), &mut cbor)
             .expect("a snapshot serializes");
+        let whole = squeeze(&cbor);
         let pieces: Vec<&[u8]> = whole.chunks(limit - overhead).collect();
         // An encoded body is never empty, so there is at least one piece;
         // more than 2^32 would need a limit under 10 bytes for 40 GB.

@@ -49,7 +49,7 @@ fn deltas_carry_changes_and_revisions_are_consecutive() {
 fn a_scroll_sends_only_the_new_row() {
     let mut term = Term::new(80, 24, 100);
     for i in 0..24 {
-        term.advance(format!("{i:0>79}\r\n").as_bytes());
+        term.advance(format!("{}\r\n", letters(i, 79)).as_bytes());
     }
     let mut publisher = Publisher::new(1, Arc::new(term.snapshot()));
     term.advance(b"x\r\n");
@@ -163,7 +163,7 @@ fn deltas_before_the_snapshot_are_held_and_applied_after() {
 fn chunks_stay_under_the_limit_and_any_order_assembles() {
     let mut term = Term::new(100, 40, 100);
     for i in 0..60 {
-        term.advance(format!("\x1b[3{}m{i:0>90}\r\n", i % 8).as_bytes());
+        term.advance(format!("\x1b[3{}m{}\r\n", i % 8, letters(i, 90)).as_bytes());
     }
     let publisher = Publisher::new(1, Arc::new(term.snapshot()));
     assert!(publisher.chunks(20).is_err());
@@ -249,11 +249,29 @@ fn hostile_bytes_are_errors() {
         }
         let mut long = bytes.clone();
         long.push(0);
-        assert_eq!(
-            Message::decode(&long).unwrap_err(),
-            crate::cluster::DecodeError::TrailingBytes(1)
-        );
+        assert!(Message::decode(&long).is_err());
     }
+    let mut mark = Message::Mark(publisher.mark(SessionState::Running)).encode();
+    mark.push(0);
+    assert_eq!(
+        Message::decode(&mark).unwrap_err(),
+        crate::cluster::DecodeError::TrailingBytes(1)
+    );
+    assert!(Message::decode(&[9]).is_err(), "an unknown format byte");
+}
+
+/// `n` pseudo-random lowercase letters, which compress about as little as
+/// text does.
+fn letters(seed: u64, n: usize) -> String {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (b'a' + ((x >> 33) % 26) as u8) as char
+        })
+        .collect()
 }
 
 #[test]
