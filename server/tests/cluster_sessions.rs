@@ -717,3 +717,36 @@ fn a_recording_on_a_is_listed_read_replayed_and_deleted_from_b() {
     let (status, body) = call(a, "GET", &format!("/api/recordings/{name}"), None);
     assert_eq!(status, 404, "{body}");
 }
+
+#[test]
+fn a_mirrors_viewers_see_the_last_screen_before_the_exit() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("exit");
+    let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    runtime().block_on(async {
+        for round in 0..5 {
+            // Waits for its viewer, floods, prints its last line and exits.
+            let id = start_session(
+                a,
+                json!({
+                    "command": ["bash", "-c", format!("read; seq 1 30000; echo last-line-{round}")],
+                    "node": "A",
+                }),
+            );
+            let mut viewer = open(b, common::TOKEN, &id, "control").await;
+            viewer
+                .until("the first frame", common::DEADLINE, |m| m.frames > 0)
+                .await;
+            viewer.send(&typed("\r")).await;
+            viewer
+                .until("the exit", common::FLOOD_WAIT, |m| m.exit.is_some())
+                .await;
+            assert!(
+                model_has(&viewer.model, &format!("last-line-{round}")),
+                "round {round}: the Exit came before the last screen:\n{}",
+                viewer.model.text().join("\n")
+            );
+        }
+    });
+}

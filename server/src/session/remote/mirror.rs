@@ -176,6 +176,7 @@ pub(in crate::session) async fn open(
         silent_since: None,
         probes: probes_tx,
         ended: Some(ended),
+        pending: None,
     };
     tokio::spawn(follower.run(commands_rx, probes_rx));
     Ok(handle)
@@ -247,6 +248,9 @@ struct Follower {
     probes: mpsc::Sender<Asked>,
     /// Runs once, when the mirror ends.
     ended: Option<Ended>,
+    /// The state of the last mark, with its stream and revision, until the
+    /// mirror holds that revision.
+    pending: Option<(u64, u64, SessionState)>,
 }
 
 /// Why a mirror stops.
@@ -364,10 +368,12 @@ impl Follower {
                 return None;
             }
         };
-        let state = match &message {
-            Message::Mark(mark) => Some(mark.state.clone()),
-            _ => None,
-        };
+        if let Message::Mark(mark) = &message {
+            if let SessionState::Gone { cause } = mark.state {
+                return Some(Stop::Ended(reason_of(cause)));
+            }
+            self.pending = Some((mark.stream, mark.revision, mark.state.clone()));
+        }
         match self.link.mirror.apply(message) {
             Outcome::Updated(snapshot) => {
                 if self.link.mirror.held() == 0 {
@@ -384,23 +390,35 @@ impl Follower {
                 }
             }
         }
-        match state? {
-            SessionState::Gone { cause } => Some(Stop::Ended(reason_of(cause))),
-            state => {
-                if let (Some(status), Some(handle)) = (status_of(&state), self.handle.upgrade()) {
-                    if let SessionState::Exited { cause, .. } = state {
-                        handle.set_end_reason(reason_of(cause));
-                    }
-                    self.status.send_if_modified(|now| {
-                        let changed = now.running() != status.running();
-                        if changed {
-                            *now = status;
-                        }
-                        changed
-                    });
-                }
-                None
+        self.take_state();
+        None
+    }
+
+    /// Takes the state of the last mark once the mirror holds the screen
+    /// the mark came after: viewers never see a program's exit before its
+    /// last screen.
+    fn take_state(&mut self) {
+        let Some((stream, revision, _)) = &self.pending else {
+            return;
+        };
+        let held = self.link.mirror.revision();
+        if !held.is_some_and(|(s, r)| s == *stream && r >= *revision) {
+            return;
+        }
+        let Some((_, _, state)) = self.pending.take() else {
+            return;
+        };
+        if let (Some(status), Some(handle)) = (status_of(&state), self.handle.upgrade()) {
+            if let SessionState::Exited { cause, .. } = state {
+                handle.set_end_reason(reason_of(cause));
             }
+            self.status.send_if_modified(|now| {
+                let changed = now.running() != status.running();
+                if changed {
+                    *now = status;
+                }
+                changed
+            });
         }
     }
 

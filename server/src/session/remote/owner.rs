@@ -367,6 +367,13 @@ impl Serving {
                 changed = status.changed() => {
                     if changed.is_ok() {
                         status.borrow_and_update();
+                        // The screen the session published before its
+                        // state changed goes first: a mirror takes a state
+                        // only once it holds the revision its mark names.
+                        if screens.has_changed().unwrap_or(false) {
+                            let screen = Arc::clone(&screens.borrow_and_update());
+                            self.publish(screen).await;
+                        }
                         self.mark().await;
                     }
                 }
