@@ -716,3 +716,35 @@ fn a_paused_nodes_name_taken_meanwhile_stays_with_the_new_session() {
         );
     }
 }
+
+#[test]
+fn nodes_started_together_on_a_fresh_nats_all_join() {
+    let Some(nats) = Nats::start() else { return };
+    runtime().block_on(async {
+        // Four nodes make the buckets at once: each finds none, and all
+        // but one find their create refused.
+        let config = cluster_config();
+        let joined = futures_util::future::join_all(
+            ["A", "B", "C", "D"].map(|node| Registry::connect(&nats.url, node, &config)),
+        )
+        .await;
+        for registry in joined {
+            let registry = registry.expect("every node joins");
+            registry
+                .share_links(
+                    std::sync::Arc::new(
+                        panecast::access::Access::new(
+                            common::TOKEN,
+                            &[],
+                            Duration::from_secs(60),
+                            4,
+                        )
+                        .expect("access"),
+                    ),
+                    Duration::from_secs(60),
+                )
+                .await
+                .expect("and shares links");
+        }
+    });
+}

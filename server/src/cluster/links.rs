@@ -14,7 +14,7 @@ use async_nats::jetstream::kv::{Operation, Store};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
-use super::registry::{kv_error, kv_stream, Registry, RegistryError};
+use super::registry::{kv_error, kv_stream, open_stream, Registry, RegistryError};
 use crate::access::{Access, LinkChange, SavedLink};
 
 /// The bucket of share links.
@@ -42,10 +42,9 @@ impl Registry {
             url: self.url().to_owned(),
             source,
         };
-        jetstream
-            .get_or_create_stream(kv_stream(LINKS_BUCKET, max_ttl))
+        open_stream(&jetstream, kv_stream(LINKS_BUCKET, max_ttl))
             .await
-            .map_err(|e| failed(e.into()))?;
+            .map_err(failed)?;
         let store = jetstream
             .get_key_value(LINKS_BUCKET)
             .await

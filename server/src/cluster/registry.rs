@@ -151,6 +151,25 @@ pub(super) fn kv_stream(bucket: &str, max_age: Duration) -> stream::Config {
     }
 }
 
+/// The stream `config` names, made when there is none. Two nodes that
+/// start together may both find none and both make it: the second's
+/// create fails (the subjects overlap), and the stream is then there.
+pub(super) async fn open_stream(
+    jetstream: &async_nats::jetstream::Context,
+    config: stream::Config,
+) -> Result<stream::Stream, async_nats::Error> {
+    match jetstream.get_or_create_stream(config.clone()).await {
+        Ok(stream) => Ok(stream),
+        Err(first) => {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            jetstream
+                .get_stream(&config.name)
+                .await
+                .map_err(|_| first.into())
+        }
+    }
+}
+
 /// Boxes a client error for [`RegistryError::Kv`].
 pub(super) fn kv_error(
     op: &'static str,
@@ -247,10 +266,9 @@ impl Registry {
                     url: url.to_owned(),
                     source,
                 };
-                let stream = jetstream
-                    .get_or_create_stream(kv_stream(bucket, max_age))
+                let stream = open_stream(&jetstream, kv_stream(bucket, max_age))
                     .await
-                    .map_err(|e| failed(e.into()))?;
+                    .map_err(failed)?;
                 let store = jetstream
                     .get_key_value(bucket)
                     .await
