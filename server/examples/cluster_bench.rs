@@ -20,8 +20,9 @@
 //!    time, each timed until a frame shows its echo); the same from a
 //!    control stream on A and on SOLO, for comparison.
 //! 4. **First frame of a remote session**: FIRST sessions (`cat`) created
-//!    on A; for each, a view stream opened on B (which has no mirror of it
-//!    yet), timed from the connect until the first `Frame` arrives; the same
+//!    on A, each printing a line of its own first; for each, a view stream
+//!    opened on B (which has no mirror of it yet), timed from the connect
+//!    until the first `Frame` arrives, which must show that line; the same
 //!    on A for comparison.
 //! 5. **List**: SESSIONS idle `cat` sessions, a third created on each
 //!    node; once every node lists them all, 20 `GET /api/sessions` on each.
@@ -140,6 +141,7 @@ fn run() -> Result<(), String> {
     let mut solo_runs = Vec::new();
     let mut local_runs = Vec::new();
     let mut cluster_runs = Vec::new();
+    let mut fan_runs = Vec::new();
     for round in 1..=rounds {
         let one = bench.flood(bench.solo, &[(bench.solo, 1)])?;
         eprintln!("   round {round}: SOLO, 1 viewer: {}", one.describe());
@@ -153,6 +155,12 @@ fn run() -> Result<(), String> {
             "   round {round}: A+B+C, {viewers} viewers each: {}",
             many.describe()
         );
+        let fan = bench.flood(bench.a, &[(bench.a, viewers)])?;
+        eprintln!(
+            "   round {round}: A, {viewers} local viewers only: {}",
+            fan.describe()
+        );
+        fan_runs.push(fan);
         solo_runs.push(one);
         local_runs.push(local);
         cluster_runs.push(many);
@@ -175,6 +183,7 @@ fn run() -> Result<(), String> {
             )
         })
         .collect();
+    let fan_time = median(&fan_runs, &|r| r.seconds);
     let total = 3 * viewers;
     let converged_all = cluster_runs.iter().all(|r| r.converged == total)
         && solo_runs.iter().all(|r| r.converged == 1)
@@ -185,6 +194,26 @@ fn run() -> Result<(), String> {
         bench.file_bytes as f64 / 1e6,
         per_node.join(", "),
         pass(ratio <= 1.2)
+    ));
+    rows.push(format!(
+        "| 1. (for the record) the same flood with {viewers} local viewers on A only (no mirror) | {fan_time:.2} s = {:.2}x the single node's 1 viewer | - | - |",
+        fan_time / one_time
+    ));
+    let cpu = |runs: &[Flood]| {
+        let run = &runs[(runs.len() - 1) / 2];
+        run.cpu
+            .iter()
+            .filter(|(_, s)| *s >= 0.005)
+            .map(|(n, s)| format!("{n} {s:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    rows.push(format!(
+        "| 1. CPU seconds during the flood (round {}) | 1 viewer on the single node: {}; {total} viewers: {}; {viewers} local on A: {} | report | - |",
+        (rounds + 1) / 2,
+        cpu(&solo_runs),
+        cpu(&cluster_runs),
+        cpu(&fan_runs)
     ));
     rows.push(format!(
         "| 1. viewers converged to the final screen | {} | all | {} |",
@@ -202,14 +231,18 @@ fn run() -> Result<(), String> {
         },
         pass(converged_all)
     ));
-    let nats_in = median(&cluster_runs, &|r| r.nats_in as f64);
-    let nats_out = median(&cluster_runs, &|r| r.nats_out as f64);
+    // The round of the median total, for every NATS figure.
+    let mut order: Vec<usize> = (0..cluster_runs.len()).collect();
+    order.sort_by_key(|&i| cluster_runs[i].nats_in + cluster_runs[i].nats_out);
+    let mid = &cluster_runs[order[(order.len() - 1) / 2]];
+    let nats_in = mid.nats_in as f64;
+    let nats_out = mid.nats_out as f64;
     let nats_percent = 100.0 * (nats_in + nats_out) / bench.file_bytes as f64;
     let slow: u64 = cluster_runs.iter().map(|r| r.slow_consumers).sum();
-    let in_msgs = median(&cluster_runs, &|r| r.nats_in_msgs as f64);
-    let by_conn = &cluster_runs[(cluster_runs.len() - 1) / 2].by_connection;
+    let in_msgs = mid.nats_in_msgs as f64;
+    let by_conn = &mid.by_connection;
     rows.push(format!(
-        "| 2. bytes between nodes during the flood (NATS /varz: into NATS + out of NATS) | {:.0} KB in + {:.0} KB out = {:.0} KB = **{nats_percent:.3}%** of the {:.1} MB written (in alone {:.3}%, {in_msgs:.0} messages in, {:.0} B each); per connection (in/out KB): {}; new slow consumers: {slow} | <= 2% | {} |",
+        "| 2. bytes between nodes during the flood (NATS /varz: into NATS + out of NATS; the round of the median total) | {:.0} KB in + {:.0} KB out = {:.0} KB = **{nats_percent:.3}%** of the {:.1} MB written (in alone {:.3}%, {in_msgs:.0} messages in, {:.0} B each); per connection (in/out KB): {}; new slow consumers: {slow} | <= 2% | {} |",
         nats_in / 1e3,
         nats_out / 1e3,
         (nats_in + nats_out) / 1e3,
@@ -257,7 +290,10 @@ fn run() -> Result<(), String> {
     // 4. List.
     if sessions > 0 {
         eprintln!("== list: {sessions} sessions over A, B, C (load {})", load());
-        let timings = bench.list(sessions, lists)?;
+        let (timings, created) = bench.list(sessions, lists)?;
+        rows.push(format!(
+            "| 4. (for the record) creating the sessions, round-robin over A, B, C | {created} | - | - |"
+        ));
         for (name, mut times) in timings {
             let p99 = percentile(&mut times, 0.99);
             rows.push(format!(
@@ -697,11 +733,30 @@ impl Bench {
     /// viewed there before), and of the same sessions opened on A.
     fn first_frames(&self, n: usize) -> Result<(Vec<f64>, Vec<f64>), String> {
         let mut ids = Vec::with_capacity(n);
-        for _ in 0..n {
-            ids.push(self.create(self.a, &["cat"], None)?);
+        for k in 0..n {
+            let script = "printf 'first frame %s\\r\\n' \"$0\"; exec cat";
+            ids.push(self.create(self.a, &["sh", "-c", script, &k.to_string()], None)?);
         }
         self.wait_listed(self.b, &ids)?;
-        let time = |addr: SocketAddr, id: &str| {
+        // Every session has printed its line before a stream opens.
+        for (k, id) in ids.iter().enumerate() {
+            let want = format!("first frame {k}");
+            let start = Instant::now();
+            loop {
+                let screen = self
+                    .call(self.a, "GET", &format!("/api/sessions/{id}/screen?format=json"), None)
+                    .json();
+                if screen["lines"][0].as_str().map(str::trim_end) == Some(want.as_str()) {
+                    break;
+                }
+                if start.elapsed() > LIMIT {
+                    return Err(format!("session {id} did not print its line"));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        let blank = std::cell::Cell::new(0usize);
+        let time = |addr: SocketAddr, id: &str, k: usize| {
             self.runtime.block_on(async {
                 let start = Instant::now();
                 let mut client = ws::open(addr, &self.token, id, "view").await;
@@ -709,15 +764,25 @@ impl Bench {
                     .until("the first frame", LIMIT, |m| m.frames > 0)
                     .await;
                 let ms = start.elapsed().as_secs_f64() * 1e3;
+                // The first frame must already show the session's screen.
+                if client.model.row_text(0) != format!("first frame {k}") {
+                    blank.set(blank.get() + 1);
+                }
                 client.close().await;
                 ms
             })
         };
         let mut remote = Vec::with_capacity(n);
         let mut local = Vec::with_capacity(n);
-        for id in &ids {
-            remote.push(time(self.b, id));
-            local.push(time(self.a, id));
+        for (k, id) in ids.iter().enumerate() {
+            remote.push(time(self.b, id, k));
+            local.push(time(self.a, id, k));
+        }
+        if blank.get() > 0 {
+            return Err(format!(
+                "{} first frames did not show the session's screen",
+                blank.get()
+            ));
         }
         for id in &ids {
             self.call(self.a, "DELETE", &format!("/api/sessions/{id}"), None);
@@ -727,12 +792,20 @@ impl Bench {
 
     /// `sessions` idle `cat` sessions, a third created on each node; then
     /// `lists` timed lists on each node, in milliseconds.
-    fn list(&self, sessions: usize, lists: usize) -> Result<Vec<(&'static str, Vec<f64>)>, String> {
+    #[allow(clippy::type_complexity)]
+    fn list(
+        &self,
+        sessions: usize,
+        lists: usize,
+    ) -> Result<(Vec<(&'static str, Vec<f64>)>, String), String> {
         let nodes = [("A", self.a), ("B", self.b), ("C", self.c)];
         let mut ids = Vec::with_capacity(sessions);
+        let mut creates = Vec::with_capacity(sessions);
         let start = Instant::now();
         for k in 0..sessions {
+            let one = Instant::now();
             ids.push(self.create(nodes[k % 3].1, &["cat"], None)?);
+            creates.push(one.elapsed().as_secs_f64() * 1e3);
             if (k + 1) % 500 == 0 {
                 eprintln!(
                     "   {} created in {:.1} s (load {})",
@@ -742,6 +815,17 @@ impl Bench {
                 );
             }
         }
+        let total = start.elapsed().as_secs_f64();
+        let part = (sessions / 10).max(1);
+        let mut first = creates[..part.min(sessions)].to_vec();
+        let mut last = creates[sessions.saturating_sub(part)..].to_vec();
+        let created = format!(
+            "{sessions} created one after another in {total:.1} s; first {part}: p50 {:.1} ms, p99 {:.1} ms; last {part}: p50 {:.1} ms, p99 {:.1} ms",
+            percentile(&mut first, 0.5),
+            percentile(&mut first, 0.99),
+            percentile(&mut last, 0.5),
+            percentile(&mut last, 0.99)
+        );
         let mut out = Vec::new();
         for (name, addr) in nodes {
             self.wait_listed(addr, &ids)?;
@@ -758,7 +842,7 @@ impl Bench {
             }
             out.push((name, times));
         }
-        Ok(out)
+        Ok((out, created))
     }
 }
 
