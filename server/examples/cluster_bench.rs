@@ -179,7 +179,11 @@ fn run() -> Result<(), String> {
         .map(|(i, name)| {
             format!(
                 "{name} {:.2} s",
-                median(&cluster_runs, &|r| r.node_seconds.get(i).copied().unwrap_or(0.0))
+                median(&cluster_runs, &|r| r
+                    .node_seconds
+                    .get(i)
+                    .copied()
+                    .unwrap_or(0.0))
             )
         })
         .collect();
@@ -210,7 +214,7 @@ fn run() -> Result<(), String> {
     };
     rows.push(format!(
         "| 1. CPU seconds during the flood (round {}) | 1 viewer on the single node: {}; {total} viewers: {}; {viewers} local on A: {} | report | - |",
-        (rounds + 1) / 2,
+        rounds.div_ceil(2),
         cpu(&solo_runs),
         cpu(&cluster_runs),
         cpu(&fan_runs)
@@ -264,7 +268,10 @@ fn run() -> Result<(), String> {
     ));
 
     // 3. Echo.
-    eprintln!("== echo: {keys} keys, B into A's session; A local; SOLO (load {})", load());
+    eprintln!(
+        "== echo: {keys} keys, B into A's session; A local; SOLO (load {})",
+        load()
+    );
     let remote = bench.echo(bench.a, bench.b, keys)?;
     let local = bench.echo(bench.a, bench.a, keys)?;
     let solo_echo = bench.echo(bench.solo, bench.solo, keys)?;
@@ -275,7 +282,10 @@ fn run() -> Result<(), String> {
     ));
 
     // 5 (before 4, which leaves thousands of sessions behind).
-    eprintln!("== first frame: {first} sessions on A, opened on B (load {})", load());
+    eprintln!(
+        "== first frame: {first} sessions on A, opened on B (load {})",
+        load()
+    );
     let (mut remote_first, mut local_first) = bench.first_frames(first)?;
     let remote_p99 = percentile(&mut remote_first, 0.99);
     rows.push(format!(
@@ -289,7 +299,10 @@ fn run() -> Result<(), String> {
 
     // 4. List.
     if sessions > 0 {
-        eprintln!("== list: {sessions} sessions over A, B, C (load {})", load());
+        eprintln!(
+            "== list: {sessions} sessions over A, B, C (load {})",
+            load()
+        );
         let (timings, created) = bench.list(sessions, lists)?;
         rows.push(format!(
             "| 4. (for the record) creating the sessions, round-robin over A, B, C | {created} | - | - |"
@@ -453,7 +466,13 @@ fn cpu_ticks(pid: u32) -> u64 {
 }
 
 impl Bench {
-    fn call(&self, addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> http::Response {
+    fn call(
+        &self,
+        addr: SocketAddr,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> http::Response {
         let auth = format!("Bearer {}", self.token);
         http::http(
             addr,
@@ -490,7 +509,12 @@ impl Bench {
 
     fn type_text(&self, addr: SocketAddr, id: &str, text: &str) -> Result<(), String> {
         let body = json!({ "text": text }).to_string();
-        let response = self.call(addr, "POST", &format!("/api/sessions/{id}/input"), Some(&body));
+        let response = self.call(
+            addr,
+            "POST",
+            &format!("/api/sessions/{id}/input"),
+            Some(&body),
+        );
         match response.status {
             204 => Ok(()),
             status => Err(format!("input answered {status}: {}", response.body)),
@@ -500,7 +524,10 @@ impl Bench {
     fn listed(&self, addr: SocketAddr) -> Result<Vec<Value>, String> {
         let response = self.call(addr, "GET", "/api/sessions", None);
         if response.status != 200 {
-            return Err(format!("list on {addr} answered {}: {}", response.status, response.body));
+            return Err(format!(
+                "list on {addr} answered {}: {}",
+                response.status, response.body
+            ));
         }
         Ok(response.json()["sessions"]
             .as_array()
@@ -608,7 +635,12 @@ impl Bench {
             .collect();
 
         let screen = self
-            .call(owner, "GET", &format!("/api/sessions/{id}/screen?format=json"), None)
+            .call(
+                owner,
+                "GET",
+                &format!("/api/sessions/{id}/screen?format=json"),
+                None,
+            )
             .json();
         let mut flood = Flood {
             seconds: 0.0,
@@ -639,8 +671,13 @@ impl Bench {
         let mut node_screens = Vec::new();
         for (node, _) in placement {
             node_screens.push(
-                self.call(*node, "GET", &format!("/api/sessions/{id}/screen?format=json"), None)
-                    .json(),
+                self.call(
+                    *node,
+                    "GET",
+                    &format!("/api/sessions/{id}/screen?format=json"),
+                    None,
+                )
+                .json(),
             );
         }
         let mut misses = 0;
@@ -690,7 +727,11 @@ impl Bench {
         let rows = (keys + WARM_UP).div_ceil(cols) + 2;
         let rows = u16::try_from(rows).map_err(|_| "too many keys".to_owned())?;
         let script = "stty raw -echo; printf 'ready\\r\\n'; exec cat";
-        let id = self.create(owner, &["sh", "-c", script], Some((cols as u16, rows.max(3))))?;
+        let id = self.create(
+            owner,
+            &["sh", "-c", script],
+            Some((cols as u16, rows.max(3))),
+        )?;
         if via != owner {
             self.wait_listed(via, std::slice::from_ref(&id))?;
         }
@@ -744,7 +785,12 @@ impl Bench {
             let start = Instant::now();
             loop {
                 let screen = self
-                    .call(self.a, "GET", &format!("/api/sessions/{id}/screen?format=json"), None)
+                    .call(
+                        self.a,
+                        "GET",
+                        &format!("/api/sessions/{id}/screen?format=json"),
+                        None,
+                    )
                     .json();
                 if screen["lines"][0].as_str().map(str::trim_end) == Some(want.as_str()) {
                     break;
@@ -837,7 +883,10 @@ impl Bench {
                 let listed = self.listed(addr)?;
                 times.push(start.elapsed().as_secs_f64() * 1e3);
                 if listed.len() < sessions {
-                    return Err(format!("{name} lists {} sessions, not {sessions}", listed.len()));
+                    return Err(format!(
+                        "{name} lists {} sessions, not {sessions}",
+                        listed.len()
+                    ));
                 }
             }
             out.push((name, times));
