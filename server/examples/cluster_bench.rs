@@ -123,6 +123,7 @@ fn run() -> Result<(), String> {
         b: parse_addr(b)?,
         c: parse_addr(c)?,
         cpu_pids,
+        name_nodes: std::cell::Cell::new(true),
         runtime: tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -351,6 +352,9 @@ struct Bench {
     c: SocketAddr,
     cpu_pids: Vec<(String, u32)>,
     runtime: Runtime,
+    /// Whether the servers take `"node"` in a create (a cluster that
+    /// places sessions itself does; an older one refuses the field).
+    name_nodes: std::cell::Cell<bool>,
 }
 
 /// One flood's numbers.
@@ -489,22 +493,49 @@ impl Bench {
         command: &[&str],
         size: Option<(u16, u16)>,
     ) -> Result<String, String> {
-        let body = match size {
+        let mut body = match size {
             Some((cols, rows)) => json!({ "command": command, "cols": cols, "rows": rows }),
             None => json!({ "command": command }),
+        };
+        // A cluster may start a session on any node unless told which: the
+        // session is to be the node's own that the request goes to.
+        let node = self.node_name(addr);
+        if let (Some(node), true) = (node, self.name_nodes.get()) {
+            body["node"] = json!(node);
         }
-        .to_string();
-        let created = self.call(addr, "POST", "/api/sessions", Some(&body));
+        let mut created = self.call(addr, "POST", "/api/sessions", Some(&body.to_string()));
+        if created.status == 400 && created.body.contains("node") && self.name_nodes.get() {
+            // A version that starts every session on the node asked.
+            self.name_nodes.set(false);
+            if let Some(map) = body.as_object_mut() {
+                map.remove("node");
+            }
+            created = self.call(addr, "POST", "/api/sessions", Some(&body.to_string()));
+        }
         if created.status != 201 {
             return Err(format!(
                 "create on {addr} answered {}: {}",
                 created.status, created.body
             ));
         }
-        created.json()["id"]
+        let view = created.json();
+        if let (Some(node), Some(on)) = (node, view["node"].as_str()) {
+            if on != node {
+                return Err(format!("a session created on {node} started on {on}"));
+            }
+        }
+        view["id"]
             .as_str()
             .map(str::to_owned)
             .ok_or_else(|| "no id in the answer".to_owned())
+    }
+
+    /// The cluster node name of `addr` (`None` for the single node).
+    fn node_name(&self, addr: SocketAddr) -> Option<&'static str> {
+        [(self.a, "A"), (self.b, "B"), (self.c, "C")]
+            .into_iter()
+            .find(|(a, _)| *a == addr)
+            .map(|(_, name)| name)
     }
 
     fn type_text(&self, addr: SocketAddr, id: &str, text: &str) -> Result<(), String> {
