@@ -750,3 +750,54 @@ fn a_mirrors_viewers_see_the_last_screen_before_the_exit() {
         }
     });
 }
+
+#[test]
+fn an_owner_upgraded_in_place_keeps_serving_and_unregistering_its_sessions() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("upgrade");
+    let (nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    let id = start_session(
+        a,
+        json!({ "command": ["bash", "--norc", "--noprofile"], "name": "kept", "node": "A" }),
+    );
+    // SAFETY: kill(2) on a child this test started and has not reaped.
+    assert_eq!(
+        unsafe { libc::kill(nodes.0[0].id() as libc::pid_t, libc::SIGUSR2) },
+        0
+    );
+    // The same process, a new image: the session is there, and B drives
+    // it again through its mirror.
+    let start = Instant::now();
+    loop {
+        let (status, _) = call(
+            b,
+            "POST",
+            "/api/sessions/kept/input",
+            Some(json!({ "text": "echo after-the-upgrade\r" })),
+        );
+        if status == 204
+            && rows(&screen(b, &id))
+                .iter()
+                .any(|r| r == "after-the-upgrade")
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < common::DEADLINE,
+            "B never drove the session again"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Deleted on A after the upgrade: its record leaves B's list.
+    let (status, body) = call(a, "DELETE", &format!("/api/sessions/{id}"), None);
+    assert_eq!(status, 200, "{body}");
+    let start = Instant::now();
+    while listed(b).contains(&id) {
+        assert!(
+            start.elapsed() < common::DEADLINE,
+            "the upgraded session stayed listed on B"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -157,7 +157,13 @@ impl Sessions {
             recorder,
             status,
         };
-        self.launch(started, saved.cols, saved.rows).await
+        let handle = self.launch(started, saved.cols, saved.rows).await?;
+        // In a cluster its record (and name) stayed in the registry across
+        // the exec; it is followed again from here, and removed when it ends.
+        if let Some(cluster) = self.cluster_of_node() {
+            cluster.announce(&handle, saved.cols, saved.rows).await;
+        }
+        Ok(handle)
     }
 
     /// The recording of a frozen session, reopened at its size then, if it

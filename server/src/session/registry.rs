@@ -185,6 +185,11 @@ impl Sessions {
         Ok(())
     }
 
+    /// The cluster this node joined, with the runtime its writes run on.
+    pub(super) fn cluster_of_node(&self) -> Option<&Cluster> {
+        self.cluster.get()
+    }
+
     /// How sessions are walled off from each other and ended.
     pub fn isolation(&self) -> &Isolation {
         &self.isolation
