@@ -61,8 +61,10 @@ fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16
     (response.status, json)
 }
 
-/// Starts `command` on the node at `addr`; its id.
-fn start_session(addr: SocketAddr, body: Value) -> String {
+/// Starts the session `body` asks for on node `node`, asking the node at
+/// `addr`; its id.
+fn start_session(addr: SocketAddr, node: &str, mut body: Value) -> String {
+    body["node"] = json!(node);
     let (status, session) = call(addr, "POST", "/api/sessions", Some(body));
     assert_eq!(status, 201, "{session}");
     session["id"].as_str().expect("an id").to_owned()
@@ -158,6 +160,7 @@ fn a_session_on_a_is_viewed_and_driven_from_b() {
     let (a, b) = (addrs[0], addrs[1]);
     let id = start_session(
         a,
+        "A",
         json!({ "command": ["bash", "--norc", "--noprofile"], "name": "shared" }),
     );
 
@@ -302,7 +305,7 @@ fn a_killed_owners_viewers_are_told_within_5s_and_its_sessions_leave_the_lists()
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("kill");
     let (mut nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B", "C"]);
-    let id = start_session(addrs[0], json!({ "command": ["sleep", "600"] }));
+    let id = start_session(addrs[0], "A", json!({ "command": ["sleep", "600"] }));
     runtime().block_on(async {
         let mut viewers = Vec::new();
         for addr in [addrs[1], addrs[2]] {
@@ -354,7 +357,11 @@ fn after_nats_restarts_mirrors_resync_and_input_works_again() {
     let dir = TempDir::new("restart");
     let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
     let (a, b) = (addrs[0], addrs[1]);
-    let id = start_session(a, json!({ "command": ["bash", "--norc", "--noprofile"] }));
+    let id = start_session(
+        a,
+        "A",
+        json!({ "command": ["bash", "--norc", "--noprofile"] }),
+    );
     runtime().block_on(async {
         let mut viewer = open(b, common::TOKEN, &id, "control").await;
         viewer.send(&typed("echo before\r")).await;
@@ -405,7 +412,11 @@ fn a_paused_owners_viewers_resync_to_its_exact_screen() {
     let dir = TempDir::new("pause");
     let (nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
     let (a, b) = (addrs[0], addrs[1]);
-    let id = start_session(a, json!({ "command": ["bash", "--norc", "--noprofile"] }));
+    let id = start_session(
+        a,
+        "A",
+        json!({ "command": ["bash", "--norc", "--noprofile"] }),
+    );
     // A counter the paused program goes on with as soon as it runs again.
     let (status, body) = call(
         a,
@@ -450,6 +461,7 @@ fn a_thousand_by_thousand_screen_crosses_nodes_whole() {
     let script = "for r in $(seq 1 2000); do printf '\\033[38;5;%dm%0999d\\n' $((r % 256)) $r; done; sleep 600";
     let id = start_session(
         a,
+        "A",
         json!({ "command": ["bash", "-c", script], "cols": 1000, "rows": 1000, "scrollback": 1000 }),
     );
     wait_for_text(a, &id, &format!("{:0999}", 2000), common::FLOOD_WAIT);
@@ -482,7 +494,7 @@ fn a_link_works_on_every_node_and_a_revocation_ends_it_everywhere_within_a_secon
     let dir = TempDir::new("links");
     let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B", "C"]);
     let (a, b, c) = (addrs[0], addrs[1], addrs[2]);
-    let id = start_session(a, json!({ "command": ["sleep", "600"] }));
+    let id = start_session(a, "A", json!({ "command": ["sleep", "600"] }));
     let (status, link) = call(
         a,
         "POST",
@@ -504,7 +516,7 @@ fn a_link_works_on_every_node_and_a_revocation_ends_it_everywhere_within_a_secon
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let other = start_session(b, json!({ "command": ["sleep", "600"] }));
+    let other = start_session(b, "B", json!({ "command": ["sleep", "600"] }));
     assert_eq!(status_as(c, &token, &format!("/api/sessions/{other}")), 404);
     // C lists it, without its token.
     let (status, listed) = call(c, "GET", &format!("/api/sessions/{id}/links"), None);
@@ -729,6 +741,7 @@ fn a_mirrors_viewers_see_the_last_screen_before_the_exit() {
             // Waits for its viewer, floods, prints its last line and exits.
             let id = start_session(
                 a,
+                "A",
                 json!({
                     "command": ["bash", "-c", format!("read; seq 1 30000; echo last-line-{round}")],
                     "node": "A",
@@ -759,6 +772,7 @@ fn an_owner_upgraded_in_place_keeps_serving_and_unregistering_its_sessions() {
     let (a, b) = (addrs[0], addrs[1]);
     let id = start_session(
         a,
+        "A",
         json!({ "command": ["bash", "--norc", "--noprofile"], "name": "kept", "node": "A" }),
     );
     // SAFETY: kill(2) on a child this test started and has not reaped.
@@ -799,5 +813,21 @@ fn an_owner_upgraded_in_place_keeps_serving_and_unregistering_its_sessions() {
             "the upgraded session stayed listed on B"
         );
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_session_created_on_a_is_found_on_b_at_once() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("at-once");
+    let (_nodes, addrs) = start_nodes(&nats, &dir.0, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    for _ in 0..30 {
+        let id = start_session(a, "A", json!({ "command": ["sleep", "600"] }));
+        // No wait: B's copy of the registry catches up on a miss.
+        let (status, seen) = call(b, "GET", &format!("/api/sessions/{id}"), None);
+        assert_eq!((status, seen["node"].as_str()), (200, Some("A")), "{seen}");
+        let (status, _) = call(a, "DELETE", &format!("/api/sessions/{id}"), None);
+        assert_eq!(status, 200);
     }
 }

@@ -325,6 +325,27 @@ impl Registry {
             .filter(|record| record.node != self.node)
     }
 
+    /// As [`Self::remote_session`], but on a miss the copy first catches
+    /// up with every write made before the call (one request), so that a
+    /// session just created on another node is found here at once.
+    pub async fn find_remote_session(
+        &self,
+        id_or_name: &str,
+    ) -> Result<Option<SessionRecord>, RegistryError> {
+        if let Some(record) = self.remote_session(id_or_name) {
+            return Ok(Some(record));
+        }
+        let last = self
+            .sessions_stream
+            .get_info()
+            .await
+            .map_err(|e| kv_error("reading the sessions bucket")(e.into()))?
+            .state
+            .last_sequence;
+        self.cache.caught_up(last, LIST_WAIT).await;
+        Ok(self.remote_session(id_or_name))
+    }
+
     /// Of the `live` nodes, the one with the most room for a session
     /// when each may run `max` (the fewest running sessions in this
     /// node's copy of the registry; this node first of equals, then by

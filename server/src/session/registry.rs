@@ -579,7 +579,8 @@ impl Sessions {
         if let Some(mirror) = self.mirror(id_or_name) {
             return Ok(Some(mirror));
         }
-        let Some(record) = cluster.registry.remote_session(id_or_name) else {
+        let found = cluster.registry.find_remote_session(id_or_name).await;
+        let Some(record) = found.map_err(|e| FindError(e.to_string()))? else {
             return Ok(None);
         };
         self.mirror_of(&cluster.registry, record).await
