@@ -831,3 +831,55 @@ fn a_session_created_on_a_is_found_on_b_at_once() {
         assert_eq!(status, 200);
     }
 }
+
+#[test]
+fn a_programs_clipboard_reaches_control_viewers_on_other_nodes() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("clipboard");
+    let config = dir.0.join("clipboard.toml");
+    std::fs::write(
+        &config,
+        format!("clipboard = \"control\"\n\n[cluster]\nnode_ttl_s = {TTL_S}\n"),
+    )
+    .expect("write config");
+    let (children, addrs): (Vec<Child>, Vec<SocketAddr>) = ["A", "B"]
+        .iter()
+        .map(|name| serve_node(&nats.url, name, &config))
+        .unzip();
+    let _nodes = Nodes(children);
+    let (a, b) = (addrs[0], addrs[1]);
+    let id = start_session(
+        a,
+        "A",
+        json!({ "command": ["bash", "--norc", "--noprofile"] }),
+    );
+    runtime().block_on(async {
+        let mut control = open(b, common::TOKEN, &id, "control").await;
+        let mut view = open(b, common::TOKEN, &id, "view").await;
+        for viewer in [&mut control, &mut view] {
+            viewer
+                .until("the first frame", common::DEADLINE, |m| m.frames > 0)
+                .await;
+        }
+        // OSC 52 with "copied on A" in base64.
+        control
+            .send(&typed(
+                "printf '\\033]52;c;Y29waWVkIG9uIEE=\\a'; echo printed\r",
+            ))
+            .await;
+        control
+            .until("the clipboard", common::DEADLINE, |m| {
+                !m.clipboard.is_empty()
+            })
+            .await;
+        assert_eq!(control.model.clipboard, ["copied on A"]);
+        view.until("the output after it", common::DEADLINE, |m| {
+            m.text().iter().any(|row| row.trim_end() == "printed")
+        })
+        .await;
+        assert!(
+            view.model.clipboard.is_empty(),
+            "a view stream gets no clipboard"
+        );
+    });
+}

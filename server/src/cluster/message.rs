@@ -17,6 +17,9 @@ pub enum Message {
     Chunk(Chunk),
     /// The latest revision and the session's state.
     Mark(Mark),
+    /// Text the session's program put on the clipboard (OSC 52), for the
+    /// control viewers of the nodes that watch it.
+    Clipboard(String),
 }
 
 /// The owner's word that `revision` of `stream` is its latest, sent after

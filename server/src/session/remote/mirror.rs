@@ -368,6 +368,20 @@ impl Follower {
                 return None;
             }
         };
+        if let Message::Clipboard(text) = message {
+            // The terminal keeps no more; a message must fit a viewer's.
+            if text.len() > panecast_proto::limits::MAX_CLIPBOARD {
+                tracing::warn!(
+                    bytes = text.len(),
+                    "a clipboard text from another node over the limit"
+                );
+                return None;
+            }
+            if let Some(handle) = self.handle.upgrade() {
+                handle.clipboard_sender().send_replace(Some(text.into()));
+            }
+            return None;
+        }
         if let Message::Mark(mark) = &message {
             if let SessionState::Gone { cause } = mark.state {
                 return Some(Stop::Ended(reason_of(cause)));

@@ -347,6 +347,7 @@ impl Serving {
         let mut screens = self.session.subscribe();
         screens.borrow_and_update();
         let mut status = self.session.watch_status();
+        let mut clipboard = self.session.watch_clipboard();
         let mut ticks = tokio::time::interval(MARK_EVERY);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -375,6 +376,12 @@ impl Serving {
                             self.publish(screen).await;
                         }
                         self.mark().await;
+                    }
+                }
+                changed = clipboard.changed() => {
+                    let text = clipboard.borrow_and_update().clone();
+                    if let (Ok(()), Some(text), Some(_)) = (changed, text, &self.publisher) {
+                        self.send(Message::Clipboard(text.to_string()).encode()).await;
                     }
                 }
                 () = sleep_until(settle) => {
