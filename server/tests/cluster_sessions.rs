@@ -37,12 +37,27 @@ impl Drop for Nodes {
 
 /// Starts nodes named `names` on `nats`, with one config in `dir`.
 fn start_nodes(nats: &Nats, dir: &Path, names: &[&str]) -> (Nodes, Vec<SocketAddr>) {
-    let config = config_file(dir);
+    start_nodes_with(nats, &config_file(dir), names)
+}
+
+/// Starts nodes named `names` on `nats` with the config file `config`.
+fn start_nodes_with(nats: &Nats, config: &Path, names: &[&str]) -> (Nodes, Vec<SocketAddr>) {
     let (children, addrs) = names
         .iter()
-        .map(|name| serve_node(&nats.url, name, &config))
+        .map(|name| serve_node(&nats.url, name, config))
         .unzip();
     (Nodes(children), addrs)
+}
+
+/// A config file in `dir` with the tests' `[cluster]` section after `top`.
+fn config_with(dir: &Path, top: &str) -> std::path::PathBuf {
+    let config = dir.join("custom.toml");
+    std::fs::write(
+        &config,
+        format!("{top}\n\n[cluster]\nnode_ttl_s = {TTL_S}\n"),
+    )
+    .expect("write config");
+    config
 }
 
 /// A request with the admin token: the status and the body as JSON (or
@@ -560,17 +575,8 @@ fn a_link_works_on_every_node_and_a_revocation_ends_it_everywhere_within_a_secon
 fn a_session_starts_on_the_node_asked_for_or_the_one_with_the_most_room() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("place");
-    let config = dir.0.join("limits.toml");
-    std::fs::write(
-        &config,
-        format!("[cluster]\nnode_ttl_s = {TTL_S}\n\n[limits]\nmax_sessions = 2\n"),
-    )
-    .expect("write config");
-    let (children, addrs): (Vec<Child>, Vec<SocketAddr>) = ["A", "B"]
-        .iter()
-        .map(|name| serve_node(&nats.url, name, &config))
-        .unzip();
-    let _nodes = Nodes(children);
+    let config = config_with(&dir.0, "[limits]\nmax_sessions = 2");
+    let (_nodes, addrs) = start_nodes_with(&nats, &config, &["A", "B"]);
     let (a, b) = (addrs[0], addrs[1]);
     let sleeper = |node: Option<&str>| {
         let mut body = json!({ "command": ["sleep", "600"] });
@@ -841,17 +847,8 @@ fn a_session_created_on_a_is_found_on_b_at_once() {
 fn a_programs_clipboard_reaches_control_viewers_on_other_nodes() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("clipboard");
-    let config = dir.0.join("clipboard.toml");
-    std::fs::write(
-        &config,
-        format!("clipboard = \"control\"\n\n[cluster]\nnode_ttl_s = {TTL_S}\n"),
-    )
-    .expect("write config");
-    let (children, addrs): (Vec<Child>, Vec<SocketAddr>) = ["A", "B"]
-        .iter()
-        .map(|name| serve_node(&nats.url, name, &config))
-        .unzip();
-    let _nodes = Nodes(children);
+    let config = config_with(&dir.0, "clipboard = \"control\"");
+    let (_nodes, addrs) = start_nodes_with(&nats, &config, &["A", "B"]);
     let (a, b) = (addrs[0], addrs[1]);
     let id = start_session(
         a,

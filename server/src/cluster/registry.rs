@@ -335,14 +335,7 @@ impl Registry {
         if let Some(record) = self.remote_session(id_or_name) {
             return Ok(Some(record));
         }
-        let last = self
-            .sessions_stream
-            .get_info()
-            .await
-            .map_err(|e| kv_error("reading the sessions bucket")(e.into()))?
-            .state
-            .last_sequence;
-        self.cache.caught_up(last, LIST_WAIT).await;
+        self.catch_up().await?;
         Ok(self.remote_session(id_or_name))
     }
 
@@ -391,13 +384,10 @@ impl Registry {
         Ok(())
     }
 
-    /// Whether a record this node wrote is no longer in the bucket, once
-    /// the copy holds every write made before the call.
-    async fn lost_records(&self) -> Result<bool, RegistryError> {
-        let written: Vec<String> = lock(&self.local.written).iter().cloned().collect();
-        if written.is_empty() {
-            return Ok(false);
-        }
+    /// Waits (at most [`LIST_WAIT`]) until this node's copy holds every
+    /// write made to the sessions bucket before the call (one request for
+    /// its last sequence); false when it does not by then.
+    async fn catch_up(&self) -> Result<bool, RegistryError> {
         let last = self
             .sessions_stream
             .get_info()
@@ -405,7 +395,17 @@ impl Registry {
             .map_err(|e| kv_error("reading the sessions bucket")(e.into()))?
             .state
             .last_sequence;
-        if !self.cache.caught_up(last, LIST_WAIT).await {
+        Ok(self.cache.caught_up(last, LIST_WAIT).await)
+    }
+
+    /// Whether a record this node wrote is no longer in the bucket, once
+    /// the copy holds every write made before the call.
+    async fn lost_records(&self) -> Result<bool, RegistryError> {
+        let written: Vec<String> = lock(&self.local.written).iter().cloned().collect();
+        if written.is_empty() {
+            return Ok(false);
+        }
+        if !self.catch_up().await? {
             // Not known yet: the next heartbeat looks again.
             return Ok(false);
         }
