@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::access::{KeyConfig, TrustedProxies};
+use crate::access::{AuthConfig, KeyConfig, TrustedProxies};
 use crate::term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
 /// Name of the profile created when none is configured, and used when a
@@ -43,6 +43,9 @@ pub struct Config {
     pub recordings: RecordingLimits,
     /// Named credentials with a role and a scope (`[[keys]]`).
     pub keys: Vec<KeyConfig>,
+    /// People: who a trusted proxy says signed in, and their roles
+    /// (`[auth]`).
+    pub auth: AuthConfig,
     /// Named sessions started at boot (`[[sessions]]`).
     pub sessions: Vec<BootSession>,
     /// Origins that may show `/embed/{id}` in a frame; none by default.
@@ -387,6 +390,7 @@ impl Default for Config {
             recordings_dir: PathBuf::from("./recordings"),
             recordings: RecordingLimits::default(),
             keys: Vec::new(),
+            auth: AuthConfig::default(),
             sessions: Vec::new(),
             embed_ancestors: Vec::new(),
             trusted_proxies: Vec::new(),
@@ -598,6 +602,13 @@ impl Config {
             }
         }
         TrustedProxies::parse(&self.trusted_proxies).map_err(ConfigError::Invalid)?;
+        self.auth.validate().map_err(ConfigError::Invalid)?;
+        if self.auth.proxy.is_some() && self.trusted_proxies.is_empty() {
+            return invalid(
+                "auth.proxy: its headers are believed only from trusted_proxies, and none is set"
+                    .to_owned(),
+            );
+        }
         Ok(())
     }
 }

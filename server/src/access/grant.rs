@@ -15,6 +15,8 @@ pub enum Credential {
     Key(Arc<str>),
     /// A share link, by id.
     Link(String),
+    /// A person, by the user name their sign-in gave.
+    User(Arc<str>),
 }
 
 impl std::fmt::Display for Credential {
@@ -23,6 +25,7 @@ impl std::fmt::Display for Credential {
             Credential::Admin => f.write_str("admin-token"),
             Credential::Key(name) => write!(f, "key:{name}"),
             Credential::Link(id) => write!(f, "link:{id}"),
+            Credential::User(name) => write!(f, "user:{name}"),
         }
     }
 }
@@ -45,6 +48,8 @@ impl std::str::FromStr for Credential {
             Ok(Credential::Key(Arc::from(name)))
         } else if let Some(id) = s.strip_prefix("link:") {
             Ok(Credential::Link(id.to_owned()))
+        } else if let Some(name) = s.strip_prefix("user:") {
+            Ok(Credential::User(Arc::from(name)))
         } else {
             Err(NotACredential(s.to_owned()))
         }
@@ -150,6 +155,24 @@ impl Grant {
     ) -> Grant {
         Grant {
             credential: Credential::Key(name),
+            role,
+            scope: sessions.map_or(Scope::All, Scope::Named),
+            profiles,
+            link: None,
+            metrics: false,
+        }
+    }
+
+    /// A person a rule gave `role`, reaching their own sessions and those
+    /// named `sessions` (`None`: every session).
+    pub fn person(
+        name: Arc<str>,
+        role: Role,
+        sessions: Option<Arc<[String]>>,
+        profiles: Arc<[String]>,
+    ) -> Grant {
+        Grant {
+            credential: Credential::User(name),
             role,
             scope: sessions.map_or(Scope::All, Scope::Named),
             profiles,

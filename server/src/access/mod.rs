@@ -10,6 +10,7 @@ mod grant;
 mod keys;
 mod links;
 mod peer;
+mod people;
 mod role;
 pub mod secret;
 
@@ -23,6 +24,7 @@ pub use links::{
     LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
 };
 pub use peer::{client_address, TrustedProxies};
+pub use people::{person_name, AuthConfig, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME};
 pub use role::Role;
 pub use secret::valid_token;
 
@@ -39,6 +41,7 @@ pub struct Access {
     admin: SecretHash,
     keys: Vec<Key>,
     links: Links,
+    people: People,
 }
 
 impl Access {
@@ -69,6 +72,7 @@ impl Access {
             admin: secret::hash(admin_token.as_bytes()),
             keys,
             links: Links::new(max_link_ttl, max_links),
+            people: People::default(),
         })
     }
 
@@ -94,6 +98,17 @@ impl Access {
     /// The share links.
     pub fn links(&self) -> &Links {
         &self.links
+    }
+
+    /// The same credentials, with people given roles by `auth`'s rules.
+    pub fn with_people(mut self, auth: &AuthConfig) -> Access {
+        self.people = People::new(auth);
+        self
+    }
+
+    /// The rules that give people their roles.
+    pub fn people(&self) -> &People {
+        &self.people
     }
 }
 

@@ -14,6 +14,17 @@ pub fn auth_failed(peer: IpAddr, method: &str, path: &str, reason: &str) {
     tracing::warn!(target: "panecast::audit", event = "auth_failed", %peer, method, path, reason);
 }
 
+/// A request carried `[auth.proxy]`'s user header from a peer that is not
+/// a trusted proxy: the header was ignored.
+pub fn forged_header(peer: IpAddr, header: &str) {
+    tracing::warn!(target: "panecast::audit", event = "forged_header", %peer, header, "a user header from a peer that is not a trusted proxy: ignored");
+}
+
+/// A person signed in through the proxy whom no rule gives a role.
+pub fn no_rule(peer: IpAddr, user: &str) {
+    tracing::warn!(target: "panecast::audit", event = "no_rule", %peer, user, "signed in, but no rule of [auth] gives this person a role");
+}
+
 /// An address presented `limit` wrong credentials within a minute: it is
 /// refused (429) until the minute is over.
 pub fn auth_blocked(peer: IpAddr, limit: u32) {

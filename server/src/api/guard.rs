@@ -18,7 +18,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::RequestExt;
 
-use crate::access::{client_address, Denied, Grant, Role, Target};
+use crate::access::{client_address, person_name, Denied, Grant, Role, Target};
 use crate::session::Reader;
 
 use super::error::ApiError;
@@ -41,6 +41,8 @@ pub struct Caller {
     /// The socket's peer: the TCP connection the request came on.
     connection: SocketAddr,
     secure: bool,
+    /// The credential chosen is one the browser sends by itself (a cookie,
+    /// a trusted proxy's header): writes and streams need the same-site checks.
     cookie: bool,
     checked: Checked,
 }
@@ -111,6 +113,59 @@ enum Source {
     Header,
     Protocol,
     Cookie,
+    /// A trusted proxy's header: sent with every request the browser
+    /// makes through the proxy, a cross-site one too, as a cookie is.
+    Proxy,
+}
+
+impl Source {
+    /// Whether the browser sends it by itself, so that a write needs the
+    /// same-site checks.
+    fn ambient(self) -> bool {
+        matches!(self, Source::Cookie | Source::Proxy)
+    }
+}
+
+/// What a trusted proxy's headers say about who signed in.
+enum ProxyPerson {
+    /// No `[auth.proxy]`, or no user header.
+    Absent,
+    /// The header came from a peer that is not a trusted proxy: ignored.
+    Untrusted(String),
+    /// A user name that is not one (empty, too long, control characters).
+    Unnamed,
+    /// A person no rule gives a role.
+    NoRule(String),
+    /// A person, and the grant a rule gives them.
+    Person(Grant),
+}
+
+/// Who signed in, as `[auth.proxy]`'s headers say, believed only from a
+/// trusted proxy (`socket` is the connection's own address).
+fn proxy_person(state: &AppState, headers: &HeaderMap, socket: IpAddr) -> ProxyPerson {
+    let Some(proxy) = &state.config.auth.proxy else {
+        return ProxyPerson::Absent;
+    };
+    let Some(value) = headers.get(proxy.user_header.as_str()) else {
+        return ProxyPerson::Absent;
+    };
+    if !state.trusted().trusts(socket) {
+        return ProxyPerson::Untrusted(proxy.user_header.clone());
+    }
+    let Some(user) = value.to_str().ok().and_then(person_name) else {
+        return ProxyPerson::Unnamed;
+    };
+    let groups: Vec<&str> = proxy
+        .groups_header
+        .as_deref()
+        .and_then(|name| headers.get(name))
+        .and_then(|value| value.to_str().ok())
+        .map(|value| value.split(',').filter_map(person_name).collect())
+        .unwrap_or_default();
+    match state.access.people().grant(user, &groups) {
+        Some(grant) => ProxyPerson::Person(grant),
+        None => ProxyPerson::NoRule(user.to_owned()),
+    }
 }
 
 /// The client's address and whether it used https.
@@ -207,7 +262,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
             return refused;
         }
     }
-    let grants: Vec<(Source, Checked, Grant)> = presented(request.headers())
+    let mut grants: Vec<(Source, Checked, Grant)> = presented(request.headers())
         .into_iter()
         .filter_map(|(source, token)| {
             let grant = state.access.authenticate(token)?;
@@ -215,6 +270,31 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         })
         .filter(|(_, _, grant)| link_session_lives(&state, grant))
         .collect();
+    let socket = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
+    match proxy_person(&state, request.headers(), socket) {
+        ProxyPerson::Absent => {}
+        ProxyPerson::Person(grant) => grants.push((Source::Proxy, Checked(String::new()), grant)),
+        ProxyPerson::Untrusted(header) => audit::forged_header(peer, &header),
+        ProxyPerson::Unnamed => audit::auth_failed(
+            peer,
+            method.as_str(),
+            &path,
+            "a proxy's user header names no one",
+        ),
+        ProxyPerson::NoRule(user) if grants.is_empty() => {
+            audit::no_rule(peer, &user);
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "no_rule",
+                format!("you are signed in as '{user}', but no rule of [auth] gives you a role"),
+            )
+            .into_response();
+        }
+        ProxyPerson::NoRule(_) => {}
+    }
     if grants.is_empty() {
         let reason = if offered {
             signin::failed(&state, peer);
@@ -279,12 +359,12 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
     let Some((source, checked, grant)) = grants
         .into_iter()
         .filter(|(_, _, g)| target.is_none_or(|t| g.reaches(t)))
-        .max_by_key(|(source, _, g)| (g.role(), *source != Source::Cookie))
+        .max_by_key(|(source, _, g)| (g.role(), !source.ambient()))
     else {
         return ApiError::no_session(&asked).into_response();
     };
 
-    if source == Source::Cookie && !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
+    if source.ambient() && !matches!(method, Method::GET | Method::HEAD | Method::OPTIONS) {
         if let Err(error) =
             same_site_write(request.headers(), &state.config.allowed_origins, secure)
         {
@@ -307,7 +387,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         peer,
         connection,
         secure,
-        cookie: source == Source::Cookie,
+        cookie: source.ambient(),
         checked,
     });
     if let Some(session) = session {

@@ -101,7 +101,8 @@ impl AppState {
             &settings.config.keys,
             Duration::from_secs(limits.max_link_ttl_secs),
             limits.max_links_per_session,
-        )?;
+        )?
+        .with_people(&settings.config.auth);
         let trusted = TrustedProxies::parse(&settings.config.trusted_proxies)?;
         let failures = SignInFailures::new(limits.auth_failures_per_minute);
         Ok(AppState {

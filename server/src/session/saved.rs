@@ -61,6 +61,9 @@ pub enum SavedOwner {
     Key(String),
     /// A share link, by id.
     Link(String),
+    /// A person, by user name (added last: images that know no people
+    /// never wrote it).
+    User(String),
 }
 
 /// A recording in progress: its name and how many bytes were written, so
@@ -201,6 +204,7 @@ impl From<&Credential> for SavedOwner {
             Credential::Admin => SavedOwner::Admin,
             Credential::Key(name) => SavedOwner::Key(name.to_string()),
             Credential::Link(id) => SavedOwner::Link(id.clone()),
+            Credential::User(name) => SavedOwner::User(name.to_string()),
         }
     }
 }
@@ -211,6 +215,7 @@ impl From<SavedOwner> for Credential {
             SavedOwner::Admin => Credential::Admin,
             SavedOwner::Key(name) => Credential::Key(Arc::from(name)),
             SavedOwner::Link(id) => Credential::Link(id),
+            SavedOwner::User(name) => Credential::User(Arc::from(name)),
         }
     }
 }
