@@ -46,6 +46,8 @@ mod origins;
 mod probing;
 #[path = "security/process.rs"]
 mod process;
+#[path = "security/proxy_header.rs"]
+mod proxy_header;
 #[path = "security/recordings_cut.rs"]
 mod recordings_cut;
 #[path = "security/resize.rs"]
