@@ -26,6 +26,10 @@ pub struct SessionView {
     pub node: Option<String>,
     /// The name, if it has one.
     pub name: Option<String>,
+    /// Who started it: `user:NAME` (a person), `key:NAME`, `link:ID` or
+    /// `admin-token`; null for a session the server started at boot.
+    /// Never a secret.
+    pub owner: Option<String>,
     /// The profile, or null for a command given in the request.
     pub profile: Option<String>,
     /// The argv.
@@ -77,6 +81,7 @@ impl SessionView {
             id: info.id.clone(),
             node: session.remote_node().or(node).map(str::to_owned),
             name: info.name.clone(),
+            owner: info.owner.as_ref().map(ToString::to_string),
             profile: info.profile.clone(),
             command: info.command.clone(),
             pid: info.pid,
@@ -108,6 +113,7 @@ impl SessionView {
             id: record.id.clone(),
             node: Some(record.node.clone()),
             name: record.name.clone(),
+            owner: record.owner.clone(),
             profile: record.profile.clone(),
             command: record.command.clone(),
             pid: record.pid,

@@ -21,7 +21,7 @@ fn auth() -> AuthConfig {
                 groups: vec![],
                 role: Role::Control,
                 sessions: vec!["build".into()],
-                profiles: vec![],
+                profiles: vec!["shell".into()],
             },
             RuleConfig {
                 users: vec![],
@@ -115,6 +115,25 @@ fn a_person_reaches_what_a_rule_gives_and_no_rule_is_403() {
         "{}",
         nobody.body
     );
+    // What she starts is hers: its owner names her, she reaches it, and
+    // the group ops (scoped to `build`) does not.
+    let origin = format!("http://{}", server.addr);
+    let started = server.raw(
+        "POST",
+        "/api/sessions",
+        &[
+            alice[0],
+            ("Content-Type", "application/json"),
+            ("Origin", &origin),
+        ],
+        Some(br#"{"profile": "shell"}"#),
+    );
+    assert_eq!(started.status, 201, "{}", started.body);
+    let hers = started.json();
+    assert_eq!(hers["owner"], "user:alice", "{hers}");
+    let path = format!("/api/sessions/{}", hers["id"].as_str().expect("an id"));
+    assert_eq!(get_as(&server, &path, &alice).status, 200);
+    assert_eq!(get_as(&server, &path, &ops).status, 404);
     // A user header that names no one is no sign-in.
     let blank = get_as(&server, "/api/sessions", &[("X-Forwarded-User", "  ")]);
     assert_eq!(blank.status, 401, "{}", blank.body);
