@@ -60,6 +60,9 @@ PANECAST_BIN="$PWD/target/debug/panecast" python3 tests/cluster_deploy.py
 step "behind nginx and Caddy, under /term/ over TLS (tests/proxy.sh)"
 PANECAST_BIN="$PWD/target/debug/panecast" bash tests/proxy.sh
 
+step "sign-in through a trusted proxy: nginx with basic auth and X-Forwarded-User (tests/proxy_auth.sh)"
+PANECAST_BIN="$PWD/target/debug/panecast" bash tests/proxy_auth.sh
+
 step "the container image: build, health, a session, non-root, stop (tests/docker.sh)"
 bash tests/docker.sh
 
