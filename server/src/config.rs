@@ -784,6 +784,17 @@ mod tests {
     }
 
     #[test]
+    fn a_proxys_sign_in_needs_trusted_proxies() {
+        let section = "[auth.proxy]\nuser_header = \"X-Forwarded-User\"\n\n\
+                       [[auth.rules]]\ngroups = [\"ops\"]\nrole = \"control\"\n";
+        let err = Config::parse(section).unwrap_err();
+        assert!(err.to_string().contains("trusted_proxies"), "{err}");
+        let config = Config::parse(&format!("trusted_proxies = [\"10.0.0.5\"]\n{section}"))
+            .expect("with a trusted proxy");
+        assert_eq!(config.auth.rules[0].groups, ["ops"]);
+    }
+
+    #[test]
     fn base_paths_are_written_one_way() {
         for (given, expected) in [
             ("", ""),
