@@ -9,6 +9,8 @@ export const SHAPES = ['block', 'underline', 'bar'];
 export const MOUSE_MODES = ['off', 'press', 'click', 'drag', 'motion'];
 export const MOUSE_KINDS = ['press', 'release', 'move', 'wheel_up', 'wheel_down', 'wheel_left', 'wheel_right'];
 export const BUTTONS = ['none', 'left', 'middle', 'right'];
+export const POLICIES = ['driver', 'smallest', 'fixed'];
+export const MEMBER_KINDS = ['admin', 'key', 'person', 'link'];
 
 // Named key codes (PROTOCOL.md section 6, 0x81 Key).
 export const KEYS = {
@@ -378,6 +380,18 @@ export function decode(data) {
       m = { type: 'replay_state', playing, speed, duration, position, title, markers };
       break;
     }
+    case 0x0c: {
+      const youDrive = r.flags(1, 'room flags') === 1, policy = POLICIES[r.u8()], entries = [];
+      if (!policy) bad('size policy out of range');
+      for (let n = r.count(64, 'room entries'); n--;) {
+        const f = r.flags(3, 'room entry flags'), kind = MEMBER_KINDS[r.u8()];
+        if (!kind) bad('member kind out of range');
+        const connections = r.range(1, 0xffffffff, 'connections');
+        entries.push({ name: r.string(64, 'member name'), kind, role: f & 1 ? 'control' : 'view', drives: (f & 2) !== 0, connections });
+      }
+      m = { type: 'room', policy, youDrive, entries, unlisted: r.range(0, 0xffffffff, 'unlisted') };
+      break;
+    }
     default:
       if (type === 0 || type >= 0x80) bad('not a server message type');
       return { type: 'unknown', typeByte: type };
@@ -483,6 +497,9 @@ export function encodePing(token) { return new Writer(12).u8(0x88).varint(BigInt
 /** Theme: its id in THEME_IDS; any other theme is sent as dark. */
 export const THEME_IDS = ['dark', 'light', 'contrast'];
 export const encodeTheme = (name) => Uint8Array.of(0x89, Math.max(0, THEME_IDS.indexOf(name)));
+
+/** TakeControl: this connection drives the session's size. */
+export const encodeTakeControl = () => Uint8Array.of(0x8f);
 
 /** Replay controls: play, pause, speed (percent, 50-800), seek (ms), marker (true: next). */
 export function encodeReplay(op, v) {

@@ -311,6 +311,9 @@ pub enum ClientMessage {
         /// The theme.
         theme: Theme,
     },
+    /// 0x8F: this connection drives the session's size from now on (its
+    /// last `Resize` applies at once under the `driver` policy).
+    TakeControl,
     /// 0x8A-0x8E: controls a replay; a view connection may send these to
     /// a replay, no connection to a live session.
     Replay(ReplayControl),
@@ -325,6 +328,7 @@ const SCROLLBACK_REQUEST: u8 = 0x86;
 const FOCUS: u8 = 0x87;
 const PING: u8 = 0x88;
 const THEME: u8 = 0x89;
+const TAKE_CONTROL: u8 = 0x8f;
 
 /// The key byte that means "a character follows".
 const KEY_CHAR: u8 = 0;
@@ -389,6 +393,7 @@ impl ClientMessage {
                 out.push(THEME);
                 out.push(*theme as u8);
             }
+            ClientMessage::TakeControl => out.push(TAKE_CONTROL),
             ClientMessage::Replay(control) => control.encode_into(out),
         }
     }
@@ -473,6 +478,7 @@ impl ClientMessage {
                     .copied()
                     .ok_or(DecodeError::OutOfRange { field: "theme" })?,
             },
+            TAKE_CONTROL => ClientMessage::TakeControl,
             kind if ReplayControl::owns(kind) => {
                 ClientMessage::Replay(ReplayControl::decode_body(kind, &mut r)?)
             }

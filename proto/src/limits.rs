@@ -63,3 +63,10 @@ pub const MIN_REPLAY_SPEED: u16 = 50;
 
 /// Fastest replay speed, in percent of real time (8x).
 pub const MAX_REPLAY_SPEED: u16 = 800;
+
+/// Most entries one `Room` lists (the rest are counted, not named).
+pub const MAX_ROOM_ENTRIES: usize = 64;
+
+/// Longest name of a room's member (a user, key or link label), in UTF-8
+/// bytes.
+pub const MAX_MEMBER_NAME: usize = 64;

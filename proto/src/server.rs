@@ -7,7 +7,8 @@ use crate::limits::{
 };
 use crate::reader::Reader;
 use crate::replay::REPLAY_STATE;
-use crate::{varint, writer, DecodeError, Frame, Line, ReplayState, Style, StyleDef};
+use crate::room::ROOM;
+use crate::{varint, writer, DecodeError, Frame, Line, ReplayState, Room, Style, StyleDef};
 
 /// The protocol version this crate speaks, sent in every `Hello`.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -114,6 +115,9 @@ pub enum ServerMessage {
     },
     /// 0x0B: where a replay stands (replays only).
     ReplayState(ReplayState),
+    /// 0x0C: who is connected, by name, and who drives the size: sent
+    /// after the first frame and whenever it changes.
+    Room(Room),
 }
 
 const HELLO: u8 = 0x01;
@@ -276,6 +280,7 @@ impl ServerMessage {
                 writer::uint(out, *control);
             }
             ServerMessage::ReplayState(state) => state.encode_into(out),
+            ServerMessage::Room(room) => room.encode_into(out),
         }
     }
 
@@ -310,6 +315,7 @@ impl ServerMessage {
                 control: r.u32()?,
             },
             REPLAY_STATE => ServerMessage::ReplayState(ReplayState::decode_body(&mut r)?),
+            ROOM => ServerMessage::Room(Room::decode_body(&mut r)?),
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;

@@ -449,6 +449,43 @@ fn cases() -> Vec<Case> {
                 control: 1,
             },
         ),
+        server(
+            "room",
+            "Alice (a person) drives, with this connection; a key with two view connections; an unlabelled link; 3 more not listed.",
+            ServerMessage::Room(Room {
+                policy: SizePolicy::Driver,
+                you_drive: true,
+                entries: vec![
+                    RoomEntry {
+                        name: "alice".to_owned(),
+                        kind: MemberKind::Person,
+                        role: Role::Control,
+                        drives: true,
+                        connections: 1,
+                    },
+                    RoomEntry {
+                        name: "ci".to_owned(),
+                        kind: MemberKind::Key,
+                        role: Role::View,
+                        drives: false,
+                        connections: 2,
+                    },
+                    RoomEntry {
+                        name: String::new(),
+                        kind: MemberKind::Link,
+                        role: Role::View,
+                        drives: false,
+                        connections: 1,
+                    },
+                ],
+                unlisted: 3,
+            }),
+        ),
+        client(
+            "take_control",
+            "This connection drives the size from now on.",
+            ClientMessage::TakeControl,
+        ),
         client(
             "key_ctrl_c",
             "Ctrl+C.",
@@ -802,6 +839,21 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
         ServerMessage::Presence { view, control } => {
             ("presence", json!({ "view": view, "control": control }))
         }
+        ServerMessage::Room(r) => (
+            "room",
+            json!({
+                "policy": r.policy.name(),
+                "you_drive": r.you_drive,
+                "entries": r.entries.iter().map(|e| json!({
+                    "name": e.name,
+                    "kind": e.kind.name(),
+                    "role": match e.role { Role::View => "view", Role::Control => "control" },
+                    "drives": e.drives,
+                    "connections": e.connections,
+                })).collect::<Vec<_>>(),
+                "unlisted": r.unlisted,
+            }),
+        ),
         ServerMessage::ReplayState(r) => (
             "replay_state",
             json!({
@@ -862,6 +914,7 @@ fn client_json(message: &ClientMessage) -> (&'static str, Value) {
         ClientMessage::Focus { focused } => ("focus", json!({ "focused": focused })),
         ClientMessage::Ping { token } => ("ping", json!({ "token": u64_json(*token) })),
         ClientMessage::Theme { theme } => ("theme", json!({ "theme": theme.name() })),
+        ClientMessage::TakeControl => ("take_control", json!({})),
         ClientMessage::Replay(control) => match control {
             ReplayControl::Play => ("replay_play", json!({})),
             ReplayControl::Pause => ("replay_pause", json!({})),

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use panecast_proto::SizePolicy;
 use serde::Deserialize;
 
 use crate::access::{AuthConfig, KeyConfig, TrustedProxies};
@@ -59,6 +60,12 @@ pub struct Config {
     pub metrics: MetricsAccess,
     /// Whether programs may set the clipboard of viewers (OSC 52).
     pub clipboard: ClipboardAccess,
+    /// Whose window sets a session's size: `driver` (the first control
+    /// viewer, then whoever takes control), `smallest` (the smallest
+    /// control viewer's window, tmux's rule) or `fixed` (only the API
+    /// resizes).
+    #[serde(deserialize_with = "size_policy")]
+    pub size_policy: SizePolicy,
     /// The uids (`[FIRST, LAST]`) sessions get one of each, as their uid
     /// and gid, when the server may change uids.
     pub session_uids: [u32; 2],
@@ -83,6 +90,16 @@ pub enum ClipboardAccess {
     Off,
     /// Control viewers' (view-only viewers never get it).
     Control,
+}
+
+/// Reads a size policy by its name.
+fn size_policy<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SizePolicy, D::Error> {
+    let name = String::deserialize(d)?;
+    SizePolicy::from_name(&name).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "size_policy must be \"driver\", \"smallest\" or \"fixed\", not {name:?}"
+        ))
+    })
 }
 
 /// Who may read `/metrics`.
@@ -397,6 +414,7 @@ impl Default for Config {
             public_names: Vec::new(),
             metrics: MetricsAccess::Token,
             clipboard: ClipboardAccess::Off,
+            size_policy: SizePolicy::Driver,
             session_uids: DEFAULT_SESSION_UIDS,
             session_homes: PathBuf::from("/var/lib/panecast/homes"),
             cluster: crate::cluster::ClusterConfig::default(),

@@ -14,6 +14,9 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 
 use super::secret::{self, SecretHash};
+
+/// Longest link label, in bytes: the longest name a room shows.
+pub const MAX_LABEL: usize = panecast_proto::limits::MAX_MEMBER_NAME;
 use super::Role;
 
 /// A link as listed: everything but its token.
@@ -25,6 +28,8 @@ pub struct LinkInfo {
     pub session: String,
     /// `View` or `Control`.
     pub role: Role,
+    /// What the people who open it are called in the room.
+    pub label: Option<String>,
     /// When it was minted.
     pub created_at: SystemTime,
     /// When it stops working.
@@ -45,6 +50,10 @@ pub struct SavedLink {
     pub session: String,
     /// `View` or `Control`.
     pub role: Role,
+    /// What the people who open it are called in the room (absent in
+    /// what older servers saved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// When it was minted.
     pub created_at: SystemTime,
     /// When it stops working.
@@ -61,6 +70,8 @@ pub struct LinkTicket {
     pub session: String,
     /// Its role.
     pub role: Role,
+    /// Its label, if it was given one.
+    pub label: Option<String>,
     /// When it stops working.
     pub expires_at: SystemTime,
     revoked: watch::Receiver<bool>,
@@ -100,6 +111,9 @@ pub enum LinkError {
     /// The lifetime is zero or over the configured maximum.
     #[error("ttl must be 1 to {0} seconds")]
     BadTtl(u64),
+    /// The label is too long or holds control characters.
+    #[error("a label is 1 to {MAX_LABEL} bytes of text without control characters")]
+    BadLabel,
     /// The session has as many live links as allowed.
     #[error("this session has {0} live links already; revoke one first")]
     TooMany(usize),
@@ -204,15 +218,22 @@ impl Links {
         }
     }
 
-    /// Mints a link to `session`; returns it and its token (shown once).
+    /// Mints a link to `session`, shown in the room as `label`; returns
+    /// it and its token (shown once).
     pub fn mint(
         &self,
         session: &str,
         role: Role,
         ttl: Duration,
+        label: Option<String>,
     ) -> Result<(LinkInfo, String), LinkError> {
         if role == Role::Admin {
             return Err(LinkError::BadRole);
+        }
+        if let Some(label) = &label {
+            if label.is_empty() || label.len() > MAX_LABEL || label.chars().any(char::is_control) {
+                return Err(LinkError::BadLabel);
+            }
         }
         if ttl.is_zero() || ttl > self.max_ttl {
             return Err(LinkError::BadTtl(self.max_ttl.as_secs()));
@@ -230,6 +251,7 @@ impl Links {
             id,
             session: session.to_owned(),
             role,
+            label,
             created_at: now,
             expires_at: now + ttl,
             viewers: 0,
@@ -307,6 +329,7 @@ impl Links {
             id: link.info.id.clone(),
             session: link.info.session.clone(),
             role: link.info.role,
+            label: link.info.label.clone(),
             expires_at: link.info.expires_at,
             revoked: link.revoked.subscribe(),
             viewers: Arc::clone(&link.viewers),
@@ -360,6 +383,7 @@ fn held(link: SavedLink) -> Link {
             id: link.id,
             session: link.session,
             role: link.role,
+            label: link.label,
             created_at: link.created_at,
             expires_at: link.expires_at,
             viewers: 0,
@@ -376,6 +400,7 @@ fn saved(hash: &SecretHash, info: &LinkInfo) -> SavedLink {
         id: info.id.clone(),
         session: info.session.clone(),
         role: info.role,
+        label: info.label.clone(),
         created_at: info.created_at,
         expires_at: info.expires_at,
     }
@@ -405,7 +430,7 @@ mod tests {
     #[test]
     fn saved_links_are_taken_back_with_their_expiry_and_no_token() {
         let links = store();
-        let (info, token) = links.mint("s1", Role::Control, DAY).expect("minted");
+        let (info, token) = links.mint("s1", Role::Control, DAY, None).expect("minted");
         let saved = links.saved();
         assert_eq!(saved.len(), 1);
         assert_eq!(
@@ -427,7 +452,7 @@ mod tests {
     #[test]
     fn a_saved_link_with_a_bad_hash_or_role_is_refused_whole() {
         let links = store();
-        links.mint("s1", Role::View, DAY).expect("minted");
+        links.mint("s1", Role::View, DAY, None).expect("minted");
         let mut saved = links.saved();
         let good = saved[0].clone();
         saved.push(SavedLink {
@@ -442,6 +467,7 @@ mod tests {
         );
         assert!(later.list("s1").is_empty(), "nothing taken");
         let admin = SavedLink {
+            label: None,
             role: Role::Admin,
             ..good
         };
@@ -454,7 +480,7 @@ mod tests {
     #[test]
     fn expired_saved_links_are_dropped() {
         let links = store();
-        links.mint("s1", Role::View, DAY).expect("minted");
+        links.mint("s1", Role::View, DAY, None).expect("minted");
         let mut saved = links.saved();
         saved[0].expires_at = SystemTime::now() - Duration::from_secs(1);
         let later = store();
@@ -465,7 +491,7 @@ mod tests {
     #[test]
     fn a_minted_link_is_found_by_its_token_only() {
         let links = store();
-        let (info, token) = links.mint("s1", Role::View, DAY).expect("minted");
+        let (info, token) = links.mint("s1", Role::View, DAY, None).expect("minted");
         let ticket = links.find(&token).expect("found");
         assert_eq!(
             (ticket.id.as_str(), ticket.session.as_str()),
@@ -480,31 +506,46 @@ mod tests {
     fn roles_ttls_and_counts_are_bounded() {
         let links = store();
         assert_eq!(
-            links.mint("s", Role::Admin, DAY).unwrap_err(),
+            links.mint("s", Role::Admin, DAY, None).unwrap_err(),
             LinkError::BadRole
         );
         assert_eq!(
-            links.mint("s", Role::View, Duration::ZERO).unwrap_err(),
+            links.mint("s", Role::View, Duration::ZERO, None).unwrap_err(),
             LinkError::BadTtl(7 * 86_400)
         );
         assert_eq!(
-            links.mint("s", Role::View, 8 * DAY).unwrap_err(),
+            links.mint("s", Role::View, 8 * DAY, None).unwrap_err(),
             LinkError::BadTtl(7 * 86_400)
         );
         for _ in 0..3 {
-            links.mint("s", Role::Control, DAY).expect("under the cap");
+            links.mint("s", Role::Control, DAY, None).expect("under the cap");
         }
         assert_eq!(
-            links.mint("s", Role::View, DAY).unwrap_err(),
+            links.mint("s", Role::View, DAY, None).unwrap_err(),
             LinkError::TooMany(3)
         );
-        assert!(links.mint("other", Role::View, DAY).is_ok());
+        assert!(links.mint("other", Role::View, DAY, None).is_ok());
+        for bad in ["", "a\nb", "\u{1b}[31m", &"x".repeat(MAX_LABEL + 1)] {
+            assert_eq!(
+                links
+                    .mint("label", Role::View, DAY, Some(bad.to_owned()))
+                    .unwrap_err(),
+                LinkError::BadLabel,
+                "{bad:?}"
+            );
+        }
+        let (info, token) = links
+            .mint("label", Role::View, DAY, Some("Demo für alle".to_owned()))
+            .expect("a label of text");
+        assert_eq!(info.label.as_deref(), Some("Demo für alle"));
+        assert_eq!(links.find(&token).expect("live").label, info.label);
+        assert_eq!(links.saved().iter().find(|l| l.id == info.id).expect("saved").label, info.label);
     }
 
     #[tokio::test]
     async fn revoking_tells_the_ticket_and_stops_the_token() {
         let links = store();
-        let (info, token) = links.mint("s", Role::Control, DAY).expect("minted");
+        let (info, token) = links.mint("s", Role::Control, DAY, None).expect("minted");
         let ticket = links.find(&token).expect("found");
         let guard = ticket.watching();
         assert_eq!(links.list("s")[0].viewers, 1);
@@ -522,8 +563,8 @@ mod tests {
     #[tokio::test]
     async fn ending_a_session_revokes_its_links() {
         let links = store();
-        let (_, a) = links.mint("s", Role::View, DAY).expect("minted");
-        let (_, b) = links.mint("t", Role::View, DAY).expect("minted");
+        let (_, a) = links.mint("s", Role::View, DAY, None).expect("minted");
+        let (_, b) = links.mint("t", Role::View, DAY, None).expect("minted");
         let ticket = links.find(&a).expect("found");
         links.end_session("s");
         tokio::time::timeout(Duration::from_secs(1), ticket.revoked())
@@ -537,7 +578,7 @@ mod tests {
     fn expired_links_are_gone() {
         let links = store();
         let (_, token) = links
-            .mint("s", Role::View, Duration::from_millis(20))
+            .mint("s", Role::View, Duration::from_millis(20), None)
             .expect("minted");
         std::thread::sleep(Duration::from_millis(40));
         assert!(links.find(&token).is_none());
@@ -547,9 +588,9 @@ mod tests {
     #[tokio::test]
     async fn changes_on_one_node_reach_another() {
         let (here, there) = (store(), store());
-        let (_, before) = here.mint("s", Role::View, DAY).expect("minted");
+        let (_, before) = here.mint("s", Role::View, DAY, None).expect("minted");
         let mut told = here.replicate();
-        let (info, token) = here.mint("s", Role::Control, DAY).expect("minted");
+        let (info, token) = here.mint("s", Role::Control, DAY, None).expect("minted");
         let mut changes = Vec::new();
         while let Ok(change) = told.try_recv() {
             changes.push(change);
@@ -586,6 +627,7 @@ mod tests {
         // Malformed changes change nothing.
         there.apply(LinkChange::Revoked("not hex".into()));
         let admin = SavedLink {
+            label: None,
             token_hash: "ab".repeat(32),
             id: "x".into(),
             session: "s".into(),

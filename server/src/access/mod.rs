@@ -140,7 +140,7 @@ mod tests {
         assert_eq!(key.credential().to_string(), "key:grafana");
         let (_, token) = access
             .links()
-            .mint("s1", Role::Control, Duration::from_secs(60))
+            .mint("s1", Role::Control, Duration::from_secs(60), None)
             .expect("minted");
         let link = access.authenticate(&token).expect("the link");
         assert_eq!(link.role(), Role::Control);

@@ -61,7 +61,7 @@ pub async fn upgrade(
         .protocols([ALIS_SUBPROTOCOL])
         .on_upgrade(move |mut socket| async move {
             let who = caller.grant().credential();
-            match sessions.join_stream(&session, who, panecast_proto::Role::View) {
+            match sessions.join_stream(&session, who, panecast_proto::Role::View, caller.badge()) {
                 Ok(slot) => {
                     let _ = stream(&mut socket, &session, slot).await;
                 }

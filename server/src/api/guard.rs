@@ -18,8 +18,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::RequestExt;
 
-use crate::access::{client_address, person_name, Denied, Grant, Role, Target};
-use crate::session::Reader;
+use crate::access::{client_address, person_name, Credential, Denied, Grant, Role, Target};
+use crate::session::{Badge, Reader};
+use panecast_proto::MemberKind;
 
 use super::error::ApiError;
 use super::{audit, cookies, policy, signin, AppState};
@@ -73,6 +74,23 @@ impl Caller {
     /// connection (searches and scrollback are paced by both).
     pub fn reader(&self) -> Reader {
         Reader::new(self.grant.credential(), self.connection)
+    }
+
+    /// Who the caller is in a session's room: a person or key by name, a
+    /// link by its label (or unnamed), never a secret.
+    pub fn badge(&self) -> Badge {
+        match self.grant.credential() {
+            Credential::Admin => Badge::new(MemberKind::Admin, "admin"),
+            Credential::Key(name) => Badge::new(MemberKind::Key, name),
+            Credential::User(name) => Badge::new(MemberKind::Person, name),
+            Credential::Link(_) => Badge::new(
+                MemberKind::Link,
+                self.grant
+                    .link_ticket()
+                    .and_then(|t| t.label.as_deref())
+                    .unwrap_or(""),
+            ),
+        }
     }
 
     /// True when the client reached the server over https.

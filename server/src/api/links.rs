@@ -29,6 +29,10 @@ pub struct MintRequest {
     role: Option<Role>,
     /// Lifetime in seconds; default `limits.link_ttl_secs`.
     ttl: Option<u64>,
+    /// What the people who open it are called in the session's room (1 to
+    /// 64 bytes, no control characters); without one they are shown as
+    /// an unnamed link.
+    label: Option<String>,
 }
 
 /// A link as the API shows it.
@@ -38,6 +42,8 @@ pub struct LinkView {
     id: String,
     /// `view` or `control`.
     role: Role,
+    /// Its label, if it was given one.
+    label: Option<String>,
     /// When it was minted, RFC 3339 UTC.
     created_at: String,
     /// When it stops working, RFC 3339 UTC.
@@ -58,6 +64,7 @@ impl LinkView {
         LinkView {
             id: info.id.clone(),
             role: info.role,
+            label: info.label.clone(),
             created_at: rfc3339(info.created_at),
             expires_at: rfc3339(info.expires_at),
             viewers: info.viewers,
@@ -82,7 +89,7 @@ pub struct LinkList {
     request_body = MintRequest,
     responses(
         (status = 201, description = "The link, with its token and URL", body = LinkView),
-        (status = 400, description = "bad_json, bad_body, bad_role, bad_ttl", body = ErrorBody),
+        (status = 400, description = "bad_json, bad_body, bad_role, bad_ttl, bad_label", body = ErrorBody),
         (status = 413, description = "body_too_large", body = ErrorBody),
         (status = 429, description = "too_many_links", body = ErrorBody),
         (status = 500, description = "internal", body = ErrorBody),
@@ -101,10 +108,11 @@ pub async fn mint(
         state
             .access
             .links()
-            .mint(session.id(), role, ttl)
+            .mint(session.id(), role, ttl, request.label)
             .map_err(|e| match e {
                 LinkError::BadRole => ApiError::bad_request("bad_role", e.to_string()),
                 LinkError::BadTtl(_) => ApiError::bad_request("bad_ttl", e.to_string()),
+                LinkError::BadLabel => ApiError::bad_request("bad_label", e.to_string()),
                 LinkError::TooMany(_) => ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     "too_many_links",

@@ -108,6 +108,7 @@ impl AppState {
         Ok(AppState {
             sessions: Sessions::new(
                 settings.config.limits.clone(),
+                settings.config.size_policy,
                 Recordings::new(
                     settings.config.recordings_dir.clone(),
                     settings.config.recordings.clone(),

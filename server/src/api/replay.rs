@@ -92,7 +92,7 @@ pub async fn upgrade(
             let who = caller.grant().credential();
             // The replay is this connection's alone; refused, it ends with
             // the handle dropped here.
-            match sessions.join_stream(&session, who, panecast_proto::Role::View) {
+            match sessions.join_stream(&session, who, panecast_proto::Role::View, caller.badge()) {
                 Ok(slot) => {
                     Viewer::new(
                         socket,

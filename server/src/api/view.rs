@@ -4,16 +4,63 @@ use serde::Serialize;
 
 use crate::access::{Grant, Role};
 use crate::cluster::SessionRecord;
-use crate::session::{SessionHandle, Status};
+use crate::session::{Room, SessionHandle, Status};
 use crate::time::rfc3339;
 
-/// How many stream connections watch and control a session.
+/// Who watches and controls a session on this node: counts, and the
+/// people by name (never a secret).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Viewers {
     /// Connections that watch only.
     pub view: usize,
     /// Connections that may type.
     pub control: usize,
+    /// The people connected, control first, then in the order they
+    /// joined (at most 64 entries; connections of one name, kind and role
+    /// are one entry).
+    pub people: Vec<Person>,
+}
+
+/// The connections of one person, key or link in a session's room.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Person {
+    /// The user name, key name or link label (empty for a link without
+    /// one).
+    pub name: String,
+    /// How they signed in: `admin`, `key`, `person` or `link`.
+    pub kind: &'static str,
+    /// `view` or `control`.
+    pub role: &'static str,
+    /// True for the one connection whose window sets the size.
+    pub drives: bool,
+    /// How many connections this entry stands for.
+    pub connections: u32,
+}
+
+impl Viewers {
+    /// The viewers of `room`.
+    fn of(room: &Room) -> Viewers {
+        let presence = room.presence();
+        let listing = room.listing(None);
+        Viewers {
+            view: presence.view,
+            control: presence.control,
+            people: listing
+                .entries
+                .into_iter()
+                .map(|e| Person {
+                    name: e.name,
+                    kind: e.kind.name(),
+                    role: match e.role {
+                        panecast_proto::Role::View => "view",
+                        panecast_proto::Role::Control => "control",
+                    },
+                    drives: e.drives,
+                    connections: e.connections,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A session as `GET /api/sessions/{id}` shows it.
@@ -76,7 +123,6 @@ impl SessionView {
             Status::Running => (None, None, None),
             Status::Exited { status, at } => (Some(status.code), status.signal, Some(rfc3339(at))),
         };
-        let presence = session.presence();
         SessionView {
             id: info.id.clone(),
             node: session.remote_node().or(node).map(str::to_owned),
@@ -94,10 +140,7 @@ impl SessionView {
             created_at: rfc3339(info.created_at),
             exited_at,
             recording: info.recording.clone(),
-            viewers: Viewers {
-                view: presence.view,
-                control: presence.control,
-            },
+            viewers: Viewers::of(&session.room()),
             access: grant.role(),
         }
     }
@@ -126,10 +169,7 @@ impl SessionView {
             created_at: record.created_at.clone(),
             exited_at: record.exited_at.clone(),
             recording: record.recording.clone(),
-            viewers: Viewers {
-                view: 0,
-                control: 0,
-            },
+            viewers: Viewers::of(&Room::default()),
             access: grant.role(),
         }
     }

@@ -128,7 +128,12 @@ pub async fn upgrade(
         .max_message_size(proto::limits::MAX_CLIENT_MESSAGE)
         .max_frame_size(FRAME_LIMIT)
         .on_upgrade(move |mut socket| async move {
-            let joined = sessions.join_stream(&session, caller.grant().credential(), role.wire());
+            let joined = sessions.join_stream(
+                &session,
+                caller.grant().credential(),
+                role.wire(),
+                caller.badge(),
+            );
             match joined {
                 Ok(slot) => {
                     Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
@@ -257,7 +262,8 @@ pub(super) struct Viewer {
     /// frame is given up: [`STALLED_AFTER`], doubled for each frame given
     /// up in a row.
     stalled_after: Duration,
-    _slot: ViewerSlot,
+    /// Its place among the session's viewers and in its room.
+    slot: ViewerSlot,
     _link: Option<ViewerGuard>,
 }
 
@@ -286,7 +292,7 @@ impl Viewer {
             stalled_after: STALLED_AFTER,
             ping_every,
             sessions,
-            _slot: slot,
+            slot,
         }
     }
 
@@ -466,14 +472,14 @@ impl Viewer {
         .await?;
         let mut ping = interval_at(Instant::now() + self.ping_every, self.ping_every);
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let mut presence = self.session.watch_presence();
+        let mut room = self.session.watch_room();
         let mut clipboard = self.session.watch_clipboard();
-        presence.mark_changed();
+        room.mark_changed();
         let mut replay = self.session.watch_replay();
         if let Some(replay) = replay.as_mut() {
             replay.mark_changed();
         }
-        // Presence follows the first frame.
+        // Presence and the room follow the first frame.
         let mut framed = false;
         let mut restart = self.sessions.watch_restart();
         restart.mark_changed();
@@ -506,16 +512,20 @@ impl Viewer {
                     self.update(screen).await?;
                     framed = true;
                 },
-                changed = presence.changed(), if framed => {
+                changed = room.changed(), if framed => {
                     // The sender lives in the session handle this viewer holds.
                     if changed.is_ok() {
-                        let now = *presence.borrow_and_update();
+                        let (presence, listing) = {
+                            let now = room.borrow_and_update();
+                            (now.presence(), now.listing(Some(self.slot.member())))
+                        };
                         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
                         self.send_message(ServerMessage::Presence {
-                            view: count(now.view),
-                            control: count(now.control),
+                            view: count(presence.view),
+                            control: count(presence.control),
                         })
                         .await?;
+                        self.send_message(ServerMessage::Room(listing)).await?;
                     }
                 },
                 changed = replay_changed(replay.as_mut()), if framed => {
@@ -631,7 +641,14 @@ impl Viewer {
                 return Ok(());
             }
             ClientMessage::Resize { cols, rows } => {
-                return match self.session.resize(cols, rows).await {
+                let resized = self.session.resize_window(&self.slot, cols, rows).await;
+                return match resized {
+                    Ok(()) | Err(SessionError::Exited) => Ok(()),
+                    Err(error) => self.warn(&error.to_string()).await,
+                };
+            }
+            ClientMessage::TakeControl => {
+                return match self.session.take_control(&self.slot).await {
                     Ok(()) | Err(SessionError::Exited) => Ok(()),
                     Err(error) => self.warn(&error.to_string()).await,
                 };

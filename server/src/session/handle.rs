@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use panecast_proto::limits::MAX_MARKER_LABEL;
-use panecast_proto::{ReplayControl, ReplayState, Role};
+use panecast_proto::{ReplayControl, ReplayState, Role, SizePolicy};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::config::Limits;
@@ -16,28 +16,11 @@ use crate::term::Snapshot;
 
 use super::budget::{InputBudget, ReadLimit};
 use super::reads::{ReadShares, Reader};
+use super::room::{Badge, MemberId, Presence, Room};
 use super::replay::ReplayLink;
 use super::search;
 use super::shares::{Share, Shares};
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
-
-/// How many stream connections a session has, by role.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Presence {
-    /// Connections that watch.
-    pub view: usize,
-    /// Connections that may type.
-    pub control: usize,
-}
-
-impl Presence {
-    fn count(&mut self, role: Role) -> &mut usize {
-        match role {
-            Role::View => &mut self.view,
-            Role::Control => &mut self.control,
-        }
-    }
-}
 
 /// A session seen from outside its actor.
 #[derive(Clone)]
@@ -56,7 +39,8 @@ struct Shared {
     viewers: Arc<AtomicUsize>,
     /// Streams each credential holds on this session.
     streams_by: Arc<Shares>,
-    presence: Arc<watch::Sender<Presence>>,
+    /// Who is connected, and who drives the size.
+    room: Arc<watch::Sender<Room>>,
     /// The latest text a program put on the clipboard (OSC 52).
     clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
     /// An [`EndReason`] as a number, set before the session is killed.
@@ -120,13 +104,23 @@ impl WeakHandle {
     }
 }
 
-/// A place among a session's viewers, given back when dropped.
+/// A place among a session's viewers and in its room, given back when
+/// dropped.
 pub struct ViewerSlot {
     viewers: Arc<AtomicUsize>,
-    presence: Arc<watch::Sender<Presence>>,
-    role: Role,
+    room: Arc<watch::Sender<Room>>,
+    id: MemberId,
+    /// Where the size the room asks for when this viewer leaves is sent.
+    commands: mpsc::Sender<Command>,
     /// The credential's shares this stream counts against.
     _shares: Vec<Share>,
+}
+
+impl ViewerSlot {
+    /// This viewer's place in the room.
+    pub fn member(&self) -> MemberId {
+        self.id
+    }
 }
 
 /// Why a stream found no place among a session's viewers. Each is
@@ -154,7 +148,17 @@ impl Drop for ViewerSlot {
             // frames) is freed on its own thread, after the actor's release.
             super::memory::release_freed_memory_soon();
         }
-        self.presence.send_modify(|p| *p.count(self.role) -= 1);
+        let mut apply = None;
+        self.room.send_modify(|room| apply = room.leave(self.id));
+        // The next driver's window (or a new smallest) sizes the pty; an
+        // error only means the session is over.
+        if let (Some((cols, rows)), Ok(runtime)) = (apply, tokio::runtime::Handle::try_current()) {
+            let commands = self.commands.clone();
+            runtime.spawn(async move {
+                let (reply, _) = oneshot::channel();
+                let _ = commands.send(Command::Resize { cols, rows, reply }).await;
+            });
+        }
     }
 }
 
@@ -166,6 +170,7 @@ impl SessionHandle {
         status: watch::Receiver<Status>,
         published: Arc<AtomicU64>,
         limits: &Limits,
+        size_policy: SizePolicy,
         source: Source,
     ) -> SessionHandle {
         SessionHandle {
@@ -178,7 +183,7 @@ impl SessionHandle {
                 redraws: RedrawSlot::default(),
                 viewers: Arc::default(),
                 streams_by: Arc::default(),
-                presence: Arc::new(watch::channel(Presence::default()).0),
+                room: Arc::new(watch::channel(Room::new(size_policy)).0),
                 clipboard: Arc::new(watch::channel(None).0),
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
                 budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
@@ -295,12 +300,13 @@ impl SessionHandle {
         &self.shared.streams_by
     }
 
-    /// Takes a place among the viewers with `role`, holding `shares`, or
-    /// `None` when `limit` are connected.
+    /// Takes a place among the viewers with `role`, shown as `badge`,
+    /// holding `shares`, or `None` when `limit` are connected.
     pub(super) fn join_viewer(
         &self,
         limit: usize,
         role: Role,
+        badge: Badge,
         shares: Vec<Share>,
     ) -> Option<ViewerSlot> {
         let viewers = &self.shared.viewers;
@@ -309,11 +315,15 @@ impl SessionHandle {
                 (n < limit).then_some(n + 1)
             })
             .ok()?;
-        self.shared.presence.send_modify(|p| *p.count(role) += 1);
+        let mut id = 0;
+        self.shared
+            .room
+            .send_modify(|room| id = room.join(badge, role));
         Some(ViewerSlot {
             viewers: Arc::clone(viewers),
-            presence: Arc::clone(&self.shared.presence),
-            role,
+            room: Arc::clone(&self.shared.room),
+            id,
+            commands: self.shared.commands.clone(),
             _shares: shares,
         })
     }
@@ -364,12 +374,54 @@ impl SessionHandle {
 
     /// How many viewers watch and control now.
     pub fn presence(&self) -> Presence {
-        *self.shared.presence.borrow()
+        self.shared.room.borrow().presence()
     }
 
-    /// A receiver of viewer counts, for pages that show who is there.
-    pub fn watch_presence(&self) -> watch::Receiver<Presence> {
-        self.shared.presence.subscribe()
+    /// Who is connected and who drives the size, as of now.
+    pub fn room(&self) -> Room {
+        self.shared.room.borrow().clone()
+    }
+
+    /// A receiver of the room, for pages that show who is there.
+    pub fn watch_room(&self) -> watch::Receiver<Room> {
+        self.shared.room.subscribe()
+    }
+
+    /// A viewer's window is `cols` x `rows`: the pty takes that size when
+    /// the size policy says this window counts (the driver's, or the
+    /// smallest), and never otherwise. Refused when out of range.
+    pub async fn resize_window(
+        &self,
+        slot: &ViewerSlot,
+        cols: u16,
+        rows: u16,
+    ) -> Result<(), SessionError> {
+        self.check_size(cols, rows)?;
+        let mut apply = None;
+        self.shared.room.send_if_modified(|room| {
+            apply = room.report_size(slot.id, cols, rows);
+            false
+        });
+        match apply {
+            Some((cols, rows)) => self.resize(cols, rows).await,
+            None => Ok(()),
+        }
+    }
+
+    /// The viewer of `slot` drives the size from now on (a control viewer
+    /// only: a view viewer's request changes nothing); under the `driver`
+    /// policy its window applies at once.
+    pub async fn take_control(&self, slot: &ViewerSlot) -> Result<(), SessionError> {
+        let mut apply = None;
+        self.shared.room.send_if_modified(|room| {
+            let taken;
+            (taken, apply) = room.take_control(slot.id);
+            taken
+        });
+        match apply {
+            Some((cols, rows)) => self.resize(cols, rows).await,
+            None => Ok(()),
+        }
     }
 
     /// A receiver of what programs put on the clipboard from now on (OSC 52).
@@ -439,6 +491,13 @@ impl SessionHandle {
     /// Resizes the terminal within the configured limits; the child gets
     /// SIGWINCH. Every transport comes through here.
     pub async fn resize(&self, cols: u16, rows: u16) -> Result<(), SessionError> {
+        self.check_size(cols, rows)?;
+        self.request(|reply| Command::Resize { cols, rows, reply })
+            .await
+    }
+
+    /// Refuses a size outside the configured limits.
+    fn check_size(&self, cols: u16, rows: u16) -> Result<(), SessionError> {
         let (max_cols, max_rows) = (self.shared.max_cols, self.shared.max_rows);
         for (name, value, max) in [("cols", cols, max_cols), ("rows", rows, max_rows)] {
             if !(1..=max).contains(&value) {
@@ -447,8 +506,7 @@ impl SessionHandle {
                 )));
             }
         }
-        self.request(|reply| Command::Resize { cols, rows, reply })
-            .await
+        Ok(())
     }
 
     /// A viewer with `role` paints `theme`: the program's colour queries

@@ -21,6 +21,7 @@ mod memory;
 mod metrics;
 mod pacer;
 mod reads;
+mod room;
 mod registry;
 mod remote;
 pub mod replay;
@@ -39,11 +40,12 @@ use crate::record::RecordOptions;
 
 pub use errors::{CreateError, FindError, RefusalKind};
 pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
-pub use handle::{Presence, SessionHandle, StreamRefusal, ViewerSlot};
+pub use handle::{SessionHandle, StreamRefusal, ViewerSlot};
 pub use handover::{FrozenSession, HandedOver};
 pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
 pub use reads::Reader;
+pub use room::{Badge, MemberId, Presence, Room};
 pub use registry::{ReplaySlot, Sessions};
 pub use saved::{
     SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,

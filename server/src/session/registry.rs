@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::{Duration, SystemTime};
 
+use panecast_proto::SizePolicy;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
@@ -23,6 +24,7 @@ use super::errors::{CreateError, FindError};
 use super::handle::{Source, StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::shares::{Share, Shares};
+use super::room::{Badge, Room};
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
 /// How long shutting down waits for an ended session's viewers to close
@@ -96,6 +98,8 @@ impl Drop for ReplaySlot {
 pub struct Sessions {
     state: Mutex<State>,
     pub(super) limits: Limits,
+    /// Whose window sets a session's size.
+    size_policy: SizePolicy,
     metrics: Arc<Metrics>,
     pub(super) recordings: Arc<Recordings>,
     /// Replays playing now (each has a thread, its recording's events and
@@ -138,7 +142,12 @@ pub(super) struct State {
 impl Sessions {
     /// An empty registry enforcing `limits`, recording into `recordings`,
     /// walling sessions off with `isolation`.
-    pub fn new(limits: Limits, recordings: Arc<Recordings>, isolation: Isolation) -> Arc<Sessions> {
+    pub fn new(
+        limits: Limits,
+        size_policy: SizePolicy,
+        recordings: Arc<Recordings>,
+        isolation: Isolation,
+    ) -> Arc<Sessions> {
         Arc::new(Sessions {
             state: Mutex::new(State {
                 open: HashMap::new(),
@@ -150,6 +159,7 @@ impl Sessions {
                 upgrading: false,
             }),
             limits,
+            size_policy,
             metrics: Arc::new(Metrics::default()),
             recordings,
             replays: Arc::default(),
@@ -325,6 +335,7 @@ impl Sessions {
             status_rx,
             Arc::clone(&published),
             &self.limits,
+            self.size_policy,
             Source::Live,
         );
         tracing::info!(
@@ -397,8 +408,9 @@ impl Sessions {
         session: &SessionHandle,
         who: &Credential,
         role: panecast_proto::Role,
+        badge: Badge,
     ) -> Result<ViewerSlot, StreamRefusal> {
-        let joined = self.take_stream_slot(session, who, role);
+        let joined = self.take_stream_slot(session, who, role, badge);
         if joined.is_err() {
             self.metrics.stream_refused();
         }
@@ -410,6 +422,7 @@ impl Sessions {
         session: &SessionHandle,
         who: &Credential,
         role: panecast_proto::Role,
+        badge: Badge,
     ) -> Result<ViewerSlot, StreamRefusal> {
         let l = &self.limits;
         let admin = *who == Credential::Admin;
@@ -431,7 +444,7 @@ impl Sessions {
             l.max_viewers.saturating_sub(l.viewer_reserve)
         };
         session
-            .join_viewer(limit, role, shares)
+            .join_viewer(limit, role, badge, shares)
             .ok_or(StreamRefusal::Full)
     }
 
@@ -502,6 +515,7 @@ impl Sessions {
             status_rx,
             Arc::clone(&published),
             &self.limits,
+            self.size_policy,
             Source::Replay(ReplayLink {
                 controls: controls_tx,
                 state: state_rx,
@@ -611,7 +625,13 @@ impl Sessions {
             }
         };
         let client = registry.client().clone();
-        match super::remote::open_mirror(client, &record, &self.limits, Box::new(ended)).await {
+        match super::remote::open_mirror(
+            client,
+            &record,
+            &self.limits,
+            self.size_policy,
+            Box::new(ended),
+        ).await {
             Ok(mirror) => {
                 self.lock()
                     .mirrors
@@ -715,8 +735,8 @@ impl Sessions {
         for session in sessions {
             ending.spawn(async move {
                 session.shut_down().await;
-                let mut presence = session.watch_presence();
-                let gone = presence.wait_for(|p| p.view + p.control == 0);
+                let mut room = session.watch_room();
+                let gone = room.wait_for(Room::is_empty);
                 // Viewers that take longer are dropped with the runtime.
                 let _ = tokio::time::timeout(VIEWERS_CLOSE_WITHIN, gone).await;
             });

@@ -172,9 +172,9 @@ async fn re_execute(
 ) -> String {
     server.sessions.announce_restart();
     let closed = frozen.iter().map(|session| {
-        let mut presence = session.handle.watch_presence();
+        let mut room = session.handle.watch_room();
         async move {
-            let _ = presence.wait_for(|p| p.view + p.control == 0).await;
+            let _ = room.wait_for(crate::session::Room::is_empty).await;
         }
     });
     // Streams that take longer are cut by the exec; their clients reconnect.

@@ -343,6 +343,7 @@ mod tests {
                 id: "link1".into(),
                 session: "a".repeat(32),
                 role: Role::View,
+                label: Some("demo".into()),
                 created_at: SystemTime::UNIX_EPOCH,
                 expires_at: SystemTime::UNIX_EPOCH + Duration::from_secs(3600),
             }],

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   decode, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
-  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeReplay, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
+  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
 } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
@@ -50,6 +50,7 @@ function encodeJson(type, m) {
     case 'focus': return encodeFocus(m.focused);
     case 'ping': return encodePing(BigInt(m.token));
     case 'theme': return encodeTheme(m.theme);
+    case 'take_control': return encodeTakeControl();
     case 'replay_play': return encodeReplay('play');
     case 'replay_pause': return encodeReplay('pause');
     case 'replay_speed': return encodeReplay('speed', m.speed);
@@ -67,7 +68,7 @@ for (const v of c2s) {
 
 test('every client message type has a vector', () => {
   const types = new Set(c2s.map((v) => v.type));
-  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping', 'theme',
+  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping', 'theme', 'take_control',
     'replay_play', 'replay_pause', 'replay_speed', 'replay_seek', 'replay_marker']) {
     assert.ok(types.has(t), t);
   }

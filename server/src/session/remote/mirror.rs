@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use async_nats::{Client, Subscriber};
 use futures_util::StreamExt;
+use panecast_proto::SizePolicy;
 use tokio::sync::{mpsc, watch};
 
 use super::ask::{ask, ask_subject, screen_subject, Answer, Ask, Asked};
@@ -110,6 +111,7 @@ pub(in crate::session) async fn open(
     client: Client,
     record: &SessionRecord,
     limits: &Limits,
+    size_policy: SizePolicy,
     ended: Ended,
 ) -> Result<SessionHandle, OpenError> {
     let unreachable = |e: &dyn std::fmt::Display| OpenError::Unreachable(e.to_string());
@@ -160,6 +162,7 @@ pub(in crate::session) async fn open(
         status_rx,
         Arc::clone(&published),
         limits,
+        size_policy,
         Source::Mirror {
             node: record.node.clone(),
         },
