@@ -118,7 +118,11 @@ impl Room {
         out.push(self.policy as u8);
         writer::len(out, self.entries.len());
         for entry in &self.entries {
-            let control = if entry.role == Role::Control { CONTROL } else { 0 };
+            let control = if entry.role == Role::Control {
+                CONTROL
+            } else {
+                0
+            };
             out.push(control | if entry.drives { DRIVES } else { 0 });
             out.push(entry.kind as u8);
             writer::uint(out, entry.connections);
@@ -138,11 +142,12 @@ impl Room {
         let mut entries = Vec::with_capacity(n);
         for _ in 0..n {
             let flags = r.flags(CONTROL | DRIVES, "room entry flags")?;
-            let kind = *MemberKind::ALL
-                .get(usize::from(r.u8()?))
-                .ok_or(DecodeError::OutOfRange {
-                    field: "member kind",
-                })?;
+            let kind =
+                *MemberKind::ALL
+                    .get(usize::from(r.u8()?))
+                    .ok_or(DecodeError::OutOfRange {
+                        field: "member kind",
+                    })?;
             let connections = r.u32()?;
             if connections == 0 {
                 return Err(DecodeError::OutOfRange {

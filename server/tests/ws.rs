@@ -296,6 +296,7 @@ async fn a_view_connection_cannot_send_input() {
         ClientMessage::Mouse(mouse),
         ClientMessage::Resize { cols: 40, rows: 10 },
         ClientMessage::Focus { focused: true },
+        ClientMessage::TakeControl,
     ];
     for message in refused {
         let mut viewer = attach(&server, &id, "view").await;
@@ -631,7 +632,7 @@ async fn a_late_viewer_is_sent_the_styles_of_the_scrollback_it_asks_for() {
 }
 
 #[tokio::test]
-async fn the_latest_resize_wins_and_every_viewer_gets_a_full_frame() {
+async fn the_driver_s_window_sizes_the_pty_and_every_viewer_gets_a_full_frame() {
     let server = Server::start(test_config());
     let id =
         session_id(&server.create(&["sh", "-c", "while read l; do stty size; done"], json!({})));
@@ -639,31 +640,46 @@ async fn the_latest_resize_wins_and_every_viewer_gets_a_full_frame() {
     let mut first = attach(&server, &id, "control").await;
     let mut second = attach(&server, &id, "control").await;
 
-    for (client, cols, rows) in [(0, 100, 30), (1, 90, 20)] {
-        let resize = ClientMessage::Resize { cols, rows };
-        if client == 0 {
-            first.send(&resize).await;
-        } else {
-            second.send(&resize).await;
-        }
-        for (name, c) in [
-            ("view", &mut viewer),
-            ("first", &mut first),
-            ("second", &mut second),
-        ] {
-            c.until(
-                &format!("{name}: a full frame at {cols}x{rows}"),
-                LIMIT,
-                |m| m.full_sizes.last() == Some(&(cols, rows)),
-            )
-            .await;
-        }
-    }
+    // The first control viewer drives: its window counts.
+    first
+        .send(&ClientMessage::Resize {
+            cols: 100,
+            rows: 30,
+        })
+        .await;
+    wait_full_frame(&mut [&mut viewer, &mut first, &mut second], (100, 30)).await;
+    // The second's window does not, until it takes control.
+    second
+        .send(&ClientMessage::Resize { cols: 90, rows: 20 })
+        .await;
+    pong(&mut second, 1).await;
     let session = server.session(&id);
     assert_eq!(
         (session["cols"].clone(), session["rows"].clone()),
-        (json!(90), json!(20))
+        (json!(100), json!(30))
     );
+    second.send(&ClientMessage::TakeControl).await;
+    wait_full_frame(&mut [&mut viewer, &mut first, &mut second], (90, 20)).await;
+    second
+        .until("told it drives", LIMIT, |m| {
+            m.room.as_ref().is_some_and(|r| r.you_drive)
+        })
+        .await;
+    first
+        .until("told it no longer drives", LIMIT, |m| {
+            m.room
+                .as_ref()
+                .is_some_and(|r| !r.you_drive && r.entries.iter().any(|e| e.drives))
+        })
+        .await;
+    // Now the first's window no longer counts.
+    first
+        .send(&ClientMessage::Resize {
+            cols: 120,
+            rows: 40,
+        })
+        .await;
+    pong(&mut first, 2).await;
     first.send(&text("\r")).await;
     viewer
         .until("stty's answer", LIMIT, |m| {
@@ -673,6 +689,147 @@ async fn the_latest_resize_wins_and_every_viewer_gets_a_full_frame() {
     for c in [&viewer, &first, &second] {
         assert_eq!(c.model.full_sizes, [(80, 24), (100, 30), (90, 20)]);
     }
+    // When the driver leaves, the longest-connected controller drives, and
+    // its window applies.
+    second.close().await;
+    wait_full_frame(&mut [&mut viewer, &mut first], (120, 40)).await;
+    first
+        .until("told it drives again", LIMIT, |m| {
+            m.room.as_ref().is_some_and(|r| r.you_drive)
+        })
+        .await;
+}
+
+/// Waits until each client got a full frame of `size`.
+async fn wait_full_frame(clients: &mut [&mut Client], size: (u16, u16)) {
+    for client in clients.iter_mut() {
+        client
+            .until(&format!("a full frame at {size:?}"), LIMIT, |m| {
+                m.full_sizes.last() == Some(&size)
+            })
+            .await;
+    }
+}
+
+/// Sends a ping and waits for its pong: every message sent before it has
+/// been handled.
+async fn pong(client: &mut Client, token: u64) {
+    client.send(&ClientMessage::Ping { token }).await;
+    client
+        .until("the pong", LIMIT, |m| m.pongs.contains(&token))
+        .await;
+}
+
+#[tokio::test]
+async fn the_room_names_people_and_link_labels_never_tokens() {
+    let server = Server::start(test_config());
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let minted = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/links"),
+        Some(r#"{"role": "view", "label": "Demo für alle"}"#),
+    );
+    assert_eq!(minted.status, 201, "{}", minted.body);
+    let link = minted.json();
+    assert_eq!(link["label"], "Demo für alle");
+    let token = link["token"].as_str().expect("a token").to_owned();
+    let mut typist = attach(&server, &id, "control").await;
+    let mut guest = ws::open(server.addr, &token, &id, "view").await;
+    guest
+        .until("the room with both", LIMIT, |m| {
+            m.room.as_ref().is_some_and(|r| r.entries.len() == 2)
+        })
+        .await;
+    let room = guest.model.room.clone().expect("a room");
+    let shown: Vec<_> = room
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.kind, e.role, e.drives))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                "admin",
+                proto::MemberKind::Admin,
+                proto::Role::Control,
+                true
+            ),
+            (
+                "Demo für alle",
+                proto::MemberKind::Link,
+                proto::Role::View,
+                false
+            ),
+        ]
+    );
+    assert!(!room.you_drive);
+    assert_eq!(room.policy, proto::SizePolicy::Driver);
+    let listed = server.session(&id)["viewers"]["people"].to_string();
+    assert!(
+        listed.contains("Demo für alle") && !listed.contains(&token),
+        "{listed}"
+    );
+    let bad = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/links"),
+        Some(r#"{"label": "\u001b[31mred"}"#),
+    );
+    assert_eq!((bad.status, bad.code().as_str()), (400, "bad_label"));
+    guest.close().await;
+    typist
+        .until("the guest gone", LIMIT, |m| {
+            m.room.as_ref().is_some_and(|r| r.entries.len() == 1)
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn the_smallest_and_fixed_policies() {
+    let mut config = test_config();
+    config.size_policy = proto::SizePolicy::Smallest;
+    let server = Server::start(config);
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let mut wide = attach(&server, &id, "control").await;
+    let mut tall = attach(&server, &id, "control").await;
+    wide.send(&ClientMessage::Resize {
+        cols: 120,
+        rows: 30,
+    })
+    .await;
+    wait_full_frame(&mut [&mut wide], (120, 30)).await;
+    tall.send(&ClientMessage::Resize { cols: 80, rows: 50 })
+        .await;
+    wait_full_frame(&mut [&mut wide, &mut tall], (80, 30)).await;
+    tall.close().await;
+    wait_full_frame(&mut [&mut wide], (120, 30)).await;
+    assert_eq!(
+        wide.model.room.as_ref().map(|r| r.policy),
+        Some(proto::SizePolicy::Smallest)
+    );
+
+    let mut config = test_config();
+    config.size_policy = proto::SizePolicy::Fixed;
+    let server = Server::start(config);
+    let id = session_id(&server.create(&["cat"], json!({"cols": 100, "rows": 30})));
+    let mut client = attach(&server, &id, "control").await;
+    client
+        .send(&ClientMessage::Resize { cols: 60, rows: 20 })
+        .await;
+    client.send(&ClientMessage::TakeControl).await;
+    pong(&mut client, 1).await;
+    let session = server.session(&id);
+    assert_eq!(
+        (session["cols"].clone(), session["rows"].clone()),
+        (json!(100), json!(30))
+    );
+    let r = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/resize"),
+        Some(r#"{"cols": 70, "rows": 25}"#),
+    );
+    assert!(r.status < 300, "{}", r.body);
+    wait_full_frame(&mut [&mut client], (70, 25)).await;
 }
 
 #[tokio::test]
@@ -873,7 +1030,10 @@ async fn every_viewer_is_told_who_else_is_there() {
         .await;
     assert_eq!(
         server.session(&id)["viewers"],
-        json!({"view": 1, "control": 1})
+        json!({"view": 1, "control": 1, "people": [
+            {"name": "admin", "kind": "admin", "role": "control", "drives": true, "connections": 1},
+            {"name": "admin", "kind": "admin", "role": "view", "drives": false, "connections": 1},
+        ]})
     );
     typist.close().await;
     watcher

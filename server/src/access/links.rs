@@ -510,7 +510,9 @@ mod tests {
             LinkError::BadRole
         );
         assert_eq!(
-            links.mint("s", Role::View, Duration::ZERO, None).unwrap_err(),
+            links
+                .mint("s", Role::View, Duration::ZERO, None)
+                .unwrap_err(),
             LinkError::BadTtl(7 * 86_400)
         );
         assert_eq!(
@@ -518,7 +520,9 @@ mod tests {
             LinkError::BadTtl(7 * 86_400)
         );
         for _ in 0..3 {
-            links.mint("s", Role::Control, DAY, None).expect("under the cap");
+            links
+                .mint("s", Role::Control, DAY, None)
+                .expect("under the cap");
         }
         assert_eq!(
             links.mint("s", Role::View, DAY, None).unwrap_err(),
@@ -539,7 +543,15 @@ mod tests {
             .expect("a label of text");
         assert_eq!(info.label.as_deref(), Some("Demo für alle"));
         assert_eq!(links.find(&token).expect("live").label, info.label);
-        assert_eq!(links.saved().iter().find(|l| l.id == info.id).expect("saved").label, info.label);
+        assert_eq!(
+            links
+                .saved()
+                .iter()
+                .find(|l| l.id == info.id)
+                .expect("saved")
+                .label,
+            info.label
+        );
     }
 
     #[tokio::test]

@@ -104,24 +104,23 @@ pub async fn mint(
 ) -> Result<Response, ApiError> {
     let role = request.role.unwrap_or(Role::View);
     let ttl = Duration::from_secs(request.ttl.unwrap_or(state.config.limits.link_ttl_secs));
-    let (info, token) =
-        state
-            .access
-            .links()
-            .mint(session.id(), role, ttl, request.label)
-            .map_err(|e| match e {
-                LinkError::BadRole => ApiError::bad_request("bad_role", e.to_string()),
-                LinkError::BadTtl(_) => ApiError::bad_request("bad_ttl", e.to_string()),
-                LinkError::BadLabel => ApiError::bad_request("bad_label", e.to_string()),
-                LinkError::TooMany(_) => ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_links",
-                    e.to_string(),
-                ),
-                LinkError::Random(_) => {
-                    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
-                }
-            })?;
+    let (info, token) = state
+        .access
+        .links()
+        .mint(session.id(), role, ttl, request.label)
+        .map_err(|e| match e {
+            LinkError::BadRole => ApiError::bad_request("bad_role", e.to_string()),
+            LinkError::BadTtl(_) => ApiError::bad_request("bad_ttl", e.to_string()),
+            LinkError::BadLabel => ApiError::bad_request("bad_label", e.to_string()),
+            LinkError::TooMany(_) => ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_links",
+                e.to_string(),
+            ),
+            LinkError::Random(_) => {
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+            }
+        })?;
     audit::link_minted(
         caller.peer(),
         caller.grant().credential(),

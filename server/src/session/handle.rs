@@ -16,8 +16,8 @@ use crate::term::Snapshot;
 
 use super::budget::{InputBudget, ReadLimit};
 use super::reads::{ReadShares, Reader};
-use super::room::{Badge, MemberId, Presence, Room};
 use super::replay::ReplayLink;
+use super::room::{Badge, MemberId, Presence, Room};
 use super::search;
 use super::shares::{Share, Shares};
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};

@@ -21,10 +21,10 @@ mod memory;
 mod metrics;
 mod pacer;
 mod reads;
-mod room;
 mod registry;
 mod remote;
 pub mod replay;
+mod room;
 mod saved;
 pub mod search;
 mod shares;
@@ -45,8 +45,8 @@ pub use handover::{FrozenSession, HandedOver};
 pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
 pub use reads::Reader;
-pub use room::{Badge, MemberId, Presence, Room};
 pub use registry::{ReplaySlot, Sessions};
+pub use room::{Badge, MemberId, Presence, Room};
 pub use saved::{
     SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
 };

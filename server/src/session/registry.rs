@@ -23,8 +23,8 @@ use super::cluster::Cluster;
 use super::errors::{CreateError, FindError};
 use super::handle::{Source, StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
-use super::shares::{Share, Shares};
 use super::room::{Badge, Room};
+use super::shares::{Share, Shares};
 use super::{Metrics, SessionHandle, SessionInfo, SessionSpec, Status, Timings};
 
 /// How long shutting down waits for an ended session's viewers to close
@@ -631,7 +631,9 @@ impl Sessions {
             &self.limits,
             self.size_policy,
             Box::new(ended),
-        ).await {
+        )
+        .await
+        {
             Ok(mirror) => {
                 self.lock()
                     .mirrors

@@ -90,7 +90,11 @@ impl Room {
 
     /// Counts by role.
     pub fn presence(&self) -> Presence {
-        let control = self.members.iter().filter(|m| m.role == Role::Control).count();
+        let control = self
+            .members
+            .iter()
+            .filter(|m| m.role == Role::Control)
+            .count();
         Presence {
             view: self.members.len() - control,
             control,
@@ -110,7 +114,10 @@ impl Room {
     /// The badge of the connection that drives the size.
     pub fn driver_badge(&self) -> Option<&Badge> {
         let driver = self.driver?;
-        self.members.iter().find(|m| m.id == driver).map(|m| &m.badge)
+        self.members
+            .iter()
+            .find(|m| m.id == driver)
+            .map(|m| &m.badge)
     }
 
     /// Adds a connection. The first control connection of an empty seat
@@ -330,7 +337,13 @@ mod tests {
                 ("demo", Role::View, false, 2),
             ]
         );
-        assert_eq!(room.presence(), Presence { view: 2, control: 2 });
+        assert_eq!(
+            room.presence(),
+            Presence {
+                view: 2,
+                control: 2
+            }
+        );
         room.leave(alice);
         for n in 0..100 {
             room.join(person(&format!("p{n}")), Role::View);

@@ -70,6 +70,8 @@ pub struct Model {
     pub presence: Option<(u32, u32)>,
     /// The latest `ReplayState`.
     pub replay: Option<proto::ReplayState>,
+    /// The latest `Room`.
+    pub room: Option<proto::Room>,
 }
 
 /// What `Model::apply` saw.
@@ -86,6 +88,7 @@ pub enum Kind {
     Pong,
     Clipboard,
     Replay,
+    Room,
 }
 
 impl Model {
@@ -157,6 +160,13 @@ impl Model {
                 }
                 self.presence = Some((view, control));
                 Kind::Presence
+            }
+            ServerMessage::Room(room) => {
+                if self.frames == 0 {
+                    return Err("Room before the first frame".into());
+                }
+                self.room = Some(room);
+                Kind::Room
             }
             ServerMessage::ReplayState(state) => {
                 if self.frames == 0 {

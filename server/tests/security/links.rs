@@ -90,7 +90,9 @@ async fn revoking_closes_the_links_streams_within_a_second() {
     assert_eq!(listed["links"][0]["viewers"], 1);
     assert_eq!(
         server.session(&id)["viewers"],
-        json!({"view": 1, "control": 0})
+        json!({"view": 1, "control": 0, "people": [
+            {"name": "", "kind": "link", "role": "view", "drives": false, "connections": 1},
+        ]})
     );
     let start = Instant::now();
     let link_id = link["id"].as_str().expect("id");

@@ -57,3 +57,56 @@ async fn no_transport_resizes_past_the_limits() {
         (json!(80), json!(24))
     );
 }
+
+/// A viewer that is not the driver never resizes the program, and a view
+/// connection cannot take the driver's seat: a phone that opens a session
+/// does not shrink it for everyone.
+#[tokio::test]
+async fn only_the_driver_resizes_and_a_viewer_cannot_take_control() {
+    let server = Server::start(test_config());
+    let id = session_id(&server.create(&["cat"], json!({"cols": 80, "rows": 24})));
+    let open = |role: &'static str| {
+        let addr = server.addr;
+        let id = id.clone();
+        async move {
+            let mut client = ws::open(addr, TOKEN, &id, role).await;
+            client
+                .until("the first frame", Duration::from_secs(10), |m| m.frames > 0)
+                .await;
+            client
+        }
+    };
+    let mut driver = open("control").await;
+    let mut phone = open("control").await;
+    phone
+        .send(&ClientMessage::Resize { cols: 40, rows: 20 })
+        .await;
+    phone.send(&ClientMessage::Ping { token: 7 }).await;
+    phone
+        .until("the pong", Duration::from_secs(10), |m| {
+            m.pongs.contains(&7)
+        })
+        .await;
+    let mut watcher = open("view").await;
+    watcher.send(&ClientMessage::TakeControl).await;
+    let closed = watcher.close_code(Duration::from_secs(10)).await;
+    assert_eq!(closed.code, Some(close::POLICY_VIOLATION));
+    let session = server.session(&id);
+    assert_eq!(
+        (session["cols"].clone(), session["rows"].clone()),
+        (json!(80), json!(24))
+    );
+    let people = &session["viewers"]["people"];
+    assert_eq!(people[0]["drives"], true, "{people}");
+    driver
+        .send(&ClientMessage::Resize {
+            cols: 100,
+            rows: 30,
+        })
+        .await;
+    driver
+        .until("its own size", Duration::from_secs(10), |m| {
+            m.full_sizes.last() == Some(&(100, 30))
+        })
+        .await;
+}
