@@ -240,6 +240,10 @@ export class Terminal extends EventTarget {
         this.writeClip();
         break;
       case 'replay_state': this.dispatchEvent(new CustomEvent('replay', { detail: m })); break;
+      case 'room':
+        this.room = m;
+        this.dispatchEvent(new CustomEvent('room', { detail: m }));
+        break;
       case 'presence':
         this.presence = { view: m.view, control: m.control };
         this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));
@@ -606,6 +610,9 @@ export class Terminal extends EventTarget {
     p.measure(start);
     return size;
   }
+
+  /** Drives the session's size from now on (a control connection). */
+  takeControl() { return this.send(P.encodeTakeControl()); }
 
   setFontSize(px) {
     this.baseFont = px;
