@@ -325,7 +325,7 @@ e2e('share: an admin mints a view link, a second browser watches but cannot type
   await admin.locator('.pc-bar button', { hasText: 'Share' }).click();
   await admin.locator('.pc-share select[aria-label="Role"]').selectOption('view');
   await admin.locator('.pc-share button', { hasText: 'Create link' }).click();
-  const url = await waitFor(() => admin.locator('.pc-share input').inputValue(), { what: 'the link URL' });
+  const url = await waitFor(() => admin.locator('.pc-share input[aria-label="Link"]').inputValue(), { what: 'the link URL' });
   assert.match(url, new RegExp(`/s/${id}#t=[0-9a-f]{32}$`), url);
 
   // A second browser (no cookie of the admin's) opens the link.
