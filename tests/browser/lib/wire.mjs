@@ -132,7 +132,14 @@ export function replay_state({ title, duration_ms, position_ms, playing, speed, 
   return w.done();
 }
 
-export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state };
+export function room({ policy, you_drive, entries, unlisted }) {
+  const w = new W().u8(0x0c).u8(you_drive ? 1 : 0).u8(['driver', 'smallest', 'fixed'].indexOf(policy)).varint(entries.length);
+  for (const e of entries) {
+    w.u8((e.role === 'control' ? 1 : 0) | (e.drives ? 2 : 0)).u8(['admin', 'key', 'person', 'link'].indexOf(e.kind)).varint(e.connections).str(e.name);
+  }
+  return w.varint(unlisted).done();
+}
+export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state, room };
 
 // ---- client -> server decoding ----
 
@@ -180,6 +187,7 @@ export function decodeClient(bytes) {
     case 0x87: m = { type: 'focus', focused: b[p++] === 1 }; break;
     case 0x88: m = { type: 'ping', token: String(varint()) }; break;
     case 0x89: m = { type: 'theme', theme: ['dark', 'light', 'contrast'][b[p++]] }; break;
+    case 0x8f: m = { type: 'take_control' }; break;
     case 0x8a: m = { type: 'replay_play' }; break;
     case 0x8b: m = { type: 'replay_pause' }; break;
     case 0x8c: m = { type: 'replay_speed', speed: num() }; break;
