@@ -813,6 +813,21 @@ mod tests {
     }
 
     #[test]
+    fn size_policies_are_read_by_name() {
+        for policy in SizePolicy::ALL {
+            let text = format!("size_policy = \"{}\"", policy.name());
+            let config = Config::parse(&text).expect("a policy's name");
+            assert_eq!(config.size_policy, policy);
+        }
+        let err = Config::parse("size_policy = \"largest\"").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("\"driver\", \"smallest\" or \"fixed\""),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn base_paths_are_written_one_way() {
         for (given, expected) in [
             ("", ""),

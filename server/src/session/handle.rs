@@ -162,13 +162,25 @@ impl Drop for ViewerSlot {
     }
 }
 
+/// What a session's actor publishes for its handles to read.
+pub(super) struct Outputs {
+    /// The latest screen.
+    pub screen: watch::Receiver<Arc<Snapshot>>,
+    /// Running, or how it ended.
+    pub status: watch::Receiver<Status>,
+    /// Screens published so far.
+    pub published: Arc<AtomicU64>,
+}
+
 impl SessionHandle {
     pub(super) fn new(
         info: SessionInfo,
         commands: mpsc::Sender<Command>,
-        screen: watch::Receiver<Arc<Snapshot>>,
-        status: watch::Receiver<Status>,
-        published: Arc<AtomicU64>,
+        Outputs {
+            screen,
+            status,
+            published,
+        }: Outputs,
         limits: &Limits,
         size_policy: SizePolicy,
         source: Source,

@@ -21,7 +21,7 @@ use crate::term::Term;
 use super::actor::Actor;
 use super::cluster::Cluster;
 use super::errors::{CreateError, FindError};
-use super::handle::{Source, StreamRefusal, ViewerSlot, WeakHandle};
+use super::handle::{Outputs, Source, StreamRefusal, ViewerSlot, WeakHandle};
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::room::{Badge, Room};
 use super::shares::{Share, Shares};
@@ -331,9 +331,11 @@ impl Sessions {
         let handle = SessionHandle::new(
             info.clone(),
             commands_tx,
-            screen_rx,
-            status_rx,
-            Arc::clone(&published),
+            Outputs {
+                screen: screen_rx,
+                status: status_rx,
+                published: Arc::clone(&published),
+            },
             &self.limits,
             self.size_policy,
             Source::Live,
@@ -511,9 +513,11 @@ impl Sessions {
         let handle = SessionHandle::new(
             info,
             commands_tx,
-            screen_rx,
-            status_rx,
-            Arc::clone(&published),
+            Outputs {
+                screen: screen_rx,
+                status: status_rx,
+                published: Arc::clone(&published),
+            },
             &self.limits,
             self.size_policy,
             Source::Replay(ReplayLink {

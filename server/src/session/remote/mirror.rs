@@ -26,7 +26,7 @@ use super::ask::{ask, ask_subject, screen_subject, Answer, Ask, Asked};
 use crate::cluster::{EndCause, Message, Mirror, Outcome, SessionRecord, SessionState};
 use crate::config::Limits;
 use crate::pty::ExitStatus;
-use crate::session::handle::{Source, WeakHandle};
+use crate::session::handle::{Outputs, Source, WeakHandle};
 use crate::session::{
     Command, EndReason, ScrollbackLines, SessionError, SessionHandle, SessionInfo, Status,
 };
@@ -158,9 +158,11 @@ pub(in crate::session) async fn open(
     let handle = SessionHandle::new(
         info_of(record),
         commands_tx,
-        screen_rx,
-        status_rx,
-        Arc::clone(&published),
+        Outputs {
+            screen: screen_rx,
+            status: status_rx,
+            published: Arc::clone(&published),
+        },
         limits,
         size_policy,
         Source::Mirror {
