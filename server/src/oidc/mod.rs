@@ -50,17 +50,14 @@ pub struct Pending {
 impl Pending {
     /// True when the callback's `state` is this sign-in's.
     pub fn state_is(&self, state: &str) -> bool {
-        use subtle_eq::eq;
-        eq(self.state.as_bytes(), state.as_bytes())
+        same_bytes(self.state.as_bytes(), state.as_bytes())
     }
 }
 
-/// Comparison in constant time (the state is a secret of the browser).
-mod subtle_eq {
-    /// True when `a` and `b` are the same bytes; the time depends only on their lengths.
-    pub fn eq(a: &[u8], b: &[u8]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-    }
+/// True when `a` and `b` are the same bytes, in a time that depends only
+/// on their lengths (the state is a secret of the browser's).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Someone the provider vouched for.
@@ -309,4 +306,21 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compares_states_and_reads_claims() {
+        assert!(same_bytes(b"abc", b"abc"));
+        assert!(!same_bytes(b"abc", b"abd"));
+        assert!(!same_bytes(b"abc", b"ab"));
+        let claims = URL_SAFE_NO_PAD.encode(r#"{"sub":"1","groups":["dev"]}"#);
+        let jwt = format!("e30.{claims}.sig");
+        let read = payload(&jwt).expect("claims");
+        assert_eq!(read["groups"][0], "dev");
+        assert!(payload("no-dots").is_none());
+    }
 }
