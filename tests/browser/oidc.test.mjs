@@ -9,7 +9,8 @@
 // tampered state (400 bad_state); an ID token expired when panecast
 // verifies it (the provider's clock 300 s behind and a 1 s lifetime: 401
 // bad_id_token); mallory, whom no rule names (403 no_rule); sign-out, after
-// which the old cookie no longer works. The audit log names each person.
+// which the old cookie no longer works; a provider that rotated its signing
+// key after panecast read its keys. The audit log names each person.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -126,6 +127,7 @@ e2e('alice signs in, starts a session from the page, sees it, owns it, signs out
   assert.equal(answer.status(), 303, 'signed in: back to the session list');
   await page.waitForSelector('#user');
   assert.equal(await page.textContent('#user'), 'alice');
+  await screenshot(page, 'oidc-signed-in');
   await waitFor(() => page.evaluate(() => document.querySelector('#profile option')?.value === 'shell'), { what: 'the profiles listed' });
 
   await page.click('#create button[type=submit]');
@@ -221,4 +223,17 @@ e2e('mallory, whom no rule names, gets the 403 no_rule page', async () => {
   assert.equal(signedIn, false);
   await page.context().close();
   assert.match(server.stderr(), /signin_refused.*user:mallory.*no_rule/);
+});
+
+e2e('a provider that rotated its signing key: panecast reads its keys again', async () => {
+  // panecast reads the discovery document and the keys (on its first /auth/login).
+  const begun = await fetch(`${server.base}/auth/login`, { redirect: 'manual' });
+  assert.equal(begun.status, 303);
+  await provider.send('rotate');
+  const page = await newPage();
+  await page.goto(`${server.base}/auth/login`);
+  const answer = await callback(page, () => atProvider(page, 'alice'));
+  assert.equal(answer.status(), 303, `signed in with the new key: ${await answer.text().catch(() => '')}`);
+  await page.waitForSelector('#user');
+  await page.context().close();
 });

@@ -337,8 +337,8 @@ fn refusal(state: &AppState, html: bool, error: ApiError) -> Response {
     }
     let base = &state.config.base_path;
     let page = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not signed in · panecast</title></head>\
-         <body><h1>Not signed in</h1><p id=\"message\">{}</p><p>Code: <code id=\"code\">{}</code></p>\
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in refused · panecast</title></head>\
+         <body><h1>Sign-in refused</h1><p id=\"message\">{}</p><p>Code: <code id=\"code\">{}</code></p>\
          <p><a href=\"{base}/auth/login\">Sign in</a> · <a href=\"{base}/\">Sessions</a></p></body></html>",
         escape(&error.message),
         error.code

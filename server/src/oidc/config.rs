@@ -209,4 +209,30 @@ mod tests {
         ));
         assert!(unknown.is_err(), "unknown keys are refused");
     }
+
+    #[test]
+    fn the_configuration_is_refused_at_start() {
+        let (_dir, path) = secret_file("s3cret");
+        let section = |secret: &str, issuer: &str| {
+            format!(
+                "[auth.oidc]\nissuer = \"{issuer}\"\nclient_id = \"panecast\"\n\
+                 client_secret_file = \"{secret}\"\n\n\
+                 [[auth.rules]]\ngroups = [\"dev\"]\nrole = \"control\"\n"
+            )
+        };
+        let config = crate::config::Config::parse(&section(&path, "https://id.example.com"))
+            .expect("a valid configuration");
+        let oidc = config.auth.oidc.expect("the section");
+        assert_eq!(oidc.issuer, "https://id.example.com");
+        assert_eq!(oidc.redirect_url, None);
+        let unreadable = section("/nonexistent/panecast-secret", "https://id.example.com");
+        let err = crate::config::Config::parse(&unreadable).expect_err("refused");
+        assert!(
+            err.to_string().contains("cannot read client_secret_file"),
+            "{err}"
+        );
+        let err =
+            crate::config::Config::parse(&section(&path, "id.example.com")).expect_err("refused");
+        assert!(err.to_string().contains("auth.oidc: issuer"), "{err}");
+    }
 }

@@ -22,9 +22,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use openidconnect::core::{CoreAuthenticationFlow, CoreClient};
 use openidconnect::{
-    AuthorizationCode, ClientId, ClientSecret, CsrfToken, IssuerUrl, LogoutRequest, Nonce,
-    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout,
-    RedirectUrl, RequestTokenError, Scope, TokenResponse,
+    AuthorizationCode, ClaimsVerificationError, ClientId, ClientSecret, CsrfToken, IssuerUrl,
+    LogoutRequest, Nonce, PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl,
+    ProviderMetadataWithLogout, RedirectUrl, RequestTokenError, Scope, SignatureVerificationError,
+    TokenResponse,
 };
 use serde::{Deserialize, Serialize};
 
@@ -121,9 +122,15 @@ impl SignIn {
     /// The provider's discovery document: kept for an hour; fetched
     /// again on the next sign-in after a failure.
     async fn metadata(&self) -> Result<Arc<ProviderMetadataWithLogout>, FlowError> {
+        self.discover(false).await
+    }
+
+    /// The discovery document, read again when `again` or when the kept
+    /// one is over [`DISCOVERY_TTL`] old.
+    async fn discover(&self, again: bool) -> Result<Arc<ProviderMetadataWithLogout>, FlowError> {
         let mut discovered = self.discovered.lock().await;
         if let Some((at, metadata)) = discovered.as_ref() {
-            if at.elapsed() < DISCOVERY_TTL {
+            if !again && at.elapsed() < DISCOVERY_TTL {
                 return Ok(Arc::clone(metadata));
             }
         }
@@ -222,9 +229,26 @@ impl SignIn {
         let id_token = tokens
             .id_token()
             .ok_or_else(|| FlowError::BadIdToken("the provider sent none".into()))?;
-        id_token
-            .claims(&client.id_token_verifier(), &Nonce::new(pending.nonce))
-            .map_err(|e| FlowError::BadIdToken(e.to_string()))?;
+        let nonce = Nonce::new(pending.nonce);
+        let verified = id_token.claims(&client.id_token_verifier(), &nonce).err();
+        if let Some(error) = verified {
+            // A key the kept key set does not have: the provider may have
+            // rotated its keys; read them again, once.
+            let no_key = matches!(
+                error,
+                ClaimsVerificationError::SignatureVerification(
+                    SignatureVerificationError::NoMatchingKey
+                )
+            );
+            if !no_key {
+                return Err(FlowError::BadIdToken(error.to_string()));
+            }
+            let metadata = self.discover(true).await?;
+            let client = self.client(&metadata, &pending.redirect)?;
+            id_token
+                .claims(&client.id_token_verifier(), &nonce)
+                .map_err(|e| FlowError::BadIdToken(e.to_string()))?;
+        }
         // Verified above: read the claims the standard types do not keep.
         let claims = payload(&id_token.to_string())
             .ok_or_else(|| FlowError::BadIdToken("its claims cannot be read".into()))?;

@@ -9,9 +9,12 @@
 //                                    issued 300 s in the past (the clock of
 //                                    this process only); prints "@ok"
 //   stdin "on time"                  back to the real clock; prints "@ok"
+//   stdin "rotate"                   a new provider with a new signing key
+//                                    (same issuer and client); prints "@ok"
 // (oidc-provider's own notices go to stdout too, without the "@").
 // Accounts: the dev interactions take any login; alice is in the group dev,
 // anyone else in none. The client secret is CLIENT_SECRET below.
+import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import readline from 'node:readline';
 import Provider from 'oidc-provider';
@@ -29,8 +32,17 @@ const server = http.createServer((req, res) => handler(req, res));
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
+let keys = 0;
+/** A fresh RSA signing key, as a private JWK with a kid of its own. */
+function signingKey() {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  keys += 1;
+  return { ...privateKey.export({ format: 'jwk' }), kid: `key-${keys}`, alg: 'RS256', use: 'sig' };
+}
+
 function provider(base) {
   const oidc = new Provider(issuer, {
+    jwks: { keys: [signingKey()] },
     clients: [{
       client_id: CLIENT_ID,
       client_secret: CLIENT_SECRET,
@@ -58,10 +70,14 @@ function provider(base) {
   return oidc.callback();
 }
 
+let client;
 console.log(`@issuer ${issuer}`);
 for await (const line of readline.createInterface({ input: process.stdin })) {
   const [command, ...rest] = line.trim().split(' ');
-  if (command === 'client') handler = provider(rest[0]);
+  if (command === 'client') {
+    [client] = rest;
+    handler = provider(client);
+  } else if (command === 'rotate') handler = provider(client);
   else if (command === 'late') late = true;
   else if (line.trim() === 'on time') late = false;
   else { console.log(`@unknown command ${line}`); continue; }
