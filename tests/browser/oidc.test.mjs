@@ -10,15 +10,17 @@
 // verifies it (the provider's clock 300 s behind and a 1 s lifetime: 401
 // bad_id_token); mallory, whom no rule names (403 no_rule); sign-out, after
 // which the old cookie no longer works; a provider that rotated its signing
-// key after panecast read its keys. The audit log names each person.
+// key after panecast read its keys; a person whose cookie outlived their
+// rule, whom the session list tells so. The audit log names each person.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import readline from 'node:readline';
-import { launch, screenshot, waitFor, ROOT } from './lib/harness.mjs';
+import { launch, readCanvas, screenshot, waitFor, ROOT } from './lib/harness.mjs';
 import { startServer, missing } from './lib/server.mjs';
 
 const skip = missing();
@@ -136,6 +138,7 @@ e2e('alice signs in, starts a session from the page, sees it, owns it, signs out
   await waitFor(() => page.evaluate(() => window.panecast && window.panecast.status === 'connected'), { what: 'the terminal connected', timeout: 15000 });
   await page.keyboard.type('echo oidc-$((6*7))\n');
   await waitFor(async () => (await server.api('GET', `/api/sessions/${id}/screen?format=text`)).includes('oidc-42'), { what: 'oidc-42 on the screen', timeout: 15000 });
+  await waitFor(async () => (await readCanvas(page)).some((line) => line.startsWith('oidc-42')), { what: 'oidc-42 painted in the page', timeout: 15000 });
   await screenshot(page, 'oidc-alice-session');
   const shown = await page.evaluate(async (path) => (await fetch(path)).json(), `/api/sessions/${id}`);
   assert.equal(shown.owner, 'user:alice', 'the session is hers');
@@ -235,5 +238,27 @@ e2e('a provider that rotated its signing key: panecast reads its keys again', as
   const answer = await callback(page, () => atProvider(page, 'alice'));
   assert.equal(answer.status(), 303, `signed in with the new key: ${await answer.text().catch(() => '')}`);
   await page.waitForSelector('#user');
+  await page.context().close();
+});
+
+/** A panecast_signin value as the server seals it (server/src/oidc/seal.rs):
+ *  the JSON {exp, v} and its HMAC-SHA256, both base64url, under a key derived
+ *  from the client secret. */
+function sealedSignIn(person, exp) {
+  const key = createHmac('sha256', CLIENT_SECRET).update('panecast oidc cookie v1: session').digest();
+  const payload = Buffer.from(JSON.stringify({ exp, v: person })).toString('base64url');
+  return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
+}
+
+e2e('signed in, but no rule names them (any more): the session list says so', async () => {
+  const page = await newPage();
+  const bob = { id: '0'.repeat(32), user: 'bob', groups: ['ops'] };
+  const value = sealedSignIn(bob, Math.floor(Date.now() / 1000) + 600);
+  await page.context().addCookies([{ name: 'panecast_signin', value, url: server.base }]);
+  await page.goto(`${server.base}/`);
+  assert.equal(await page.textContent('#user'), 'bob');
+  await waitFor(async () => /no rule of \[auth\] gives you a role/.test(await page.textContent('#sessions')), { what: 'the no_rule message in the list' });
+  assert.match(await page.textContent('#sessions'), /signed in as 'bob'/);
+  await screenshot(page, 'oidc-no-rule-list');
   await page.context().close();
 });
