@@ -131,6 +131,7 @@ pub async fn login(State(state): State<AppState>, request: Request) -> Response 
         (status = 401, description = "bad_id_token: the ID token fails its verification (signature, issuer, audience, expiry, nonce) or names no one", body = ErrorBody),
         (status = 403, description = "signin_denied: the sign-in was denied at the provider; no_rule: no rule of [auth] gives the person a role", body = ErrorBody),
         (status = 404, description = "signin_not_configured: no [auth.oidc]", body = ErrorBody),
+        (status = 500, description = "internal: the sign-in cookie cannot be set", body = ErrorBody),
         (status = 503, description = "provider_unavailable: the provider cannot be reached", body = ErrorBody),
     ),
     security(())
@@ -157,6 +158,7 @@ pub async fn callback(
     response
 }
 
+/// The callback's checks and the sign-in, in order (see [`callback`]).
 async fn finish(
     state: &AppState,
     query: Result<Query<CallbackQuery>, QueryRejection>,
@@ -216,11 +218,12 @@ async fn finish(
     let sealed = signin.seal_person(&person, max_age);
     let home = format!("{}/", state.config.base_path);
     let Some(cookie) = cookies::set(cookies::SIGNIN, &sealed, &home, max_age, secure) else {
-        return refusal(
-            state,
-            html,
-            ApiError::bad_request("bad_id_token", "too long"),
+        let error = ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the sign-in cookie cannot be set",
         );
+        return refusal(state, html, error);
     };
     audit::signed_in(peer, &person.user, &person.groups);
     ([(header::SET_COOKIE, cookie)], Redirect::to(&home)).into_response()
