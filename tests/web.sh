@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The web client's tests. Installs what it needs, idempotently, on a clean
-# Debian machine (chromium and two fonts from Debian, playwright-core and
-# @axe-core/playwright and asciinema-player from npm, as locked in
+# Debian machine (chromium and two fonts from Debian, playwright-core,
+# @axe-core/playwright, asciinema-player and oidc-provider (the OpenID
+# provider of oidc.test.mjs) from npm, as locked in
 # tests/browser/package-lock.json),
 # then runs, in order:
 #   1. node unit tests: the decoder/encoder against proto/vectors, the key
@@ -37,7 +38,7 @@ for a in "$@"; do
   esac
 done
 
-step "install: chromium, fonts (Debian), playwright-core, @axe-core/playwright and asciinema-player (npm)"
+step "install: chromium, fonts (Debian), playwright-core, @axe-core/playwright, asciinema-player and oidc-provider (npm)"
 missing=()
 [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 # CJK and emoji glyphs, so the CJK/emoji tests paint real glyphs.
@@ -50,7 +51,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if [[ ! -d tests/browser/node_modules/playwright-core || ! -d tests/browser/node_modules/@axe-core/playwright \
-   || ! -d tests/browser/node_modules/asciinema-player ]]; then
+   || ! -d tests/browser/node_modules/asciinema-player || ! -d tests/browser/node_modules/oidc-provider ]]; then
   npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 fi
 /usr/bin/chromium --version

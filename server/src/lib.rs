@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod config;
 pub mod health;
 pub mod input;
+pub mod oidc;
 pub mod pool;
 pub mod pty;
 pub mod random;

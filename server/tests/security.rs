@@ -40,6 +40,8 @@ mod logs;
 mod metrics_access;
 #[path = "security/names.rs"]
 mod names;
+#[path = "security/oidc_cookie.rs"]
+mod oidc_cookie;
 #[path = "security/origins.rs"]
 mod origins;
 #[path = "security/probing.rs"]

@@ -23,6 +23,9 @@ pub struct AuthConfig {
     /// them (or one of their groups).
     #[serde(default)]
     pub rules: Vec<RuleConfig>,
+    /// Sign-in at an OpenID provider (`[auth.oidc]`).
+    #[serde(default)]
+    pub oidc: Option<crate::oidc::OidcConfig>,
 }
 
 /// `[auth.proxy]`: the headers a proxy in `trusted_proxies` sets after it
@@ -65,9 +68,12 @@ pub struct RuleConfig {
 pub const MAX_PERSON_NAME: usize = 256;
 
 impl AuthConfig {
-    /// Checks the section: valid header names, and every rule naming
-    /// someone, with no profiles for a view role.
+    /// Checks the section: valid header names, `[auth.oidc]`, and every
+    /// rule naming someone, with no profiles for a view role.
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(oidc) = &self.oidc {
+            oidc.validate()?;
+        }
         if let Some(proxy) = &self.proxy {
             let headers = std::iter::once(&proxy.user_header).chain(&proxy.groups_header);
             for name in headers {
@@ -118,6 +124,17 @@ impl People {
             sessions,
             Arc::from(rule.profiles.as_slice()),
         ))
+    }
+}
+
+impl People {
+    /// Those of `groups` some rule names (the others change no grant).
+    pub fn named_groups(&self, groups: &[String]) -> Vec<String> {
+        groups
+            .iter()
+            .filter(|g| self.rules.iter().any(|rule| rule.groups.contains(g)))
+            .cloned()
+            .collect()
     }
 }
 
@@ -185,6 +202,8 @@ mod tests {
         let guest = people.grant("guest", &[]).expect("a rule");
         assert!(guest.check(Action::Control, None).is_err());
         assert!(people.grant("mallory", &["dev"]).is_none());
+        let groups = ["dev".to_owned(), "ops".to_owned()];
+        assert_eq!(people.named_groups(&groups), ["ops"]);
     }
 
     #[test]

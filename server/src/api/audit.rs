@@ -25,6 +25,23 @@ pub fn no_rule(peer: IpAddr, user: &str) {
     tracing::warn!(target: "panecast::audit", event = "no_rule", %peer, user, "signed in, but no rule of [auth] gives this person a role");
 }
 
+/// A person signed in at the OpenID provider.
+pub fn signed_in(peer: IpAddr, user: &str, groups: &[String]) {
+    tracing::info!(target: "panecast::audit", event = "signin", %peer, credential = %format_args!("user:{user}"), groups = %groups.join(","));
+}
+
+/// A sign-in at the OpenID provider was refused (`code`), naming the
+/// person when the provider did.
+pub fn signin_refused(peer: IpAddr, user: Option<&str>, code: &str, reason: &str) {
+    let credential = user.map(|u| format!("user:{u}")).unwrap_or_default();
+    tracing::warn!(target: "panecast::audit", event = "signin_refused", %peer, credential, code, reason);
+}
+
+/// A person signed out.
+pub fn signed_out(peer: IpAddr, user: &str) {
+    tracing::info!(target: "panecast::audit", event = "signout", %peer, credential = %format_args!("user:{user}"));
+}
+
 /// An address presented `limit` wrong credentials within a minute: it is
 /// refused (429) until the minute is over.
 pub fn auth_blocked(peer: IpAddr, limit: u32) {

@@ -12,11 +12,30 @@ pub const TOKEN: &str = "panecast_token";
 /// The cookie that holds a share link's token.
 pub const LINK: &str = "panecast_link";
 
+/// The cookie that holds a person signed in at the OpenID provider.
+pub const SIGNIN: &str = "panecast_signin";
+/// The cookie that holds a sign-in under way at the OpenID provider:
+/// `SameSite=Lax`, since the provider's redirect back is a cross-site
+/// navigation, and scoped to `/auth/`.
+pub const SIGNIN_PENDING: &str = "panecast_signin_pending";
+
 /// A `Set-Cookie` value.
 pub fn set(name: &str, value: &str, path: &str, max_age: u64, secure: bool) -> Option<HeaderValue> {
+    set_same_site(name, value, path, max_age, secure, "Strict")
+}
+
+/// A `Set-Cookie` value with `SameSite=same_site`.
+pub fn set_same_site(
+    name: &str,
+    value: &str,
+    path: &str,
+    max_age: u64,
+    secure: bool,
+    same_site: &str,
+) -> Option<HeaderValue> {
     let secure = if secure { "; Secure" } else { "" };
     HeaderValue::from_str(&format!(
-        "{name}={value}; HttpOnly; SameSite=Strict; Path={path}; Max-Age={max_age}{secure}"
+        "{name}={value}; HttpOnly; SameSite={same_site}; Path={path}; Max-Age={max_age}{secure}"
     ))
     .ok()
 }

@@ -23,6 +23,7 @@ use crate::session::{Badge, Reader};
 use panecast_proto::MemberKind;
 
 use super::error::ApiError;
+use super::oidc::{self, SignedIn};
 use super::{audit, cookies, policy, signin, AppState};
 
 /// The WebSocket subprotocol every stream speaks.
@@ -134,13 +135,15 @@ enum Source {
     /// A trusted proxy's header: sent with every request the browser
     /// makes through the proxy, a cross-site one too, as a cookie is.
     Proxy,
+    /// The cookie of a sign-in at the OpenID provider.
+    SignIn,
 }
 
 impl Source {
     /// Whether the browser sends it by itself, so that a write needs the
     /// same-site checks.
     fn ambient(self) -> bool {
-        matches!(self, Source::Cookie | Source::Proxy)
+        matches!(self, Source::Cookie | Source::Proxy | Source::SignIn)
     }
 }
 
@@ -274,7 +277,9 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .extensions()
         .get::<OriginalUri>()
         .map_or_else(|| request.uri().path().to_owned(), |u| u.path().to_owned());
-    let offered = !presented(request.headers()).is_empty();
+    let signed_in = oidc::signed_in(&state, request.headers());
+    let offered =
+        !presented(request.headers()).is_empty() || !matches!(signed_in, SignedIn::Absent);
     if offered {
         if let Some(refused) = signin::refusal(&state, peer) {
             return refused;
@@ -292,6 +297,12 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
+    let mut no_rule = None;
+    match signed_in {
+        SignedIn::Person(grant) => grants.push((Source::SignIn, Checked(String::new()), grant)),
+        SignedIn::NoRule(user) => no_rule = Some(user),
+        SignedIn::Absent | SignedIn::Invalid => {}
+    }
     match proxy_person(&state, request.headers(), socket) {
         ProxyPerson::Absent => {}
         ProxyPerson::Person(grant) => grants.push((Source::Proxy, Checked(String::new()), grant)),
@@ -302,16 +313,11 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
             &path,
             "a proxy's user header names no one",
         ),
-        ProxyPerson::NoRule(user) if grants.is_empty() => {
-            audit::no_rule(peer, &user);
-            return ApiError::new(
-                StatusCode::FORBIDDEN,
-                "no_rule",
-                format!("you are signed in as '{user}', but no rule of [auth] gives you a role"),
-            )
-            .into_response();
-        }
-        ProxyPerson::NoRule(_) => {}
+        ProxyPerson::NoRule(user) => no_rule = Some(user),
+    }
+    if let Some(user) = no_rule.filter(|_| grants.is_empty()) {
+        audit::no_rule(peer, &user);
+        return oidc::no_rule(&user).into_response();
     }
     if grants.is_empty() {
         let reason = if offered {

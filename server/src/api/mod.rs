@@ -18,6 +18,7 @@ mod error;
 mod guard;
 mod links;
 mod listen;
+mod oidc;
 mod openapi;
 mod ops;
 mod pages;
@@ -88,6 +89,8 @@ pub struct AppState {
     access: Arc<Access>,
     trusted: Arc<TrustedProxies>,
     failures: Arc<SignInFailures>,
+    /// Sign-in at the OpenID provider, with `[auth.oidc]`.
+    signin: Option<Arc<crate::oidc::SignIn>>,
     allow_any_command: bool,
 }
 
@@ -105,6 +108,10 @@ impl AppState {
         .with_people(&settings.config.auth);
         let trusted = TrustedProxies::parse(&settings.config.trusted_proxies)?;
         let failures = SignInFailures::new(limits.auth_failures_per_minute);
+        let signin = match &settings.config.auth.oidc {
+            Some(oidc) => Some(Arc::new(crate::oidc::SignIn::new(oidc)?)),
+            None => None,
+        };
         Ok(AppState {
             sessions: Sessions::new(
                 settings.config.limits.clone(),
@@ -122,6 +129,7 @@ impl AppState {
             access: Arc::new(access),
             trusted: Arc::new(trusted),
             failures: Arc::new(failures),
+            signin,
             allow_any_command: settings.allow_any_command,
         })
     }
@@ -198,6 +206,9 @@ fn routes(state: AppState) -> Router {
         .route("/r/{name}", get(pages::replay))
         .route("/embed/{id}", get(pages::embed))
         .route("/healthz", get(ops::healthz))
+        .route("/auth/login", get(oidc::login))
+        .route("/auth/callback", get(oidc::callback))
+        .route("/auth/logout", post(oidc::logout))
         .route("/web/{name}", get(pages::web_file))
         .route("/metrics", get(ops::metrics))
         .fallback(ops::not_found)

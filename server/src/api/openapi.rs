@@ -12,7 +12,7 @@ use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, Respon
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{alis, links, ops, pages, recordings, replay, search, sessions, ws};
+use super::{alis, links, oidc, ops, pages, recordings, replay, search, sessions, ws};
 
 /// The name of the bearer security scheme.
 const BEARER: &str = "bearer";
@@ -54,6 +54,9 @@ const BEARER: &str = "bearer";
         pages::web_file,
         ops::healthz,
         ops::metrics,
+        oidc::login,
+        oidc::callback,
+        oidc::logout,
     ),
     components(schemas(ErrorBody)),
     modifiers(&GuardAnswers),
@@ -174,15 +177,18 @@ mod tests {
 
     use super::*;
 
-    /// The routes outside `/api`, all `GET` (see `super::routes`).
-    const OTHER_ROUTES: &[&str] = &[
-        "/",
-        "/s/{id}",
-        "/r/{name}",
-        "/embed/{id}",
-        "/healthz",
-        "/web/{name}",
-        "/metrics",
+    /// The routes outside `/api` (see `super::routes`).
+    const OTHER_ROUTES: &[(&str, &str)] = &[
+        ("GET", "/"),
+        ("GET", "/s/{id}"),
+        ("GET", "/r/{name}"),
+        ("GET", "/embed/{id}"),
+        ("GET", "/healthz"),
+        ("GET", "/web/{name}"),
+        ("GET", "/metrics"),
+        ("GET", "/auth/login"),
+        ("GET", "/auth/callback"),
+        ("POST", "/auth/logout"),
     ];
 
     fn document_json() -> serde_json::Value {
@@ -210,7 +216,7 @@ mod tests {
             .chain(
                 OTHER_ROUTES
                     .iter()
-                    .map(|path| ("GET".to_owned(), (*path).to_owned())),
+                    .map(|(method, path)| ((*method).to_owned(), (*path).to_owned())),
             )
             .collect();
         assert_eq!(documented, routed);

@@ -158,7 +158,22 @@ enum PageResponses {
     security(())
 )]
 pub async fn index(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
-    page(&state, &request, "index.html")
+    match super::oidc::bar(&state, request.headers()) {
+        Some(bar) if query_token(request.uri()).is_none() => {
+            // With `[auth.oidc]`: who is signed in, rendered here (web/ stays small).
+            let mut response = file("index.html")?;
+            if let Some((_, html)) = asset("index.html") {
+                let html = String::from_utf8_lossy(html).replacen(
+                    "<h1>panecast</h1>",
+                    &format!("<h1>panecast</h1>\n{bar}"),
+                    1,
+                );
+                *response.body_mut() = html.into();
+            }
+            Ok(response)
+        }
+        _ => page(&state, &request, "index.html"),
+    }
 }
 
 /// `GET /s/{id}`: a full-window terminal.

@@ -31,6 +31,7 @@ fn auth() -> AuthConfig {
                 profiles: vec![],
             },
         ],
+        oidc: None,
     }
 }
 
