@@ -51,29 +51,8 @@ fi
 /usr/sbin/nginx -v
 caddy version
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-wait_port() { # port what pid
-  for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$3" 2>/dev/null || die "$2 exited"
-    sleep 0.1
-  done
-  die "$2 is not listening on $1"
-}
+# shellcheck source=tests/services.sh
+source tests/services.sh
 
 # Replaces one line of a config file; the pattern must match exactly once,
 # so that the file tested stays the file shipped.

@@ -32,30 +32,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-work=$(mktemp -d)
+# shellcheck source=tests/services.sh
+source tests/services.sh
 chmod 755 "$work"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-wait_port() { # port what pid
-  for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$3" 2>/dev/null || die "$2 exited"
-    sleep 0.1
-  done
-  die "$2 is not listening on $1"
-}
 
 # status METHOD URL [curl args...]: the HTTP status; the body in $work/body.
 status() {

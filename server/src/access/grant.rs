@@ -153,14 +153,7 @@ impl Grant {
         sessions: Option<Arc<[String]>>,
         profiles: Arc<[String]>,
     ) -> Grant {
-        Grant {
-            credential: Credential::Key(name),
-            role,
-            scope: sessions.map_or(Scope::All, Scope::Named),
-            profiles,
-            link: None,
-            metrics: false,
-        }
+        Grant::named(Credential::Key(name), role, sessions, profiles)
     }
 
     /// A person a rule gave `role`, reaching their own sessions and those
@@ -171,8 +164,19 @@ impl Grant {
         sessions: Option<Arc<[String]>>,
         profiles: Arc<[String]>,
     ) -> Grant {
+        Grant::named(Credential::User(name), role, sessions, profiles)
+    }
+
+    /// A key's or a person's grant: `role` over the sessions named
+    /// `sessions` (`None`: every session), starting `profiles`.
+    fn named(
+        credential: Credential,
+        role: Role,
+        sessions: Option<Arc<[String]>>,
+        profiles: Arc<[String]>,
+    ) -> Grant {
         Grant {
-            credential: Credential::User(name),
+            credential,
             role,
             scope: sessions.map_or(Scope::All, Scope::Named),
             profiles,
