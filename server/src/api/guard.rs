@@ -18,22 +18,19 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::RequestExt;
 
-use crate::access::{client_address, person_name, Credential, Denied, Grant, Role, Target};
+use crate::access::{person_name, Credential, Denied, Grant, Role, Target};
 use crate::session::{Badge, Reader};
 use panecast_proto::MemberKind;
 
 use super::error::ApiError;
 use super::oidc::{self, SignedIn};
+use super::origin::{origin_allowed, peer_of};
 use super::{audit, cookies, policy, signin, AppState};
 
 /// The WebSocket subprotocol every stream speaks.
 pub const PROTOCOL: &str = "panecast";
 /// The prefix of the subprotocol that carries a credential.
 pub const TOKEN_PROTOCOL: &str = "panecast.token.";
-
-/// Marks a request that came over TLS (set by the listener).
-#[derive(Debug, Clone, Copy)]
-pub struct Tls;
 
 /// Who is calling, as established by the guard.
 #[derive(Debug, Clone)]
@@ -187,19 +184,6 @@ fn proxy_person(state: &AppState, headers: &HeaderMap, socket: IpAddr) -> ProxyP
         Some(grant) => ProxyPerson::Person(grant),
         None => ProxyPerson::NoRule(user.to_owned()),
     }
-}
-
-/// The client's address and whether it used https.
-pub fn peer_of(state: &AppState, request: &Request) -> (IpAddr, bool) {
-    let socket = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
-    let headers = request.headers();
-    let peer = client_address(socket, headers, state.trusted());
-    let secure = request.extensions().get::<Tls>().is_some()
-        || state.trusted().forwarded_https(socket, headers);
-    (peer, secure)
 }
 
 /// Requests whose `Host` names neither an IP address, `localhost`, a
@@ -457,33 +441,6 @@ fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Res
     Ok(())
 }
 
-/// Same origin (the Origin's scheme is the one the client used, https
-/// when it came over TLS or a trusted proxy says so, and its host is the
-/// Host header), a configured origin, or no Origin at all (not a browser)
-/// when `absent_ok`. An http page is not the https server's origin.
-pub fn origin_allowed(
-    headers: &HeaderMap,
-    allowed: &[String],
-    absent_ok: bool,
-    secure: bool,
-) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
-        return absent_ok;
-    };
-    if allowed.iter().any(|a| a == origin) {
-        return true;
-    }
-    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
-        return false;
-    };
-    let scheme = if secure { "https" } else { "http" };
-    origin
-        .split_once("://")
-        .is_some_and(|(origin_scheme, origin_host)| {
-            origin_scheme.eq_ignore_ascii_case(scheme) && origin_host.eq_ignore_ascii_case(host)
-        })
-}
-
 /// The role a stream asked for (`?role=`), as the grant allows it: a view
 /// credential asking for control is given a view connection, and its
 /// `Hello` says so.
@@ -544,51 +501,6 @@ mod tests {
         assert!(!allowed("evil.example"));
         assert!(!allowed("rebind.attacker.test:7681"));
         assert!(!host_allowed(&HeaderMap::new(), &[]));
-    }
-
-    #[test]
-    fn origins() {
-        let h = |origin: Option<&str>| {
-            let mut map = headers(&[(header::HOST, "127.0.0.1:7681")]);
-            if let Some(o) = origin {
-                map.insert(header::ORIGIN, HeaderValue::from_str(o).expect("ascii"));
-            }
-            map
-        };
-        assert!(origin_allowed(&h(None), &[], true, false));
-        assert!(!origin_allowed(&h(None), &[], false, false));
-        assert!(origin_allowed(
-            &h(Some("http://127.0.0.1:7681")),
-            &[],
-            false,
-            false
-        ));
-        assert!(!origin_allowed(
-            &h(Some("http://127.0.0.1:8080")),
-            &[],
-            true,
-            false
-        ));
-        assert!(origin_allowed(
-            &h(Some("https://dash.example")),
-            &["https://dash.example".into()],
-            false,
-            false
-        ));
-        assert!(origin_allowed(
-            &h(Some("https://127.0.0.1:7681")),
-            &[],
-            false,
-            true
-        ));
-        assert!(
-            !origin_allowed(&h(Some("http://127.0.0.1:7681")), &[], false, true),
-            "an http page is not the https server's origin"
-        );
-        assert!(
-            !origin_allowed(&h(Some("https://127.0.0.1:7681")), &[], false, false),
-            "nor the other way round"
-        );
     }
 
     #[test]

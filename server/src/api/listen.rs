@@ -36,7 +36,7 @@ use tokio::sync::{oneshot, watch};
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
-use super::guard::Tls;
+use super::origin::Tls;
 use crate::access::TrustedProxies;
 use crate::session::Metrics;
 

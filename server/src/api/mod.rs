@@ -21,6 +21,7 @@ mod listen;
 mod oidc;
 mod openapi;
 mod ops;
+mod origin;
 mod pages;
 mod policy;
 mod recordings;
@@ -51,8 +52,9 @@ use crate::session::{SessionHandle, Sessions};
 
 pub use crate::access::valid_token;
 pub use error::ApiError;
-pub use guard::{Tls, PROTOCOL, TOKEN_PROTOCOL};
+pub use guard::{PROTOCOL, TOKEN_PROTOCOL};
 pub use openapi::document as openapi_document;
+pub use origin::Tls;
 
 /// Time between two runs of the recordings' retention.
 const RETENTION_PERIOD: Duration = Duration::from_secs(3600);

@@ -15,7 +15,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::error::{ApiError, ErrorBody};
-use super::guard::{origin_allowed, peer_of};
+use super::origin::{origin_allowed, peer_of};
 use super::{audit, cookies, AppState};
 use crate::access::Grant;
 use crate::oidc::{FlowError, PENDING_SECS};

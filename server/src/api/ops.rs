@@ -10,7 +10,7 @@ use axum::Json;
 use serde::Serialize;
 
 use super::error::{ApiError, ErrorBody};
-use super::guard::peer_of;
+use super::origin::peer_of;
 use super::{signin, AppState};
 use crate::config::MetricsAccess;
 

@@ -14,7 +14,8 @@ use axum::{Extension, Json};
 
 use super::cookies;
 use super::error::{ApiError, ErrorBody};
-use super::guard::{peer_of, Caller};
+use super::guard::Caller;
+use super::origin::peer_of;
 use super::{signin, AppState};
 use crate::access::Credential;
 use crate::assets::asset;

@@ -10,7 +10,7 @@
 //! names, an id, an expiry); a logout ends that id on the server that
 //! received it ([`revoked`]).
 
-mod config;
+pub mod config;
 mod http;
 mod revoked;
 pub mod seal;
