@@ -89,7 +89,12 @@ fn foreground(leader: u32, leader_stat: &str) -> Option<u32> {
 fn open_cwd(pid: u32) -> io::Result<(OwnedFd, PathBuf)> {
     let link = format!("/proc/{pid}/cwd");
     let path = std::fs::read_link(&link)?;
-    let c = CString::new(link).map_err(io::Error::other)?;
+    Ok((open_dir(&link)?, path))
+}
+
+/// Opens the directory `path` with `O_PATH`.
+pub(super) fn open_dir(path: &str) -> io::Result<OwnedFd> {
+    let c = CString::new(path).map_err(io::Error::other)?;
     // SAFETY: open with a NUL-terminated path; the result is checked.
     let fd = unsafe {
         libc::open(
@@ -101,7 +106,7 @@ fn open_cwd(pid: u32) -> io::Result<(OwnedFd, PathBuf)> {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: a fresh descriptor that nothing else owns.
-    Ok((unsafe { OwnedFd::from_raw_fd(fd) }, path))
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// The real uid and gid and the groups of a `/proc/PID/status`.

@@ -574,3 +574,144 @@ fn errno() -> i64 {
             .unwrap_or(libc::EIO),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A fresh directory (removed when dropped) and its place, acted in
+    /// as this process's user.
+    struct Dir(PathBuf);
+
+    impl Dir {
+        fn new(what: &str) -> (Dir, Place) {
+            let path = std::env::temp_dir().join(format!(
+                "panecast-files-{what}-{}",
+                crate::random::hex128().expect("random")
+            ));
+            std::fs::create_dir(&path).expect("made");
+            let place = Place {
+                dir: super::super::place::open_dir(path.to_str().expect("utf-8")).expect("opened"),
+                path: path.clone(),
+                identity: None,
+            };
+            (Dir(path), place)
+        }
+
+        fn names(&self) -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(&self.0)
+                .expect("listed")
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect();
+            names.sort();
+            names
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[tokio::test]
+    async fn an_upload_appears_whole_under_its_name_only_once_committed() {
+        let (dir, place) = Dir::new("commit");
+        let mut upload = Upload::start(&place, "a.bin", false)
+            .await
+            .expect("started");
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        upload.write(&bytes).await.expect("written");
+        assert_eq!(dir.names().len(), 1, "only the temporary file so far");
+        assert!(dir.names()[0].ends_with(".part"), "{:?}", dir.names());
+        assert_eq!(upload.finish().await, Ok(200_000));
+        assert_eq!(dir.names(), vec!["a.bin".to_owned()]);
+        assert_eq!(std::fs::read(dir.0.join("a.bin")).expect("read"), bytes);
+    }
+
+    #[tokio::test]
+    async fn an_upload_cut_short_leaves_nothing() {
+        let (dir, place) = Dir::new("cut");
+        let mut upload = Upload::start(&place, "a.bin", false)
+            .await
+            .expect("started");
+        upload.write(b"half of it").await.expect("written");
+        drop(upload);
+        eventually(|| dir.names().is_empty()).await;
+    }
+
+    #[tokio::test]
+    async fn an_existing_name_is_refused_unless_overwriting() {
+        let (dir, place) = Dir::new("exists");
+        std::fs::write(dir.0.join("a"), b"old").expect("written");
+        let refused = Upload::start(&place, "a", false).await.err();
+        assert_eq!(refused, Some(FileError::Exists));
+        let mut upload = Upload::start(&place, "a", true).await.expect("started");
+        upload.write(b"new").await.expect("written");
+        assert_eq!(upload.finish().await, Ok(3));
+        assert_eq!(std::fs::read(dir.0.join("a")).expect("read"), b"new");
+        assert_eq!(dir.names(), vec!["a".to_owned()]);
+    }
+
+    #[tokio::test]
+    async fn a_download_stays_beneath_the_directory() {
+        let (dir, place) = Dir::new("beneath");
+        std::fs::create_dir(dir.0.join("sub")).expect("made");
+        std::fs::write(dir.0.join("sub/f"), b"inside").expect("written");
+        std::os::unix::fs::symlink("sub/f", dir.0.join("near")).expect("linked");
+        std::os::unix::fs::symlink("/etc/passwd", dir.0.join("far")).expect("linked");
+        std::os::unix::fs::symlink("../..", dir.0.join("sub/up")).expect("linked");
+        std::os::unix::fs::symlink("/proc/self/root/etc/passwd", dir.0.join("magic"))
+            .expect("linked");
+        let read = |path: &'static str| {
+            let place = &place;
+            async move { Download::start(place, path, 1 << 20).await.map(|d| d.size) }
+        };
+        assert_eq!(read("sub/f").await, Ok(6));
+        assert_eq!(
+            read("near").await,
+            Ok(6),
+            "a link that stays inside is followed"
+        );
+        for path in [
+            "../etc/passwd",
+            "sub/../../x",
+            "far",
+            "sub/up/etc/passwd",
+            "magic",
+        ] {
+            assert_eq!(read(path).await, Err(FileError::Outside), "{path}");
+        }
+        assert_eq!(read("nothing").await, Err(FileError::NotFound));
+        assert_eq!(read("sub").await, Err(FileError::NotAFile));
+    }
+
+    #[tokio::test]
+    async fn a_download_over_the_cap_is_refused_and_one_under_it_is_whole() {
+        let (dir, place) = Dir::new("cap");
+        std::fs::write(dir.0.join("big"), vec![7u8; 100_001]).expect("written");
+        assert_eq!(
+            Download::start(&place, "big", 100_000).await.err(),
+            Some(FileError::TooLarge(100_000))
+        );
+        let mut download = Download::start(&place, "big", 100_001)
+            .await
+            .expect("opened");
+        assert_eq!(download.size, 100_001);
+        let mut bytes = Vec::new();
+        download.bytes.read_to_end(&mut bytes).await.expect("read");
+        assert_eq!(bytes, vec![7u8; 100_001]);
+    }
+
+    /// Waits (up to 10 s) for `done`: the worker ends on its own time.
+    async fn eventually(done: impl Fn() -> bool) {
+        for _ in 0..1000 {
+            if done() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("timed out");
+    }
+}
