@@ -7,21 +7,28 @@ mod common;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
+use std::time::Duration;
+
+use common::ws::{open, Client};
 use common::{session_id, test_config, Server};
 use panecast::config::{Config, Profile};
+use panecast_proto::ClientMessage;
 use serde_json::json;
 
-/// A config whose `files` profile runs `/bin/sh` with files on.
+/// A config whose `files` profile runs `/bin/sh` with files on, and whose
+/// `plain` profile runs it without.
 fn files_config() -> Config {
     let mut config = test_config();
-    config.profiles.insert(
-        "files".to_owned(),
-        Profile {
-            command: Some("/bin/sh".to_owned()),
-            files: true,
-            ..Profile::default()
-        },
-    );
+    for (name, files) in [("files", true), ("plain", false)] {
+        config.profiles.insert(
+            name.to_owned(),
+            Profile {
+                command: Some("/bin/sh".to_owned()),
+                files,
+                ..Profile::default()
+            },
+        );
+    }
     config
 }
 
@@ -146,4 +153,62 @@ fn the_directory_follows_the_shells_cd() {
         None,
     );
     assert_eq!((r.status, r.body.as_str()), (200, "in sub"));
+}
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+async fn attach(server: &Server, id: &str, role: &str) -> Client {
+    let mut client = open(server.addr, common::TOKEN, id, role).await;
+    client
+        .until("the first frame", LIMIT, |m| m.frames > 0)
+        .await;
+    client
+}
+
+/// Types `line` on `client`, then a marker line once the offer was
+/// printed; returns when both clients show the marker: an offer due to
+/// either has surely been received by then.
+async fn print_then_mark(client: &mut Client, other: &mut Client, line: &str) {
+    let typed = |text: &str| ClientMessage::Text {
+        text: text.to_owned(),
+    };
+    client.send(&typed(&format!("{line}\r"))).await;
+    client.send(&typed("echo 'MA''RK'\r")).await;
+    for c in [&mut *client, &mut *other] {
+        c.until("the marker", LIMIT, |m| {
+            m.text().iter().any(|l| l.trim_end().ends_with("MARK"))
+        })
+        .await;
+    }
+}
+
+/// `printf` of an OSC 1337 File offer of `hello\n` named `a b.txt`.
+const OFFER: &str = r"printf '\033]1337;File=name=YSBiLnR4dA==;size=6;inline=0:aGVsbG8K\007'";
+
+#[tokio::test]
+async fn a_programs_file_offer_reaches_control_viewers_of_a_files_profile_only() {
+    let server = Server::start(files_config());
+    let r = server.call("POST", "/api/sessions", Some(r#"{"profile":"files"}"#));
+    let id = session_id(&r.json());
+    let mut control = attach(&server, &id, "control").await;
+    let mut view = attach(&server, &id, "view").await;
+    print_then_mark(&mut control, &mut view, OFFER).await;
+    control
+        .until("the offer", LIMIT, |m| !m.files.is_empty())
+        .await;
+    assert_eq!(
+        control.model.files,
+        [("a b.txt".to_owned(), b"hello\n".to_vec())]
+    );
+    assert!(
+        view.model.files.is_empty(),
+        "a view connection never gets it"
+    );
+
+    let r = server.call("POST", "/api/sessions", Some(r#"{"profile":"plain"}"#));
+    let id = session_id(&r.json());
+    let mut control = attach(&server, &id, "control").await;
+    let mut other = attach(&server, &id, "control").await;
+    print_then_mark(&mut control, &mut other, OFFER).await;
+    assert!(control.model.files.is_empty(), "no files in this profile");
 }
