@@ -240,6 +240,7 @@ export class Terminal extends EventTarget {
         this.writeClip();
         break;
       case 'replay_state': this.dispatchEvent(new CustomEvent('replay', { detail: m })); break;
+      case 'file_offer': this.dispatchEvent(new CustomEvent('file_offer', { detail: m })); break;
       case 'presence':
         this.presence = { view: m.view, control: m.control };
         this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));

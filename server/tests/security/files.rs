@@ -325,3 +325,47 @@ fn files_are_read_and_written_as_the_sessions_user() {
     let r = get(&server, &id, "shadow");
     assert_eq!((r.status, r.code().as_str()), (403, "file_denied"));
 }
+
+#[test]
+fn a_cross_site_upload_riding_the_cookie_is_refused() {
+    let server = Server::start(files_config());
+    let id = start(&server, "files");
+    let dir = directory(&server, &id);
+    let cookie = format!("panecast_token={TOKEN}");
+    let same = format!("http://{}", server.addr);
+    let path = format!("/api/sessions/{id}/files/planted");
+    for (what, origin, content_type) in [
+        (
+            "a foreign site",
+            Some("https://evil.example"),
+            "application/octet-stream",
+        ),
+        ("no Origin", None, "application/octet-stream"),
+        (
+            "a form (multipart)",
+            Some(same.as_str()),
+            "multipart/form-data; boundary=x",
+        ),
+        ("a form (text/plain)", Some(same.as_str()), "text/plain"),
+    ] {
+        let mut headers = vec![("Cookie", cookie.as_str()), ("Content-Type", content_type)];
+        if let Some(origin) = origin {
+            headers.push(("Origin", origin));
+        }
+        let r = server.raw("PUT", &path, &headers, Some(b"x"));
+        assert_eq!((r.status, r.code().as_str()), (403, "csrf"), "{what}");
+    }
+    assert!(!dir.join("planted").exists());
+    // The session's own page, sending raw bytes: allowed.
+    let r = server.raw(
+        "PUT",
+        &path,
+        &[
+            ("Cookie", &cookie),
+            ("Content-Type", "application/octet-stream"),
+            ("Origin", &same),
+        ],
+        Some(b"x"),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+}
