@@ -789,6 +789,17 @@ mod tests {
     }
 
     #[test]
+    fn files_are_off_unless_a_profile_says_so_and_the_cap_is_positive() {
+        let config = Config::parse("[profiles.a]\n[profiles.b]\nfiles = true\n").expect("parses");
+        assert!(!config.profiles["a"].files);
+        assert!(config.profiles["b"].files);
+        assert_eq!(config.limits.upload_bytes, 64 << 20);
+        let config = Config::parse("[limits]\nupload_bytes = 10\n").expect("parses");
+        assert_eq!(config.limits.upload_bytes, 10);
+        assert!(Config::parse("[limits]\nupload_bytes = 0\n").is_err());
+    }
+
+    #[test]
     fn the_documented_example_holds_the_defaults() {
         let example = include_str!("../../deploy/panecast.example.toml");
         let config = Config::parse(example).expect("the example parses");
