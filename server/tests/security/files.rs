@@ -259,6 +259,29 @@ fn an_upload_over_the_cap_is_refused_with_or_without_its_length_and_leaves_nothi
     assert_eq!((r.status, r.code().as_str()), (413, "too_large"));
 }
 
+#[test]
+fn a_declared_length_over_the_cap_is_refused_before_the_body_is_sent() {
+    let server = Server::start(files_config());
+    let id = start(&server, "files");
+    // Ten gigabytes announced, none sent: an answer proves nothing was
+    // waited for.
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("timeout");
+    let head = format!(
+        "PUT /api/sessions/{id}/files/huge HTTP/1.1\r\nHost: {}\r\n\
+         Authorization: Bearer {TOKEN}\r\nContent-Length: 10000000000\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).expect("head");
+    let mut answer = [0u8; 12];
+    stream
+        .read_exact(&mut answer)
+        .expect("an answer without the body");
+    assert_eq!(&answer, b"HTTP/1.1 413");
+}
+
 /// A chunked PUT of `body` with the admin token: the status and the body.
 fn chunked_put(server: &Server, path: &str, body: &[u8]) -> (u16, String) {
     let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
