@@ -123,7 +123,6 @@ impl Upload {
             overwrite,
             data: data_read.as_raw_fd(),
             report: report_write.as_raw_fd(),
-            parent_ends: [data_write.as_raw_fd(), report_read.as_raw_fd()],
         };
         tokio::task::spawn_blocking(move || fork_worker(&|| job.run()).map(drop))
             .await
@@ -200,7 +199,6 @@ impl Download {
             path: cstring(path)?,
             cap,
             out: out_write.as_raw_fd(),
-            parent_end: out_read.as_raw_fd(),
         };
         tokio::task::spawn_blocking(move || fork_worker(&|| job.run()).map(drop))
             .await
@@ -262,39 +260,37 @@ struct UploadJob {
     overwrite: bool,
     data: RawFd,
     report: RawFd,
-    parent_ends: [RawFd; 2],
 }
 
 impl UploadJob {
     fn run(&self) -> i32 {
-        for fd in self.parent_ends {
-            // SAFETY: closes the worker's copy of the server's ends.
-            unsafe { libc::close(fd) };
+        if keep_only([self.dir, self.data, self.report]).is_err() {
+            return 1;
         }
-        let (code, size) = match self.upload() {
+        let (code, size) = match self.upload(0, 1) {
             Ok(size) => (0, size),
             Err(code) => (code, 0),
         };
-        report(self.report, code, size);
+        report(2, code, size);
         0
     }
 
-    /// Reports ready once the temporary file is open, then copies and
-    /// commits.
-    fn upload(&self) -> Result<u64, i64> {
+    /// Reports ready once the temporary file is open, then copies the
+    /// frames read from `data` and commits; `dir` is the directory.
+    fn upload(&self, dir: RawFd, data: RawFd) -> Result<u64, i64> {
         become_user(self.identity.as_ref())?;
-        if !self.overwrite && exists(self.dir, &self.name)? {
+        if !self.overwrite && exists(dir, &self.name)? {
             return Err(i64::from(libc::EEXIST));
         }
         let file = open_beneath(
-            self.dir,
+            dir,
             &self.temp,
             libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC | libc::O_NOFOLLOW,
             0o644,
             libc::RESOLVE_NO_SYMLINKS,
         )?;
-        report(self.report, 0, 0);
-        let written = copy_frames(self.data, file);
+        report(2, 0, 0);
+        let written = copy_frames(data, file);
         let synced = written.and_then(|size| {
             // SAFETY: fsync and close on the worker's own descriptor.
             let synced = unsafe { libc::fsync(file) } == 0;
@@ -315,9 +311,9 @@ impl UploadJob {
             let done = unsafe {
                 libc::syscall(
                     libc::SYS_renameat2,
-                    self.dir,
+                    dir,
                     self.temp.as_ptr(),
-                    self.dir,
+                    dir,
                     self.name.as_ptr(),
                     flags,
                 )
@@ -330,7 +326,7 @@ impl UploadJob {
         });
         if renamed.is_err() {
             // SAFETY: unlinkat of our temporary name in our directory.
-            unsafe { libc::unlinkat(self.dir, self.temp.as_ptr(), 0) };
+            unsafe { libc::unlinkat(dir, self.temp.as_ptr(), 0) };
         }
         renamed
     }
@@ -368,30 +364,28 @@ struct DownloadJob {
     path: CString,
     cap: u64,
     out: RawFd,
-    parent_end: RawFd,
 }
 
 impl DownloadJob {
     fn run(&self) -> i32 {
-        // SAFETY: closes the worker's copy of the server's end.
-        unsafe { libc::close(self.parent_end) };
-        match self.open() {
-            Ok((file, size)) => {
-                report(self.out, 0, size);
-                send(file, self.out, size);
-                0
-            }
-            Err(code) => {
-                report(self.out, code, 0);
-                0
-            }
+        if keep_only([self.dir, self.out]).is_err() {
+            return 1;
         }
+        match self.open(0) {
+            Ok((file, size)) => {
+                report(1, 0, size);
+                send(file, 1, size);
+            }
+            Err(code) => report(1, code, 0),
+        }
+        0
     }
 
-    fn open(&self) -> Result<(RawFd, u64), i64> {
+    /// Opens the file beneath `dir` as the session's user: it and its size.
+    fn open(&self, dir: RawFd) -> Result<(RawFd, u64), i64> {
         become_user(self.identity.as_ref())?;
         let file = open_beneath(
-            self.dir,
+            dir,
             &self.path,
             libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOCTTY | libc::O_NONBLOCK,
             0,
@@ -435,6 +429,32 @@ fn send(file: RawFd, out: RawFd, size: u64) {
         }
         left -= got as u64;
     }
+}
+
+/// Keeps only `fds` open, as 0, 1, 2... in that order: the worker holds
+/// none of the server's other descriptors (its connections, the session's
+/// terminals), which would otherwise stay open while it runs.
+fn keep_only<const N: usize>(fds: [RawFd; N]) -> Result<(), i64> {
+    let mut high = [0; N];
+    for (copy, fd) in high.iter_mut().zip(fds) {
+        // SAFETY: fcntl duplicates a descriptor of ours to 3 or above.
+        *copy = unsafe { libc::fcntl(fd, libc::F_DUPFD, 3) };
+        if *copy < 0 {
+            return Err(errno());
+        }
+    }
+    for (target, fd) in (0..).zip(high) {
+        // SAFETY: dup2 onto the low numbers, from copies above them.
+        if unsafe { libc::dup2(fd, target) } < 0 {
+            return Err(errno());
+        }
+    }
+    let first = libc::c_uint::try_from(N).unwrap_or(3);
+    // SAFETY: closes every descriptor from N up.
+    if unsafe { libc::syscall(libc::SYS_close_range, first, libc::c_uint::MAX, 0) } < 0 {
+        return Err(errno());
+    }
+    Ok(())
 }
 
 /// Drops to `identity`, as the session's program was started: groups,
@@ -702,6 +722,29 @@ mod tests {
         let mut bytes = Vec::new();
         download.bytes.read_to_end(&mut bytes).await.expect("read");
         assert_eq!(bytes, vec![7u8; 100_001]);
+    }
+
+    #[tokio::test]
+    async fn a_worker_holds_none_of_the_servers_other_descriptors() {
+        let (_dir, place) = Dir::new("descriptors");
+        let (read, write) = pipe_pair().expect("a pipe");
+        let mut upload = Upload::start(&place, "a", false).await.expect("started");
+        // The worker runs (it waits for the rest of the upload): were it
+        // holding the write end, the read would never see the end.
+        drop(write);
+        let hung_up = tokio::task::spawn_blocking(move || {
+            let mut poll = libc::pollfd {
+                fd: read.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: poll one descriptor of ours, for at most 10 s.
+            let ready = unsafe { libc::poll(&mut poll, 1, 10_000) };
+            ready == 1 && poll.revents & libc::POLLHUP != 0
+        });
+        assert_eq!(hung_up.await.ok(), Some(true), "the pipe's end is seen");
+        upload.write(b"x").await.expect("written");
+        assert_eq!(upload.finish().await, Ok(1));
     }
 
     /// Waits (up to 10 s) for `done`: the worker ends on its own time.
