@@ -72,7 +72,7 @@ export class PanecastTerminal extends HTMLElement {
       token,
       probe: () => probe(urls.api, token),
     });
-    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status', 'presence', 'room']) {
+    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status', 'presence', 'room', 'file_offer']) {
       t.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: e.detail, bubbles: type !== 'frame', composed: true })));
     }
     this.terminal = t;

@@ -1,6 +1,7 @@
 // The /s/{id} and /embed/{id} pages (notes: web/README.md).
 import { sessionUrls } from './element.js';
 import { mountShare } from './share.js';
+import { mountFiles } from './files.js';
 
 const params = new URLSearchParams(location.search);
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -32,6 +33,7 @@ if (m) {
     fetch(`${api}/login`, { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
   }
   if (!embed) mountShare(document.body, el, api, token);
+  if (!embed && role === 'control') mountFiles(document.body, el, api, token);
   const id = decodeURIComponent(m[2]);
   el.addEventListener('title', (e) => {
     if (!embed) document.title = e.detail ? `${e.detail} · panecast` : `${id} · panecast`;

@@ -91,6 +91,12 @@ class Reader {
     if (v < min || v > max) bad(what + ' out of range');
     return v;
   }
+  bytes(max, what) {
+    const n = this.varint32();
+    if (n > max) throw new ProtocolError(what + ' too long', 1009);
+    if (n > this.b.length - this.p) bad('truncated');
+    return this.b.slice(this.p, (this.p += n));
+  }
   count(max, what) {
     const n = this.varint32();
     if (n > max) throw new ProtocolError(what + ' too long', 1009);
@@ -392,6 +398,9 @@ export function decode(data) {
       m = { type: 'room', policy, youDrive, entries, unlisted: r.range(0, 0xffffffff, 'unlisted') };
       break;
     }
+    case 0x0d:
+      m = { type: 'file_offer', name: r.string(255, 'file name'), data: r.bytes(1 << 28, 'file data') };
+      break;
     default:
       if (type === 0 || type >= 0x80) bad('not a server message type');
       return { type: 'unknown', typeByte: type };

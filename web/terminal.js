@@ -244,6 +244,7 @@ export class Terminal extends EventTarget {
         this.room = m;
         this.dispatchEvent(new CustomEvent('room', { detail: m }));
         break;
+      case 'file_offer': this.dispatchEvent(new CustomEvent('file_offer', { detail: m })); break;
       case 'presence':
         this.presence = { view: m.view, control: m.control };
         this.dispatchEvent(new CustomEvent('presence', { detail: this.presence }));

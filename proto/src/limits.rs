@@ -24,6 +24,13 @@ pub const MAX_LINK: usize = 4096;
 /// Longest text of a `Clipboard` message, in UTF-8 bytes.
 pub const MAX_CLIPBOARD: usize = 64 * 1024;
 
+/// Longest file name of a `FileOffer`, in UTF-8 bytes.
+pub const MAX_FILE_NAME: usize = 255;
+
+/// Largest file of a `FileOffer`, in bytes (256 MiB; the server's own cap,
+/// `limits.upload_bytes`, is usually lower).
+pub const MAX_FILE_OFFER: usize = 256 << 20;
+
 /// Longest message of an `Error`, in UTF-8 bytes.
 pub const MAX_ERROR_MESSAGE: usize = 1024;
 

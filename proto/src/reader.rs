@@ -123,4 +123,21 @@ impl<'a> Reader<'a> {
         let bytes = self.take(len)?;
         std::str::from_utf8(bytes).map_err(|_| DecodeError::InvalidUtf8 { field })
     }
+
+    /// Bytes: a varint length (at most `max`) and that many bytes.
+    pub(crate) fn bytes(
+        &mut self,
+        max: usize,
+        field: &'static str,
+    ) -> Result<&'a [u8], DecodeError> {
+        let len = self.u32()? as usize;
+        if len > max {
+            return Err(DecodeError::TooLarge {
+                field,
+                len: len as u64,
+                max: max as u64,
+            });
+        }
+        self.take(len)
+    }
 }

@@ -2,8 +2,8 @@
 
 use crate::frame::FRAME;
 use crate::limits::{
-    MAX_CLIPBOARD, MAX_COLS, MAX_ERROR_MESSAGE, MAX_ROWS, MAX_SCROLLBACK_LINES, MAX_SESSION_ID,
-    MAX_STYLE_DEFS,
+    MAX_CLIPBOARD, MAX_COLS, MAX_ERROR_MESSAGE, MAX_FILE_NAME, MAX_FILE_OFFER, MAX_ROWS,
+    MAX_SCROLLBACK_LINES, MAX_SESSION_ID, MAX_STYLE_DEFS,
 };
 use crate::reader::Reader;
 use crate::replay::REPLAY_STATE;
@@ -118,6 +118,17 @@ pub enum ServerMessage {
     /// 0x0C: who is connected, by name, and who drives the size: sent
     /// after the first frame and whenever it changes.
     Room(Room),
+    /// 0x0D: a program offered a file for download (iTerm2's
+    /// `OSC 1337 ; File=...;inline=0`); sent only to control connections
+    /// of sessions whose profile moves files.
+    FileOffer {
+        /// The file's name, at most
+        /// [`MAX_FILE_NAME`](crate::limits::MAX_FILE_NAME) bytes.
+        name: String,
+        /// Its bytes, at most
+        /// [`MAX_FILE_OFFER`](crate::limits::MAX_FILE_OFFER).
+        data: Vec<u8>,
+    },
 }
 
 const HELLO: u8 = 0x01;
@@ -129,6 +140,7 @@ const SCROLLBACK: u8 = 0x07;
 const PONG: u8 = 0x08;
 const CLIPBOARD: u8 = 0x09;
 const PRESENCE: u8 = 0x0a;
+const FILE_OFFER: u8 = 0x0d;
 
 impl Hello {
     /// Appends this message (type byte included).
@@ -281,6 +293,11 @@ impl ServerMessage {
             }
             ServerMessage::ReplayState(state) => state.encode_into(out),
             ServerMessage::Room(room) => room.encode_into(out),
+            ServerMessage::FileOffer { name, data } => {
+                out.push(FILE_OFFER);
+                writer::str(out, name);
+                writer::bytes(out, data);
+            }
         }
     }
 
@@ -316,6 +333,10 @@ impl ServerMessage {
             },
             REPLAY_STATE => ServerMessage::ReplayState(ReplayState::decode_body(&mut r)?),
             ROOM => ServerMessage::Room(Room::decode_body(&mut r)?),
+            FILE_OFFER => ServerMessage::FileOffer {
+                name: r.str(MAX_FILE_NAME, "file name")?.to_owned(),
+                data: r.bytes(MAX_FILE_OFFER, "file data")?.to_vec(),
+            },
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;

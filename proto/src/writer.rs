@@ -17,3 +17,9 @@ pub(crate) fn str(out: &mut Vec<u8>, s: &str) {
     len(out, s.len());
     out.extend_from_slice(s.as_bytes());
 }
+
+/// Appends bytes: their length as a varint, then the bytes.
+pub(crate) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+    len(out, b.len());
+    out.extend_from_slice(b);
+}

@@ -303,6 +303,13 @@ fn simple_server_messages_round_trip() {
         server_round_trip(ServerMessage::Clipboard { text: "hi".into() }),
         [0x09, 0x02, b'h', b'i']
     );
+    assert_eq!(
+        server_round_trip(ServerMessage::FileOffer {
+            name: "a".into(),
+            data: vec![0, 1],
+        }),
+        [0x0d, 0x01, b'a', 0x02, 0x00, 0x01]
+    );
 }
 
 #[test]
@@ -665,5 +672,26 @@ fn trailing_bytes_are_rejected() {
     assert_eq!(
         ClientMessage::decode(&[0x87, 0x01, 0x02, 0x03]),
         Err(DecodeError::TrailingBytes(2))
+    );
+}
+
+#[test]
+fn a_file_offer_with_a_name_too_long_is_refused() {
+    let long = ServerMessage::FileOffer {
+        name: "x".repeat(panecast_proto::limits::MAX_FILE_NAME + 1),
+        data: Vec::new(),
+    };
+    assert_eq!(
+        ServerMessage::decode(&long.encode()),
+        Err(DecodeError::TooLarge {
+            field: "file name",
+            len: panecast_proto::limits::MAX_FILE_NAME as u64 + 1,
+            max: panecast_proto::limits::MAX_FILE_NAME as u64
+        })
+    );
+    // A data length past the bytes there is truncated, not allocated.
+    assert_eq!(
+        ServerMessage::decode(&[0x0d, 0x01, b'a', 0xff, 0xff, 0x03]),
+        Err(DecodeError::Truncated)
     );
 }

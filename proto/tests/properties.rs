@@ -158,6 +158,8 @@ fn server_message() -> impl Strategy<Value = ServerMessage> {
             )),
         any::<u64>().prop_map(|token| ServerMessage::Pong { token }),
         ".{0,40}".prop_map(|text| ServerMessage::Clipboard { text }),
+        (".{0,40}", proptest::collection::vec(any::<u8>(), 0..64))
+            .prop_map(|(name, data)| ServerMessage::FileOffer { name, data }),
     ]
 }
 

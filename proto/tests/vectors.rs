@@ -442,6 +442,14 @@ fn cases() -> Vec<Case> {
             },
         ),
         server(
+            "file_offer",
+            "A program offered a file (OSC 1337 File, inline=0): a non-ASCII name, bytes that are not text.",
+            ServerMessage::FileOffer {
+                name: "résumé.bin".to_owned(),
+                data: vec![0x00, 0xff, 0x0a, b'o', b'k'],
+            },
+        ),
+        server(
             "presence",
             "Three viewers and one controller.",
             ServerMessage::Presence {
@@ -836,6 +844,13 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
         ),
         ServerMessage::Pong { token } => ("pong", json!({ "token": u64_json(*token) })),
         ServerMessage::Clipboard { text } => ("clipboard", json!({ "text": text })),
+        ServerMessage::FileOffer { name, data } => (
+            "file_offer",
+            json!({
+                "name": name,
+                "data_hex": data.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+            }),
+        ),
         ServerMessage::Presence { view, control } => {
             ("presence", json!({ "view": view, "control": control }))
         }
@@ -1022,8 +1037,8 @@ fn every_message_type_has_a_vector() {
     assert_eq!(
         types,
         [
-            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x81, 0x82,
-            0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x81,
+            0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f
         ]
     );
 }

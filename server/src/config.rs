@@ -81,6 +81,9 @@ pub struct Config {
 /// container's user namespace maps them.
 pub const DEFAULT_SESSION_UIDS: [u32; 2] = [60600, 61099];
 
+/// The default of `limits.upload_bytes`: 64 MiB.
+pub const DEFAULT_UPLOAD_BYTES: u64 = 64 << 20;
+
 /// Whose clipboard a program may set with OSC 52.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -275,6 +278,9 @@ pub struct Limits {
     pub header_timeout_secs: u64,
     /// Lifetime of the cookies the server sets.
     pub cookie_max_age_secs: u64,
+    /// Largest file moved in or out of a session (`files = true`
+    /// profiles): an upload, an API download or an in-band offer.
+    pub upload_bytes: u64,
 }
 
 impl Default for Limits {
@@ -312,6 +318,7 @@ impl Default for Limits {
             max_connections_per_address: 128,
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
+            upload_bytes: DEFAULT_UPLOAD_BYTES,
         }
     }
 }
@@ -369,6 +376,10 @@ pub struct Profile {
     /// Also record what is typed (`i` events). Off by default: input
     /// carries passwords.
     pub record_input: bool,
+    /// Files in and out of its sessions (upload, download, in-band
+    /// offers), as the session's user. Off by default: a profile that runs
+    /// one program must not gain a file system API through it.
+    pub files: bool,
 }
 
 impl Profile {
@@ -545,6 +556,7 @@ impl Config {
             ),
             ("header_timeout_secs", l.header_timeout_secs),
             ("cookie_max_age_secs", l.cookie_max_age_secs),
+            ("upload_bytes", l.upload_bytes),
         ] {
             if value == 0 {
                 return invalid(format!("limits.{name} must be at least 1"));
@@ -792,6 +804,17 @@ mod tests {
             let err = Config::parse(text).expect_err(text);
             assert!(matches!(err, ConfigError::Invalid(_)), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn files_are_off_unless_a_profile_says_so_and_the_cap_is_positive() {
+        let config = Config::parse("[profiles.a]\n[profiles.b]\nfiles = true\n").expect("parses");
+        assert!(!config.profiles["a"].files);
+        assert!(config.profiles["b"].files);
+        assert_eq!(config.limits.upload_bytes, 64 << 20);
+        let config = Config::parse("[limits]\nupload_bytes = 10\n").expect("parses");
+        assert_eq!(config.limits.upload_bytes, 10);
+        assert!(Config::parse("[limits]\nupload_bytes = 0\n").is_err());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod assets;
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod files;
 pub mod health;
 pub mod input;
 pub mod oidc;

@@ -885,3 +885,35 @@ fn a_programs_clipboard_reaches_control_viewers_on_other_nodes() {
         );
     });
 }
+
+#[test]
+fn files_move_on_the_sessions_node_and_another_node_refuses_them() {
+    let Some(nats) = Nats::start() else { return };
+    let dir = TempDir::new("files");
+    let config = config_with(
+        &dir.0,
+        "[profiles.files]\ncommand = \"/bin/sh\"\nfiles = true\n",
+    );
+    let (_nodes, addrs) = start_nodes_with(&nats, &config, &["A", "B"]);
+    let (a, b) = (addrs[0], addrs[1]);
+    let id = start_session(a, "A", json!({ "profile": "files" }));
+    let auth = format!("Bearer {}", common::TOKEN);
+    let put = |addr| {
+        let path = format!("/api/sessions/{id}/files/note.txt");
+        common::http(addr, "PUT", &path, &[("Authorization", &auth)], Some(b"x"))
+    };
+    let r = put(b);
+    assert_eq!(
+        (r.status, r.code().as_str()),
+        (409, "files_on_owner"),
+        "{}",
+        r.body
+    );
+    let (status, body) = call(b, "GET", &format!("/api/sessions/{id}/files?path=x"), None);
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (409, Some("files_on_owner"))
+    );
+    let r = put(a);
+    assert_eq!(r.status, 201, "{}", r.body);
+}

@@ -20,6 +20,8 @@ mod credentials;
 mod csrf;
 #[path = "security/expensive_sequences.rs"]
 mod expensive_sequences;
+#[path = "security/files.rs"]
+mod files;
 #[path = "security/forwarded.rs"]
 mod forwarded;
 #[path = "security/framing.rs"]

@@ -101,6 +101,7 @@ impl CreateRequest {
 
         let mut profile_record = (false, false);
         let mut user = None;
+        let mut files = 0;
         let (profile, argv, profile_env, profile_cwd) = match (self.profile, self.command) {
             (Some(_), Some(_)) => {
                 return Err(ApiError::bad_request(
@@ -129,6 +130,12 @@ impl CreateRequest {
                 };
                 profile_record = (profile.record, profile.record_input);
                 user = profile.user.clone();
+                if profile.files {
+                    files = config
+                        .limits
+                        .upload_bytes
+                        .min(panecast_proto::limits::MAX_FILE_OFFER as u64);
+                }
                 (
                     Some(name),
                     profile.argv(),
@@ -184,6 +191,7 @@ impl CreateRequest {
                 cgroup_procs: None,
             },
             scrollback,
+            files,
         })
     }
 }

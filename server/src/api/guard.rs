@@ -419,7 +419,8 @@ fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
 }
 
 /// A write authenticated by a cookie must come from a page of this server
-/// (or an allowed origin) and be JSON, which a cross-site form cannot send
+/// (or an allowed origin) and be JSON (or, for a file upload, raw bytes:
+/// `application/octet-stream`), which a cross-site form cannot send
 /// without a preflight.
 fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Result<(), ApiError> {
     let csrf = |message: &str| ApiError::new(StatusCode::FORBIDDEN, "csrf", message);
@@ -432,10 +433,15 @@ fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Res
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+        .map(str::trim)
+        .is_some_and(|v| {
+            v.eq_ignore_ascii_case("application/json")
+                || v.eq_ignore_ascii_case("application/octet-stream")
+        });
     if !json {
         return Err(csrf(
-            "a request authenticated by cookie must be sent as application/json",
+            "a request authenticated by cookie must be sent as application/json \
+             (or application/octet-stream)",
         ));
     }
     Ok(())

@@ -15,6 +15,7 @@ mod boot;
 mod cookies;
 mod create;
 mod error;
+mod files;
 mod guard;
 mod links;
 mod listen;
@@ -39,7 +40,7 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -187,6 +188,8 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/recording", get(recordings::of_session))
         .route("/sessions/{id}/alis", get(alis::upgrade))
         .route("/sessions/{id}/markers", post(replay::add_marker))
+        .route("/sessions/{id}/files", get(files::download))
+        .route("/sessions/{id}/files/{name}", put(files::upload))
         .route("/recordings/{name}/ws", get(replay::upgrade))
         .route("/recordings", get(recordings::list))
         .route(

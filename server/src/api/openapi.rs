@@ -12,7 +12,7 @@ use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, Respon
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{alis, links, oidc, ops, pages, recordings, replay, search, sessions, ws};
+use super::{alis, files, links, oidc, ops, pages, recordings, replay, search, sessions, ws};
 
 /// The name of the bearer security scheme.
 const BEARER: &str = "bearer";
@@ -41,6 +41,8 @@ const BEARER: &str = "bearer";
         recordings::delete,
         replay::upgrade,
         replay::add_marker,
+        files::upload,
+        files::download,
         links::login,
         links::mint,
         links::list,

@@ -31,6 +31,12 @@ pub(super) const ROUTES: &[(Method, &str, Action)] = &[
     (Method::POST, "/api/sessions/{id}/input", Action::Control),
     (Method::POST, "/api/sessions/{id}/resize", Action::Control),
     (Method::POST, "/api/sessions/{id}/markers", Action::Control),
+    (Method::GET, "/api/sessions/{id}/files", Action::Control),
+    (
+        Method::PUT,
+        "/api/sessions/{id}/files/{name}",
+        Action::Control,
+    ),
     (Method::GET, "/api/sessions/{id}/links", Action::Share),
     (Method::POST, "/api/sessions/{id}/links", Action::Share),
     (

@@ -71,7 +71,7 @@ pub async fn create(
     Ok((
         StatusCode::CREATED,
         headers,
-        Json(SessionView::of(&session, grant, node(&state))),
+        Json(SessionView::of(&session, grant, node(&state)).with_files(&state.config)),
     )
         .into_response())
 }
@@ -98,7 +98,7 @@ pub async fn list(
         .list()
         .iter()
         .filter(|s| grant.reaches(super::target(s)))
-        .map(|s| SessionView::of(s, grant, here))
+        .map(|s| SessionView::of(s, grant, here).with_files(&state.config))
         .collect();
     if let Some(registry) = state.sessions.cluster() {
         // A name another node's session took while this node was gone
@@ -129,7 +129,7 @@ pub async fn list(
                         owner: owner.as_ref(),
                     })
                 })
-                .map(|record| SessionView::remote(record, grant)),
+                .map(|record| SessionView::remote(record, grant).with_files(&state.config)),
         );
         // RFC 3339 UTC times of one format sort as strings; ties by id.
         sessions.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
@@ -154,7 +154,7 @@ pub async fn show(
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
 ) -> Json<SessionView> {
-    Json(SessionView::of(&session, caller.grant(), node(&state)))
+    Json(SessionView::of(&session, caller.grant(), node(&state)).with_files(&state.config))
 }
 
 /// `DELETE /api/sessions/{id}`: ends the session (hangup, then kill after the
@@ -186,7 +186,9 @@ pub async fn delete(
         session.id(),
     );
     session.kill().await;
-    Ok(Json(SessionView::of(&session, grant, node(&state))))
+    Ok(Json(
+        SessionView::of(&session, grant, node(&state)).with_files(&state.config),
+    ))
 }
 
 /// The query of `GET /api/sessions/{id}/screen`.

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::access::{Grant, Role};
 use crate::cluster::SessionRecord;
+use crate::config::Config;
 use crate::session::{Room, SessionHandle, Status};
 use crate::time::rfc3339;
 
@@ -110,6 +111,10 @@ pub struct SessionView {
     pub viewers: Viewers,
     /// What the caller may do with it: `view`, `control` or `admin`.
     pub access: Role,
+    /// Whether files move in and out of it (its profile has
+    /// `files = true`): uploads, downloads and in-band offers, for the
+    /// control role.
+    pub files: bool,
 }
 
 impl SessionView {
@@ -142,11 +147,22 @@ impl SessionView {
             recording: info.recording.clone(),
             viewers: Viewers::of(&session.room()),
             access: grant.role(),
+            files: false,
         }
     }
 }
 
 impl SessionView {
+    /// This view, saying whether its profile (in `config`) moves files.
+    pub fn with_files(mut self, config: &Config) -> SessionView {
+        self.files = self
+            .profile
+            .as_deref()
+            .and_then(|name| config.profiles.get(name))
+            .is_some_and(|profile| profile.files);
+        self
+    }
+
     /// The view of another node's session from its registry record, for
     /// `grant`: its title as of the record's last write, and no viewers
     /// counted (the owner counts them).
@@ -171,6 +187,7 @@ impl SessionView {
             recording: record.recording.clone(),
             viewers: Viewers::of(&Room::default()),
             access: grant.role(),
+            files: false,
         }
     }
 }

@@ -120,6 +120,8 @@ pub async fn upgrade(
     let role = stream_role(caller.grant(), asked);
     let clipboard =
         state.config.clipboard == ClipboardAccess::Control && role.wire() == Role::Control;
+    let files = role.wire() == Role::Control
+        && super::files::enabled(&state, session.info().profile.as_deref());
     let ping_every = state.config.limits.ping_interval();
     let sessions = std::sync::Arc::clone(&state.sessions);
     Ok(ws
@@ -138,6 +140,7 @@ pub async fn upgrade(
                 Ok(slot) => {
                     Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
                         .with_clipboard(clipboard)
+                        .with_files(files)
                         .run()
                         .await
                 }
@@ -253,6 +256,8 @@ pub(super) struct Viewer {
     heard: Instant,
     /// Whether OSC 52 writes are passed on to this connection.
     clipboard: bool,
+    /// Whether file offers (OSC 1337 File) are passed on to it.
+    files: bool,
     ping_every: Duration,
     /// The registry, for its metrics.
     sessions: std::sync::Arc<Sessions>,
@@ -288,6 +293,7 @@ impl Viewer {
             state: ViewerState::new(),
             heard: Instant::now(),
             clipboard: false,
+            files: false,
             seen: None,
             stalled_after: STALLED_AFTER,
             ping_every,
@@ -299,6 +305,12 @@ impl Viewer {
     /// Passes OSC 52 clipboard writes on to this connection (or not).
     fn with_clipboard(mut self, clipboard: bool) -> Viewer {
         self.clipboard = clipboard;
+        self
+    }
+
+    /// Passes file offers (OSC 1337 File) on to this connection (or not).
+    fn with_files(mut self, files: bool) -> Viewer {
+        self.files = files;
         self
     }
 
@@ -474,6 +486,7 @@ impl Viewer {
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut room = self.session.watch_room();
         let mut clipboard = self.session.watch_clipboard();
+        let mut offers = self.session.watch_file_offers();
         room.mark_changed();
         let mut replay = self.session.watch_replay();
         if let Some(replay) = replay.as_mut() {
@@ -538,6 +551,16 @@ impl Viewer {
                     let text = clipboard.borrow_and_update().clone();
                     if let (Ok(()), Some(text)) = (changed, text) {
                         self.send_message(ServerMessage::Clipboard { text: text.to_string() }).await?;
+                    }
+                },
+                changed = offers.changed(), if self.files => {
+                    let offer = offers.borrow_and_update().clone();
+                    if let (Ok(()), Some(offer)) = (changed, offer) {
+                        self.send_message(ServerMessage::FileOffer {
+                            name: offer.name.clone(),
+                            data: offer.data.clone(),
+                        })
+                        .await?;
                     }
                 },
                 () = &mut revoked => {

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 pub use env::child_env;
-pub use helper::{run_helper, HelperEnd};
+pub use helper::{fork_worker, run_helper, HelperEnd};
 pub use io::READ_BUFFER;
 pub use leftovers::{become_subreaper, kill_leftovers, reap_orphans, MARKER};
 pub use reaper::{claim_programs, ChildState, ExitStatus};

@@ -39,7 +39,7 @@ use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
 use crate::stream::{encode_row, wire_style_linked};
 use crate::term::Mode;
-use crate::term::{Effect, Snapshot, StyleId, Term};
+use crate::term::{Effect, FileOffer, Snapshot, StyleId, Term};
 
 use super::busy::Busyness;
 use super::pacer::Pacer;
@@ -80,6 +80,8 @@ pub(super) struct Actor {
     pub commands: mpsc::Receiver<Command>,
     pub screen: watch::Sender<Arc<Snapshot>>,
     pub clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
+    /// Where the latest file a program offered (OSC 1337 File) goes.
+    pub file_offers: Arc<watch::Sender<Option<Arc<FileOffer>>>>,
     pub status: watch::Sender<Status>,
     pub timings: Timings,
     pub metrics: Arc<Metrics>,
@@ -426,7 +428,8 @@ impl Live {
         }
     }
 
-    /// Sends the terminal's clipboard requests on; returns its replies to
+    /// Sends the terminal's clipboard writes and file offers on; returns
+    /// its replies to
     /// the program, in order.
     fn carry_out_effects(&mut self) -> Vec<u8> {
         let mut replies = Vec::new();
@@ -435,6 +438,9 @@ impl Live {
                 Effect::Reply(reply) => replies.extend_from_slice(&reply),
                 Effect::Clipboard(text) => {
                     self.actor.clipboard.send_replace(Some(text.into()));
+                }
+                Effect::FileOffer(offer) => {
+                    self.actor.file_offers.send_replace(Some(Arc::new(offer)));
                 }
             }
         }

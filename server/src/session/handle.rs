@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::config::Limits;
 use crate::stream::redraw::{RedrawFeed, RedrawSlot};
 use crate::stream::FrameCache;
-use crate::term::Snapshot;
+use crate::term::{FileOffer, Snapshot};
 
 use super::budget::{InputBudget, ReadLimit};
 use super::reads::{ReadShares, Reader};
@@ -43,6 +43,8 @@ struct Shared {
     room: Arc<watch::Sender<Room>>,
     /// The latest text a program put on the clipboard (OSC 52).
     clipboard: Arc<watch::Sender<Option<Arc<str>>>>,
+    /// The latest file a program offered (OSC 1337 File).
+    file_offers: Arc<watch::Sender<Option<Arc<FileOffer>>>>,
     /// An [`EndReason`] as a number, set before the session is killed.
     end_reason: AtomicU8,
     /// Input from every transport draws on this.
@@ -197,6 +199,7 @@ impl SessionHandle {
                 streams_by: Arc::default(),
                 room: Arc::new(watch::channel(Room::new(size_policy)).0),
                 clipboard: Arc::new(watch::channel(None).0),
+                file_offers: Arc::new(watch::channel(None).0),
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
                 budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
                 reads: Mutex::new(ReadShares::new(ReadLimit {
@@ -444,6 +447,16 @@ impl SessionHandle {
     /// Where the actor publishes clipboard writes.
     pub(super) fn clipboard_sender(&self) -> Arc<watch::Sender<Option<Arc<str>>>> {
         Arc::clone(&self.shared.clipboard)
+    }
+
+    /// A receiver of the files programs offer from now on (OSC 1337 File).
+    pub fn watch_file_offers(&self) -> watch::Receiver<Option<Arc<FileOffer>>> {
+        self.shared.file_offers.subscribe()
+    }
+
+    /// Where the actor publishes file offers.
+    pub(super) fn file_offer_sender(&self) -> Arc<watch::Sender<Option<Arc<FileOffer>>>> {
+        Arc::clone(&self.shared.file_offers)
     }
 
     /// Scrollback lines `start .. start + count`, 1 being the line just

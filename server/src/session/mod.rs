@@ -69,6 +69,11 @@ pub struct SessionSpec {
     pub scrollback: usize,
     /// Whether and how the session is recorded.
     pub record: Option<RecordOptions>,
+    /// Largest file its programs may offer in band (OSC 1337 File):
+    /// `limits.upload_bytes` when its profile moves files, 0 (none)
+    /// otherwise.
+    #[serde(default)]
+    pub files: u64,
 }
 
 /// What a session is, fixed at its start.

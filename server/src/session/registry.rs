@@ -282,6 +282,7 @@ impl Sessions {
         };
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
         term.limit_scrollback_cells(self.limits.max_scrollback_cells);
+        term.offer_files(spec.files);
         let started = Started {
             info,
             term,
@@ -365,6 +366,7 @@ impl Sessions {
             commands: commands_rx,
             screen: screen_tx,
             clipboard: handle.clipboard_sender(),
+            file_offers: handle.file_offer_sender(),
             status: status_tx,
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),

@@ -57,6 +57,7 @@ use std::sync::Arc;
 
 pub use cell::Cell;
 pub use effect::Effect;
+pub use emulator::FileOffer;
 pub use links::Hyperlink;
 pub use modes::{Mode, Modes, MouseEncoding, MouseTracking};
 pub use persist::{StateError, STATE_VERSION};
@@ -118,6 +119,12 @@ impl Term {
         self.emu.limit_scrollback_cells(cells);
     }
 
+    /// Takes files programs offer for download (OSC 1337 File,
+    /// `inline=0`) up to `cap` bytes each; 0 (the default) takes none.
+    pub fn offer_files(&mut self, cap: u64) {
+        self.emu.offer_files(cap);
+    }
+
     /// Feeds bytes the program wrote. Chunks may split anywhere, UTF-8
     /// characters included.
     pub fn advance(&mut self, bytes: &[u8]) {
@@ -145,14 +152,16 @@ impl Term {
 
     /// Takes what the terminal asks its host to carry out: the replies
     /// for the program (at most one [`Effect::Reply`]), then the latest
-    /// clipboard write, if any.
+    /// clipboard write and the latest file offered, if any.
     pub fn take_effects(&mut self) -> impl Iterator<Item = Effect> {
         let replies = self.emu.take_replies();
         let clipboard = self.emu.take_clipboard();
+        let file = self.emu.take_file_offer();
         (!replies.is_empty())
             .then_some(Effect::Reply(replies))
             .into_iter()
             .chain(clipboard.map(Effect::Clipboard))
+            .chain(file.map(Effect::FileOffer))
     }
 
     /// Takes only the replies (the bytes of [`Effect::Reply`]), for a host

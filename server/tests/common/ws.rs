@@ -66,6 +66,8 @@ pub struct Model {
     pub pongs: Vec<u64>,
     /// Texts of `Clipboard` messages, in order.
     pub clipboard: Vec<String>,
+    /// `FileOffer` messages, as (name, data), in order.
+    pub files: Vec<(String, Vec<u8>)>,
     /// The latest `Presence`: (view, control).
     pub presence: Option<(u32, u32)>,
     /// The latest `ReplayState`.
@@ -87,6 +89,7 @@ pub enum Kind {
     Scrollback,
     Pong,
     Clipboard,
+    FileOffer,
     Replay,
     Room,
 }
@@ -153,6 +156,10 @@ impl Model {
             ServerMessage::Clipboard { text } => {
                 self.clipboard.push(text);
                 Kind::Clipboard
+            }
+            ServerMessage::FileOffer { name, data } => {
+                self.files.push((name, data));
+                Kind::FileOffer
             }
             ServerMessage::Presence { view, control } => {
                 if self.frames == 0 {

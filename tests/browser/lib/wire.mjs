@@ -126,6 +126,12 @@ export function scrollback({ total, start, cols, lines }) {
 export const pong = ({ token }) => new W().u8(8).varint(token).done();
 export const presence = ({ view, control }) => new W().u8(0x0a).varint(view).varint(control).done();
 export const clipboard = ({ text }) => new W().u8(9).str(text).done();
+export function file_offer({ name, data_hex }) {
+  const data = Buffer.from(data_hex, 'hex');
+  const w = new W().u8(0x0d).str(name).varint(data.length);
+  for (const b of data) w.u8(b);
+  return w.done();
+}
 export function replay_state({ title, duration_ms, position_ms, playing, speed, markers }) {
   const w = new W().u8(0x0b).u8(playing ? 1 : 0).varint(speed).varint(duration_ms).varint(position_ms).str(title).varint(markers.length);
   for (const m of markers) w.varint(m.time_ms).str(m.label);
@@ -139,7 +145,7 @@ export function room({ policy, you_drive, entries, unlisted }) {
   }
   return w.varint(unlisted).done();
 }
-export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state, room };
+export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state, room, file_offer };
 
 // ---- client -> server decoding ----
 

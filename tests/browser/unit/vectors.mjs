@@ -73,6 +73,7 @@ export function messageJson(m) {
     case 'clipboard': return { text: m.text };
     case 'presence': return { view: m.view, control: m.control };
     case 'room': return { policy: m.policy, you_drive: m.youDrive, entries: m.entries, unlisted: m.unlisted };
+    case 'file_offer': return { name: m.name, data_hex: Buffer.from(m.data).toString('hex') };
     case 'replay_state':
       return {
         title: m.title, duration_ms: String(m.duration), position_ms: String(m.position), playing: m.playing, speed: m.speed,

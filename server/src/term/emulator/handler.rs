@@ -295,6 +295,18 @@ impl Actions for Emulator {
             None => {}
         }
     }
+
+    fn osc_file_start(&mut self, args: &[u8]) -> bool {
+        self.file_start(args)
+    }
+
+    fn osc_file_data(&mut self, data: &[u8]) {
+        self.file_data(data);
+    }
+
+    fn osc_file_end(&mut self, complete: bool) {
+        self.file_end(complete);
+    }
 }
 
 impl Emulator {

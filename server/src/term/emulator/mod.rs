@@ -9,6 +9,7 @@ mod clipboard;
 mod colors;
 mod device_reports;
 mod edit;
+mod file_offer;
 mod handler;
 mod interning;
 mod margins;
@@ -22,6 +23,8 @@ mod window_ops;
 
 use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
+
+pub use file_offer::FileOffer;
 
 use super::cell::Cell;
 use super::dcs_request::DcsRequest;
@@ -86,6 +89,16 @@ pub(crate) struct Emulator {
     replies: Vec<u8>,
     /// The latest OSC 52 write, until the session takes it.
     clipboard: Option<String>,
+    /// Largest file a program may offer (OSC 1337 File); 0: none.
+    #[serde(default)]
+    file_cap: u64,
+    /// The file being received: not kept across a restore (its data is
+    /// then dropped).
+    #[serde(skip)]
+    incoming: Option<file_offer::Incoming>,
+    /// The latest file offered whole, until the session takes it.
+    #[serde(skip)]
+    file_offer: Option<FileOffer>,
     bells: u64,
     /// Last generation handed out to a row.
     counter: u64,
@@ -157,6 +170,9 @@ impl Emulator {
             cursor_blink: false,
             replies: Vec::new(),
             clipboard: None,
+            file_cap: 0,
+            incoming: None,
+            file_offer: None,
             bells: 0,
             counter: 0,
             observed: 0,

@@ -14,6 +14,10 @@
 //!   memory.
 //! - **Chunks split anywhere.** A UTF-8 character cut by the end of one
 //!   chunk is completed from the next.
+//! - **Files streamed.** The data of iTerm2's `OSC 1337 ; File=ARGS : DATA`
+//!   (far beyond the OSC bound) reaches the host in runs
+//!   ([`Actions::osc_file_data`]) when the host takes it
+//!   ([`Actions::osc_file_start`]), and is never kept here.
 
 mod params;
 mod utf8;
@@ -30,6 +34,10 @@ pub const MAX_OSC_BYTES: usize = 8 * 1024;
 /// Most `;`-separated parameters an OSC string is split into; the last one
 /// keeps the rest of the string, separators included.
 const MAX_OSC_PARAMS: usize = 16;
+
+/// What an OSC string that carries a file starts with (iTerm2's inline
+/// files); the arguments follow, then `:` and the base64 data.
+const OSC_FILE: &[u8] = b"1337;File=";
 
 /// Most characters handed to [`Actions::print_text`] at once.
 const TEXT_BATCH: usize = 64;
@@ -70,6 +78,18 @@ pub trait Actions {
     fn put(&mut self, byte: u8);
     /// The end of the DCS string.
     fn unhook(&mut self);
+    /// The `:` of `OSC 1337 ; File=ARGS :` was read: true when the host
+    /// takes the data ([`Actions::osc_file_data`], then
+    /// [`Actions::osc_file_end`]); false (the default) keeps the string
+    /// an ordinary OSC string, bounded and then dispatched.
+    fn osc_file_start(&mut self, _args: &[u8]) -> bool {
+        false
+    }
+    /// A run of a taken file's data (no C0 control in it).
+    fn osc_file_data(&mut self, _data: &[u8]) {}
+    /// The end of a taken file's data: `complete` when it ended with BEL
+    /// or ST, not cancelled by CAN or SUB.
+    fn osc_file_end(&mut self, _complete: bool) {}
     /// True when the host's share of work is spent: the parser stops after
     /// the action it is in, and [`Parser::advance`] returns where.
     fn spent(&self) -> bool {
@@ -93,6 +113,8 @@ enum State {
     DcsPassthrough,
     DcsIgnore,
     OscString,
+    /// The data of an OSC string that carries a file, taken by the host.
+    OscFile,
     SosPmApcString,
 }
 
@@ -143,6 +165,7 @@ impl Parser {
         while i < bytes.len() {
             i = match self.state {
                 State::Ground => self.ground(actions, bytes, i),
+                State::OscFile => self.osc_file(actions, bytes, i),
                 _ => {
                     self.step(actions, bytes[i]);
                     i + 1
@@ -424,6 +447,9 @@ impl Parser {
             },
             State::DcsIgnore | State::SosPmApcString => self.anywhere(actions, b),
             State::OscString => self.osc_byte(actions, b),
+            State::OscFile => {
+                self.osc_file(actions, &[b], 0);
+            }
         }
     }
 
@@ -550,9 +576,48 @@ impl Parser {
                 self.enter_escape();
             }
             0x00..=0x1f => {}
+            b':' if self.osc.starts_with(OSC_FILE) && {
+                let args = &self.osc[OSC_FILE.len()..];
+                !args.contains(&b':') && actions.osc_file_start(args)
+            } =>
+            {
+                self.osc.clear();
+                self.state = State::OscFile;
+            }
             _ if self.osc.len() < MAX_OSC_BYTES => self.osc.push(b),
             _ => {}
         }
+    }
+
+    /// Hands the run of a file's data at `bytes[i..]` to the host, or
+    /// reads the control that ends it; returns where it stopped.
+    fn osc_file<A: Actions>(&mut self, actions: &mut A, bytes: &[u8], i: usize) -> usize {
+        let run = bytes[i..]
+            .iter()
+            .position(|&b| b < 0x20)
+            .unwrap_or(bytes.len() - i);
+        if run > 0 {
+            actions.osc_file_data(&bytes[i..i + run]);
+            return i + run;
+        }
+        let b = bytes[i];
+        match b {
+            0x07 => {
+                actions.osc_file_end(true);
+                self.state = State::Ground;
+            }
+            0x18 | 0x1a => {
+                actions.osc_file_end(false);
+                actions.execute(b);
+                self.state = State::Ground;
+            }
+            0x1b => {
+                actions.osc_file_end(true);
+                self.enter_escape();
+            }
+            _ => {}
+        }
+        i + 1
     }
 
     fn osc_end<A: Actions>(&mut self, actions: &mut A, bell_terminated: bool) {

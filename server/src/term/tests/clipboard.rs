@@ -10,7 +10,7 @@ use crate::term::{Effect, Term};
 fn clipboard(term: &mut Term) -> Option<String> {
     term.take_effects().find_map(|effect| match effect {
         Effect::Clipboard(text) => Some(text),
-        Effect::Reply(_) => None,
+        _ => None,
     })
 }
 

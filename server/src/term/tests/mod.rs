@@ -17,6 +17,7 @@ mod colors;
 mod cursor;
 mod device_reports;
 mod editing;
+mod file_offer;
 mod generations;
 mod margins;
 mod modes;
