@@ -2,17 +2,34 @@
 //! chain and key read from PEM files, served with rustls (ring), and read
 //! again on demand (`serve` does it on SIGHUP) without dropping a
 //! connection: handshakes after the reload present the new certificate.
+//! The client side (the OpenID provider, `panecast attach` over wss)
+//! checks servers against the Mozilla roots of `webpki-roots`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::crypto::{ring, CryptoProvider};
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
-use tokio_rustls::rustls::ServerConfig;
-use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::{ClientConfig, RootCertStore, ServerConfig};
+use tokio_rustls::{TlsAcceptor, TlsConnector};
+
+/// The TLS client every outgoing connection uses: rustls (ring) with the
+/// Mozilla roots.
+pub static CLIENT: LazyLock<TlsConnector> = LazyLock::new(|| {
+    let roots = RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        // ring's defaults always include the safe protocol versions.
+        .unwrap_or_else(|_| unreachable!())
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+});
 
 /// A certificate or key that could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,384 @@
+//! `panecast attach`: a session in the local terminal, as `tmux attach`
+//! does. It opens the session's WebSocket stream, keeps the screen from
+//! the frames ([`screen`]), paints the rows each frame changed ([`paint`]),
+//! and sends what is typed as `Text` (the program gets the bytes as typed)
+//! when the connection may type.
+//!
+//! Exit codes: 0 after the detach key or when the session ends (its
+//! program exited: close 4001; it was deleted: 4002); 1 when the
+//! connection fails or closes otherwise, or the terminal cannot be used;
+//! 2 for a bad command line or URL; 3 when the credential is refused
+//! (HTTP 401 or 403, or revoked: 4003); 4 when the session does not exist
+//! (404, or 4004).
+
+mod connect;
+mod input;
+mod paint;
+mod screen;
+mod target;
+mod tty;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use futures_util::{SinkExt, StreamExt};
+use panecast_proto::{close, ClientMessage, Role, ServerMessage};
+use tokio::signal::unix::{signal, SignalKind};
+use tokio_tungstenite::tungstenite::Message;
+
+use connect::{ConnectError, Stream};
+use input::{DetachKey, Typed, Utf8};
+use paint::Painter;
+use screen::Screen;
+pub use target::Target;
+
+/// Exit code: the connection failed or closed for another reason.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: the command line or URL is not usable.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code: the server refused the credential.
+pub const EXIT_REFUSED: u8 = 3;
+/// Exit code: no such session.
+pub const EXIT_NOT_FOUND: u8 = 4;
+
+/// Options of `panecast attach`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Keys: Ctrl-\\ detaches (see --detach-key). Everything else is sent to the program.
+
+Exit codes: 0 detached, or the session ended (its program exited or it was
+deleted); 1 the connection failed or was closed, or no terminal; 2 bad
+command line or URL; 3 credential refused (401, 403, revoked); 4 no such
+session.
+
+Examples:
+  panecast attach 'https://term.example.com/s/0123abcd...#t=LINK_TOKEN'
+  PANECAST_TOKEN=... panecast attach http://127.0.0.1:7681 --session build --view")]
+pub struct AttachArgs {
+    /// A session's page URL (http(s)://HOST[:PORT][/BASE]/s/ID, with a
+    /// share link's token as #t=TOKEN or ?token=TOKEN), or the server's URL
+    /// with --session.
+    url: String,
+    /// The session's id or name, when URL is the server's.
+    #[arg(long, short)]
+    session: Option<String>,
+    /// The admin token or a key; a token in the URL is used instead.
+    #[arg(long, env = "PANECAST_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Watch only: send no keys and leave the session's size alone.
+    #[arg(long)]
+    view: bool,
+    /// Drive the session's size with this window's (under the driver
+    /// policy; by default the first controller drives).
+    #[arg(long, conflicts_with = "view")]
+    take_control: bool,
+    /// The key that detaches: ctrl-X, or none.
+    #[arg(long, default_value = "ctrl-\\", value_parser = DetachKey::parse)]
+    detach_key: DetachKey,
+}
+
+/// How an attach ended: a one-line reason (none after a detach) and the
+/// exit code.
+struct Ending {
+    reason: Option<String>,
+    code: u8,
+}
+
+impl Ending {
+    fn new(code: u8, reason: impl Into<String>) -> Ending {
+        Ending {
+            reason: Some(reason.into()),
+            code,
+        }
+    }
+}
+
+/// Runs `panecast attach` and returns its exit code.
+pub fn run(args: AttachArgs) -> ExitCode {
+    let ending = attach(args);
+    if let Some(reason) = ending.reason {
+        eprintln!("panecast: {reason}");
+    }
+    ExitCode::from(ending.code)
+}
+
+fn attach(args: AttachArgs) -> Ending {
+    let target = match Target::parse(&args.url, args.session.as_deref()) {
+        Ok(target) => target,
+        Err(e) => return Ending::new(EXIT_USAGE, e),
+    };
+    let token = target.token.clone().or(args.token.clone());
+    let role = if args.view || target.view {
+        "view"
+    } else {
+        "control"
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return Ending::new(EXIT_FAILED, format!("cannot start the runtime: {e}")),
+    };
+    let ending = runtime.block_on(async {
+        let stream = match connect::connect(&target, role, token.as_deref()).await {
+            Ok(stream) => stream,
+            Err(e) => return refused(&target, e),
+        };
+        let raw = match tty::Raw::enter() {
+            Ok(raw) => raw,
+            Err(e) => return Ending::new(EXIT_FAILED, e),
+        };
+        let ending = Session::new(stream, args.take_control)
+            .run(args.detach_key)
+            .await;
+        drop(raw);
+        ending
+    });
+    // The thread reading standard input may be blocked in read(2): the
+    // process ends without waiting for it.
+    runtime.shutdown_background();
+    ending
+}
+
+/// The ending for a connection that could not be opened.
+fn refused(target: &Target, error: ConnectError) -> Ending {
+    match error {
+        ConnectError::Refused { status, reason } => {
+            let code = match status {
+                401 | 403 => EXIT_REFUSED,
+                404 => EXIT_NOT_FOUND,
+                _ => EXIT_FAILED,
+            };
+            let what = match status {
+                401 => "the credential was refused",
+                403 => "the credential does not give access",
+                404 => "no such session (or not one this credential reaches)",
+                _ => "the server refused the connection",
+            };
+            Ending::new(
+                code,
+                format!(
+                    "{what}: HTTP {status} ({reason}) for session {}",
+                    target.session
+                ),
+            )
+        }
+        ConnectError::Failed(e) => Ending::new(EXIT_FAILED, format!("cannot connect: {e}")),
+    }
+}
+
+/// One attached connection.
+struct Session {
+    stream: Stream,
+    screen: Screen,
+    painter: Option<Painter>,
+    role: Role,
+    take_control: bool,
+    utf8: Utf8,
+    /// The program's exit status, once the server said it (`None` inside
+    /// for a signal).
+    exit: Option<Option<i32>>,
+    /// The last `Error` the server sent.
+    error: Option<String>,
+}
+
+/// What the loop goes on with.
+type Step = Result<(), Ending>;
+
+impl Session {
+    fn new(stream: Stream, take_control: bool) -> Session {
+        Session {
+            stream,
+            screen: Screen::default(),
+            painter: None,
+            role: Role::View,
+            take_control,
+            utf8: Utf8::default(),
+            exit: None,
+            error: None,
+        }
+    }
+
+    async fn run(mut self, detach_key: DetachKey) -> Ending {
+        let signals = [
+            SignalKind::window_change(),
+            SignalKind::terminate(),
+            SignalKind::hangup(),
+            SignalKind::interrupt(),
+        ]
+        .map(signal);
+        let [Ok(mut winch), Ok(mut term), Ok(mut hup), Ok(mut int)] = signals else {
+            return Ending::new(EXIT_FAILED, "cannot handle signals");
+        };
+        let mut typed = input::spawn(detach_key);
+        let result: Step = loop {
+            let step = tokio::select! {
+                message = self.stream.next() => self.received(message).await,
+                typed = typed.recv() => self.typed(typed).await,
+                _ = winch.recv() => self.resized().await,
+                _ = term.recv() => Err(Ending::new(EXIT_FAILED, "terminated (SIGTERM)")),
+                _ = hup.recv() => Err(Ending::new(EXIT_FAILED, "the terminal hung up (SIGHUP)")),
+                _ = int.recv() => Err(Ending::new(EXIT_FAILED, "interrupted (SIGINT)")),
+            };
+            if let Err(ending) = step {
+                break Err(ending);
+            }
+        };
+        let _ = self.stream.close(None).await;
+        match result {
+            Err(ending) => ending,
+            Ok(()) => Ending::new(EXIT_FAILED, "the connection ended"),
+        }
+    }
+
+    /// Handles one message from the server.
+    async fn received(
+        &mut self,
+        message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+    ) -> Step {
+        let bytes = match message {
+            Some(Ok(Message::Binary(bytes))) => bytes,
+            Some(Ok(Message::Close(frame))) => {
+                let (code, reason) = frame
+                    .map(|f| (u16::from(f.code), f.reason.to_string()))
+                    .unwrap_or((close::NORMAL, String::new()));
+                return Err(self.closed(code, reason));
+            }
+            Some(Ok(_)) => return Ok(()),
+            Some(Err(e)) => {
+                return Err(Ending::new(
+                    EXIT_FAILED,
+                    format!("the connection failed: {e}"),
+                ))
+            }
+            None => return Err(self.closed(close::NORMAL, String::new())),
+        };
+        let message = match ServerMessage::decode(&bytes) {
+            Ok(message) => message,
+            Err(panecast_proto::DecodeError::UnknownType(_)) => return Ok(()),
+            Err(e) => {
+                return Err(Ending::new(
+                    EXIT_FAILED,
+                    format!("the server sent an undecodable message: {e}"),
+                ))
+            }
+        };
+        match message {
+            ServerMessage::Hello(hello) => {
+                self.role = hello.role;
+                self.resized().await?;
+                if self.take_control && self.role == Role::Control {
+                    self.send(ClientMessage::TakeControl).await?;
+                }
+            }
+            ServerMessage::Styles(styles) => self.screen.styles(styles),
+            ServerMessage::Frame(frame) => {
+                let changes = self.screen.frame(frame);
+                let window = tty::size().unwrap_or((self.screen.cols, self.screen.rows));
+                let role = self.role;
+                let painter = self
+                    .painter
+                    .get_or_insert_with(|| Painter::new(window, role == Role::Control));
+                write_out(&painter.paint(&self.screen, &changes));
+            }
+            ServerMessage::Bell => write_out("\x07"),
+            ServerMessage::Exit { code } => self.exit = Some(code),
+            ServerMessage::Error { code, message } => {
+                if code != close::INPUT_DROPPED {
+                    self.error = Some(message);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The ending for a close with `code` and `reason`.
+    fn closed(&self, code: u16, reason: String) -> Ending {
+        let reason = if reason.is_empty() {
+            self.error.clone().unwrap_or_default()
+        } else {
+            reason
+        };
+        match code {
+            close::SESSION_ENDED => Ending::new(
+                0,
+                match self.exit {
+                    Some(Some(status)) => {
+                        format!("the session ended: its program exited with status {status}")
+                    }
+                    Some(None) => "the session ended: its program was killed by a signal".into(),
+                    None => "the session ended".into(),
+                },
+            ),
+            close::SESSION_DELETED => Ending::new(0, "the session was deleted"),
+            close::ACCESS_REVOKED => Ending::new(EXIT_REFUSED, format!("access revoked: {reason}")),
+            close::SESSION_NOT_FOUND => {
+                Ending::new(EXIT_NOT_FOUND, format!("no such session: {reason}"))
+            }
+            code => Ending::new(
+                EXIT_FAILED,
+                format!(
+                    "the server closed the connection ({code}{}{reason})",
+                    if reason.is_empty() { "" } else { ": " }
+                ),
+            ),
+        }
+    }
+
+    /// Handles what standard input gave.
+    async fn typed(&mut self, typed: Option<Typed>) -> Step {
+        let (bytes, detach) = match typed {
+            Some(Typed::Bytes(bytes)) => (bytes, false),
+            Some(Typed::Detach(bytes)) => (bytes, true),
+            Some(Typed::End) | None => {
+                return Err(Ending::new(EXIT_FAILED, "standard input ended"));
+            }
+        };
+        if self.role == Role::Control {
+            let text = self.utf8.push(&bytes);
+            if !text.is_empty() {
+                self.send(ClientMessage::Text { text }).await?;
+            }
+        }
+        if detach {
+            return Err(Ending {
+                reason: None,
+                code: 0,
+            });
+        }
+        Ok(())
+    }
+
+    /// Tells the server the window's size (a controller's only) and redraws.
+    async fn resized(&mut self) -> Step {
+        let Some((cols, rows)) = tty::size() else {
+            return Ok(());
+        };
+        if let Some(painter) = &mut self.painter {
+            painter.resize((cols, rows));
+            let changes = screen::Changes::default();
+            write_out(&painter.paint(&self.screen, &changes));
+        }
+        if self.role == Role::Control {
+            let cols = cols.min(panecast_proto::limits::MAX_COLS);
+            let rows = rows.min(panecast_proto::limits::MAX_ROWS);
+            self.send(ClientMessage::Resize { cols, rows }).await?;
+        }
+        Ok(())
+    }
+
+    async fn send(&mut self, message: ClientMessage) -> Step {
+        self.stream
+            .send(Message::Binary(message.encode().into()))
+            .await
+            .map_err(|e| Ending::new(EXIT_FAILED, format!("the connection failed: {e}")))
+    }
+}
+
+/// Writes to the local terminal; a failure shows on the next read.
+fn write_out(s: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(s.as_bytes()).and_then(|()| out.flush());
+}
