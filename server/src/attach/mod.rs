@@ -284,10 +284,8 @@ impl Session {
             }
             ServerMessage::Bell => write_out("\x07"),
             ServerMessage::Exit { code } => self.exit = Some(code),
-            ServerMessage::Error { code, message } => {
-                if code != close::INPUT_DROPPED {
-                    self.error = Some(message);
-                }
+            ServerMessage::Error { code, message } if code != close::INPUT_DROPPED => {
+                self.error = Some(message);
             }
             _ => {}
         }

@@ -281,11 +281,11 @@ pub fn term_style(style: &proto::Style) -> term::Style {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use crate::term::{Snapshot, Term};
 
     /// Paints the screen `input` makes, sent over the wire as the server
     /// sends it, on a fresh emulator of the window's size.
-    fn painted(input: &str, session: (u16, u16), window: (u16, u16)) -> (Term, Term) {
+    fn painted(input: &str, session: (u16, u16), window: (u16, u16)) -> (Snapshot, Snapshot) {
         let mut original = Term::new(session.0, session.1, 0);
         original.advance(input.as_bytes());
         let snapshot = original.snapshot();
@@ -338,11 +338,11 @@ mod tests {
                 .paint(&screen, &changes)
                 .as_bytes(),
         );
-        (original, local)
+        (snapshot, local.snapshot())
     }
 
-    fn text(term: &Term) -> String {
-        crate::render::render(&term.snapshot(), crate::render::Format::Text)
+    fn text(snapshot: &Snapshot) -> String {
+        crate::render::render(snapshot, crate::render::Format::Text)
     }
 
     #[test]
@@ -350,11 +350,12 @@ mod tests {
         let input = "\x1b]2;t\x07ab\x1b[1;31mc\x1b[0m \x1b[44m\x1b[K\x1b[0m\r\n中e\u{301}x";
         let (original, local) = painted(input, (10, 3), (10, 3));
         assert_eq!(
-            crate::render::render(&local.snapshot(), crate::render::Format::Json),
-            crate::render::render(&original.snapshot(), crate::render::Format::Json),
+            crate::render::render(&local, crate::render::Format::Json),
+            crate::render::render(&original, crate::render::Format::Json),
         );
-        assert_eq!(local.snapshot().cursor.row, original.snapshot().cursor.row);
-        assert_eq!(local.snapshot().cursor.col, original.snapshot().cursor.col);
+        assert_eq!(local.cursor.row, original.cursor.row);
+        assert_eq!(local.cursor.col, original.cursor.col);
+        assert_eq!(local.title, original.title);
     }
 
     #[test]
@@ -362,7 +363,7 @@ mod tests {
         let (_, local) = painted("0123456789\r\nsecond\r\nthird", (10, 3), (4, 2));
         assert_eq!(text(&local), "0123\nseco\n");
         let (_, local) = painted("ab\r\ncd", (3, 2), (8, 4));
-        assert_eq!(text(&local), "ab\ncd\n");
+        assert_eq!(text(&local), "ab\ncd\n\n\n");
     }
 
     #[test]

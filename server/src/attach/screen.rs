@@ -98,7 +98,7 @@ mod tests {
         .expect("a line")
     }
 
-    fn frame(full: bool, scroll: u16, lines: &[(u16, &str)]) -> Frame {
+    fn frame(full: bool, scroll: u32, lines: &[(u16, &str)]) -> Frame {
         Frame {
             cols: 10,
             rows: 3,

@@ -1,0 +1,350 @@
+//! `panecast attach` as a person uses it: the real binary in a tmux pane
+//! of a fixed size (the local terminal), keys typed with `tmux send-keys`,
+//! the pane read with `tmux capture-pane`. The pane shows the same screen
+//! as `GET /screen?format=text`, keys typed in it reach the program, the
+//! window's size drives the session's, the detach key exits 0 with the
+//! terminal restored, the end of the session exits 0 with its reason, a
+//! view link cannot type and its revocation ends the attach; bad URLs and
+//! refused credentials fail with one line and their exit codes. Every
+//! wait is for a condition (tests/run.sh installs tmux).
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{eventually, test_config, Server, TOKEN};
+use serde_json::json;
+
+/// The pane's size, and the session's.
+const COLS: u16 = 80;
+const ROWS: u16 = 24;
+
+/// A tmux server of its own (its socket in a fresh directory), killed on drop.
+struct Tmux {
+    dir: PathBuf,
+}
+
+impl Tmux {
+    fn new() -> Tmux {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("panecast-attach-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        Tmux { dir }
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let socket = self.dir.join("tmux");
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(["-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("tmux runs (tests/run.sh installs it)");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Starts `panecast attach ARGS` (with `env` set) in a new window
+    /// `name`; after it exits the pane shows its exit code and whether the
+    /// terminal is back in canonical mode with echo, and stays open.
+    fn attach(&self, name: &str, env: &str, args: &str) {
+        let bin = env!("CARGO_BIN_EXE_panecast");
+        let script = format!(
+            "{env} {bin} attach {args}; echo exit=$?; \
+             stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo; \
+             exec sleep 600"
+        );
+        let (cols, rows) = (COLS.to_string(), ROWS.to_string());
+        self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            "sh",
+            "-c",
+            &script,
+        ]);
+    }
+
+    /// The pane's text, lines' trailing blanks and trailing empty lines cut.
+    fn pane(&self, name: &str) -> String {
+        trimmed(&self.run(&["capture-pane", "-p", "-t", name]))
+    }
+
+    fn keys(&self, name: &str, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", name];
+        args.extend(keys);
+        self.run(&args);
+    }
+
+    /// Waits until the attach in pane `name` has exited and the terminal's
+    /// modes are printed after it, and returns the pane.
+    fn wait_exit(&self, name: &str) -> String {
+        eventually(&format!("the attach in pane {name} to exit"), || {
+            let pane = self.pane(name);
+            pane.lines()
+                .any(|l| l == "echo" || l == "-echo")
+                .then_some(pane)
+        })
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let socket = self.dir.join("tmux");
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .arg("kill-server")
+            .stderr(Stdio::null())
+            .status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `text` with each line's trailing blanks and the trailing empty lines cut.
+fn trimmed(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let end = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(0, |i| i + 1);
+    lines[..end].join("\n")
+}
+
+/// A session running `sh` with the prompt `$ `, the pane's size, at its
+/// first prompt; returns its id.
+fn shell(server: &Server) -> String {
+    let session = server.create(
+        &["sh"],
+        json!({"env": {"PS1": "$ ", "ENV": ""}, "cols": COLS, "rows": ROWS}),
+    );
+    let id = session["id"].as_str().expect("an id").to_owned();
+    server.wait_screen(&id, "the prompt", |s| s.starts_with("$"));
+    id
+}
+
+/// Waits until the pane shows exactly the session's screen.
+fn wait_same_screen(server: &Server, tmux: &Tmux, name: &str, id: &str) -> String {
+    let mut last = (String::new(), String::new());
+    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        eventually("the pane to show the session's screen", || {
+            let screen = trimmed(&server.screen(id));
+            let pane = tmux.pane(name);
+            last = (screen.clone(), pane.clone());
+            (screen == pane && !screen.is_empty()).then_some(screen)
+        })
+    }));
+    found.unwrap_or_else(|_| panic!("the screen:\n{}\n\nthe pane:\n{}", last.0, last.1))
+}
+
+fn page(server: &Server, id: &str) -> String {
+    format!("http://{}/s/{id}", server.addr)
+}
+
+#[test]
+fn a_controller_sees_the_screen_types_resizes_and_detaches() {
+    let server = Server::start(test_config());
+    let id = shell(&server);
+    let tmux = Tmux::new();
+    tmux.attach("a", &format!("PANECAST_TOKEN={TOKEN}"), &page(&server, &id));
+    wait_same_screen(&server, &tmux, "a", &id);
+
+    tmux.keys("a", &["echo $((6*7))", "Enter"]);
+    server.wait_screen(&id, "the program's answer", |s| {
+        s.lines().any(|l| l == "42")
+    });
+    let screen = wait_same_screen(&server, &tmux, "a", &id);
+    assert!(screen.contains("$ echo $((6*7))\n42"), "{screen}");
+
+    // The window drives the session's size (it is the only controller).
+    tmux.run(&["resize-window", "-t", "a", "-x", "100", "-y", "30"]);
+    eventually("the session to take the window's size", || {
+        let session = server.session(&id);
+        (session["cols"] == 100 && session["rows"] == 30).then_some(())
+    });
+    tmux.keys("a", &["printf '%s\\n' \"$(stty size)\"", "Enter"]);
+    server.wait_screen(&id, "the new size", |s| s.lines().any(|l| l == "30 100"));
+    wait_same_screen(&server, &tmux, "a", &id);
+
+    tmux.keys("a", &["C-\\"]);
+    let pane = tmux.wait_exit("a");
+    let lines: Vec<&str> = pane.lines().collect();
+    assert_eq!(
+        lines,
+        ["exit=0", "icanon", "echo"],
+        "the terminal is restored"
+    );
+    let modes = tmux.run(&["display", "-p", "-t", "a", "#{alternate_on} #{cursor_flag}"]);
+    assert_eq!(modes.trim(), "0 1", "main screen, cursor shown");
+    assert_eq!(
+        server.session(&id)["running"],
+        true,
+        "a detach leaves the session running"
+    );
+}
+
+#[test]
+fn the_end_of_the_session_ends_the_attach_with_its_reason() {
+    let server = Server::start(test_config());
+    let id = shell(&server);
+    let tmux = Tmux::new();
+    tmux.attach(
+        "a",
+        &format!("PANECAST_TOKEN={TOKEN}"),
+        &format!("http://{} --session {id}", server.addr),
+    );
+    wait_same_screen(&server, &tmux, "a", &id);
+    tmux.keys("a", &["exit 3", "Enter"]);
+    let pane = tmux.wait_exit("a");
+    assert_eq!(
+        pane,
+        "panecast: the session ended: its program exited with status 3\nexit=0\nicanon\necho"
+    );
+}
+
+#[test]
+fn a_view_link_watches_cannot_type_and_ends_when_revoked() {
+    let server = Server::start(test_config());
+    let id = shell(&server);
+    let link = server.call(
+        "POST",
+        &format!("/api/sessions/{id}/links"),
+        Some(r#"{"role": "view", "label": "watcher"}"#),
+    );
+    assert_eq!(link.status, 201, "{}", link.body);
+    let link = link.json();
+    let url = link["url"].as_str().expect("the link's page").to_owned();
+    assert!(url.contains("#t="), "{url}");
+    let tmux = Tmux::new();
+    tmux.attach("c", &format!("PANECAST_TOKEN={TOKEN}"), &page(&server, &id));
+    // No PANECAST_TOKEN: the link's token in the URL is the credential.
+    tmux.attach("v", "env -u PANECAST_TOKEN", &format!("'{url}'"));
+    tmux.attach("w", "env -u PANECAST_TOKEN", &format!("'{url}'"));
+    wait_same_screen(&server, &tmux, "v", &id);
+    wait_same_screen(&server, &tmux, "w", &id);
+
+    // Keys typed in a view window go nowhere, and the detach key still works.
+    tmux.keys("v", &["echo nope", "Enter", "C-\\"]);
+    assert_eq!(tmux.wait_exit("v"), "exit=0\nicanon\necho");
+    tmux.keys("c", &["echo marker", "Enter"]);
+    let screen = server.wait_screen(&id, "the controller's keys", |s| {
+        s.lines().any(|l| l == "marker")
+    });
+    assert!(!screen.contains("nope"), "{screen}");
+    let screen = wait_same_screen(&server, &tmux, "w", &id);
+    assert!(
+        screen.contains("marker"),
+        "the watcher sees what the controller typed"
+    );
+
+    let revoked = server.call(
+        "DELETE",
+        &format!(
+            "/api/sessions/{id}/links/{}",
+            link["id"].as_str().expect("an id")
+        ),
+        None,
+    );
+    assert_eq!(revoked.status, 204, "{}", revoked.body);
+    let pane = tmux.wait_exit("w");
+    assert!(pane.starts_with("panecast: access revoked"), "{pane}");
+    assert!(pane.ends_with("\nexit=3\nicanon\necho"), "{pane}");
+}
+
+/// Runs `panecast attach ARGS` without a terminal.
+fn attach_plain(args: &[&str], token: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_panecast"));
+    command
+        .arg("attach")
+        .args(args)
+        .env_remove("PANECAST_TOKEN");
+    if let Some(token) = token {
+        command.env("PANECAST_TOKEN", token);
+    }
+    command
+        .stdin(Stdio::null())
+        .output()
+        .expect("panecast runs")
+}
+
+/// Checks the exit code and that standard error is one line saying `what`.
+fn fails(out: &Output, code: i32, what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.starts_with("panecast: ") && stderr.contains(what),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing on standard output");
+}
+
+#[test]
+fn bad_urls_and_refused_credentials_fail_with_one_line() {
+    let server = Server::start(test_config());
+    let id = shell(&server);
+    let addr = server.addr;
+    for url in [
+        "nonsense",
+        &format!("ftp://{addr}/s/{id}"),
+        &format!("http://{addr}/"),
+        &format!("http://{addr}/x/{id}"),
+    ] {
+        fails(
+            &attach_plain(&[url], Some(TOKEN)),
+            2,
+            "is not a session URL",
+        );
+    }
+    fails(
+        &attach_plain(&[&page(&server, &id)], Some("wrong-token-0123456789")),
+        3,
+        "HTTP 401",
+    );
+    fails(&attach_plain(&[&page(&server, &id)], None), 3, "HTTP 401");
+    fails(
+        &attach_plain(
+            &[&format!("{}#t=not-a-live-link-token", page(&server, &id))],
+            None,
+        ),
+        3,
+        "HTTP 401",
+    );
+    fails(
+        &attach_plain(&[&page(&server, "nosuch")], Some(TOKEN)),
+        4,
+        "HTTP 404",
+    );
+    fails(
+        &attach_plain(&[&page(&server, &id)], Some(TOKEN)),
+        1,
+        "must be a terminal",
+    );
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = closed.local_addr().expect("its address").port();
+    drop(closed);
+    fails(
+        &attach_plain(&[&format!("http://127.0.0.1:{port}/s/{id}")], Some(TOKEN)),
+        1,
+        "cannot connect",
+    );
+    assert_eq!(
+        server.session(&id)["viewers"]["control"],
+        0,
+        "no attach stayed"
+    );
+}
