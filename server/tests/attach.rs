@@ -7,6 +7,9 @@
 //! view link cannot type and its revocation ends the attach; bad URLs and
 //! refused credentials fail with one line and their exit codes. Every
 //! wait is for a condition (tests/run.sh installs tmux).
+//!
+//! The server is the binary in a process of its own: a server in this
+//! process would reap the tmux clients it runs (it reaps orphans).
 
 mod common;
 
@@ -14,7 +17,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{eventually, test_config, Server, TOKEN};
+use common::process::ServerProcess;
+use common::{eventually, TOKEN};
 use serde_json::json;
 
 /// The pane's size, and the session's.
@@ -125,24 +129,64 @@ fn trimmed(text: &str) -> String {
     lines[..end].join("\n")
 }
 
+/// The server, the binary `cargo test` built.
+fn server() -> ServerProcess {
+    ServerProcess::start(TOKEN)
+}
+
 /// A session running `sh` with the prompt `$ `, the pane's size, at its
 /// first prompt; returns its id.
-fn shell(server: &Server) -> String {
-    let session = server.create(
-        &["sh"],
-        json!({"env": {"PS1": "$ ", "ENV": ""}, "cols": COLS, "rows": ROWS}),
-    );
-    let id = session["id"].as_str().expect("an id").to_owned();
-    server.wait_screen(&id, "the prompt", |s| s.starts_with("$"));
+fn shell(server: &ServerProcess) -> String {
+    let body = json!({
+        "command": ["sh"],
+        "env": {"PS1": "$ ", "ENV": ""},
+        "cols": COLS,
+        "rows": ROWS,
+    });
+    let created = server.call("POST", "/api/sessions", Some(&body.to_string()));
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+    wait_screen(server, &id, "the prompt", |s| s.starts_with('$'));
     id
 }
 
+/// The session's screen as text.
+fn screen(server: &ServerProcess, id: &str) -> String {
+    let response = server.call(
+        "GET",
+        &format!("/api/sessions/{id}/screen?format=text"),
+        None,
+    );
+    assert_eq!(response.status, 200, "{}", response.body);
+    response.body
+}
+
+/// The session object.
+fn session(server: &ServerProcess, id: &str) -> serde_json::Value {
+    let response = server.call("GET", &format!("/api/sessions/{id}"), None);
+    assert_eq!(response.status, 200, "{}", response.body);
+    response.json()
+}
+
+/// Waits until the session's screen satisfies `done`, and returns it.
+fn wait_screen(
+    server: &ServerProcess,
+    id: &str,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    eventually(what, || {
+        let text = screen(server, id);
+        done(&text).then_some(text)
+    })
+}
+
 /// Waits until the pane shows exactly the session's screen.
-fn wait_same_screen(server: &Server, tmux: &Tmux, name: &str, id: &str) -> String {
+fn wait_same_screen(server: &ServerProcess, tmux: &Tmux, name: &str, id: &str) -> String {
     let mut last = (String::new(), String::new());
     let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         eventually("the pane to show the session's screen", || {
-            let screen = trimmed(&server.screen(id));
+            let screen = trimmed(&screen(server, id));
             let pane = tmux.pane(name);
             last = (screen.clone(), pane.clone());
             (screen == pane && !screen.is_empty()).then_some(screen)
@@ -151,33 +195,41 @@ fn wait_same_screen(server: &Server, tmux: &Tmux, name: &str, id: &str) -> Strin
     found.unwrap_or_else(|_| panic!("the screen:\n{}\n\nthe pane:\n{}", last.0, last.1))
 }
 
-fn page(server: &Server, id: &str) -> String {
+fn page(server: &ServerProcess, id: &str) -> String {
     format!("http://{}/s/{id}", server.addr)
 }
 
 #[test]
 fn a_controller_sees_the_screen_types_resizes_and_detaches() {
-    let server = Server::start(test_config());
+    let server = server();
     let id = shell(&server);
     let tmux = Tmux::new();
     tmux.attach("a", &format!("PANECAST_TOKEN={TOKEN}"), &page(&server, &id));
     wait_same_screen(&server, &tmux, "a", &id);
 
     tmux.keys("a", &["echo $((6*7))", "Enter"]);
-    server.wait_screen(&id, "the program's answer", |s| {
+    wait_screen(&server, &id, "the program's answer", |s| {
         s.lines().any(|l| l == "42")
     });
     let screen = wait_same_screen(&server, &tmux, "a", &id);
     assert!(screen.contains("$ echo $((6*7))\n42"), "{screen}");
 
+    // Output that scrolls the screen (frames with a scroll hint).
+    tmux.keys("a", &["seq 1 40", "Enter"]);
+    wait_screen(&server, &id, "the end of seq", |s| s.contains("\n40\n$"));
+    let screen = wait_same_screen(&server, &tmux, "a", &id);
+    assert!(screen.starts_with("18\n19\n"), "{screen}");
+
     // The window drives the session's size (it is the only controller).
     tmux.run(&["resize-window", "-t", "a", "-x", "100", "-y", "30"]);
     eventually("the session to take the window's size", || {
-        let session = server.session(&id);
+        let session = session(&server, &id);
         (session["cols"] == 100 && session["rows"] == 30).then_some(())
     });
     tmux.keys("a", &["printf '%s\\n' \"$(stty size)\"", "Enter"]);
-    server.wait_screen(&id, "the new size", |s| s.lines().any(|l| l == "30 100"));
+    wait_screen(&server, &id, "the new size", |s| {
+        s.lines().any(|l| l == "30 100")
+    });
     wait_same_screen(&server, &tmux, "a", &id);
 
     tmux.keys("a", &["C-\\"]);
@@ -191,7 +243,7 @@ fn a_controller_sees_the_screen_types_resizes_and_detaches() {
     let modes = tmux.run(&["display", "-p", "-t", "a", "#{alternate_on} #{cursor_flag}"]);
     assert_eq!(modes.trim(), "0 1", "main screen, cursor shown");
     assert_eq!(
-        server.session(&id)["running"],
+        session(&server, &id)["running"],
         true,
         "a detach leaves the session running"
     );
@@ -199,7 +251,7 @@ fn a_controller_sees_the_screen_types_resizes_and_detaches() {
 
 #[test]
 fn the_end_of_the_session_ends_the_attach_with_its_reason() {
-    let server = Server::start(test_config());
+    let server = server();
     let id = shell(&server);
     let tmux = Tmux::new();
     tmux.attach(
@@ -218,7 +270,7 @@ fn the_end_of_the_session_ends_the_attach_with_its_reason() {
 
 #[test]
 fn a_view_link_watches_cannot_type_and_ends_when_revoked() {
-    let server = Server::start(test_config());
+    let server = server();
     let id = shell(&server);
     let link = server.call(
         "POST",
@@ -241,7 +293,7 @@ fn a_view_link_watches_cannot_type_and_ends_when_revoked() {
     tmux.keys("v", &["echo nope", "Enter", "C-\\"]);
     assert_eq!(tmux.wait_exit("v"), "exit=0\nicanon\necho");
     tmux.keys("c", &["echo marker", "Enter"]);
-    let screen = server.wait_screen(&id, "the controller's keys", |s| {
+    let screen = wait_screen(&server, &id, "the controller's keys", |s| {
         s.lines().any(|l| l == "marker")
     });
     assert!(!screen.contains("nope"), "{screen}");
@@ -295,7 +347,7 @@ fn fails(out: &Output, code: i32, what: &str) {
 
 #[test]
 fn bad_urls_and_refused_credentials_fail_with_one_line() {
-    let server = Server::start(test_config());
+    let server = server();
     let id = shell(&server);
     let addr = server.addr;
     for url in [
@@ -343,7 +395,7 @@ fn bad_urls_and_refused_credentials_fail_with_one_line() {
         "cannot connect",
     );
     assert_eq!(
-        server.session(&id)["viewers"]["control"],
+        session(&server, &id)["viewers"]["control"],
         0,
         "no attach stayed"
     );

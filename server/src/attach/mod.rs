@@ -173,7 +173,10 @@ struct Session {
     stream: Stream,
     screen: Screen,
     painter: Option<Painter>,
-    role: Role,
+    /// The connection's role, once `Hello` said it.
+    role: Option<Role>,
+    /// What was typed before `Hello`, sent after it if the role allows.
+    typeahead: Vec<u8>,
     take_control: bool,
     utf8: Utf8,
     /// The program's exit status, once the server said it (`None` inside
@@ -192,7 +195,8 @@ impl Session {
             stream,
             screen: Screen::default(),
             painter: None,
-            role: Role::View,
+            role: None,
+            typeahead: Vec::new(),
             take_control,
             utf8: Utf8::default(),
             exit: None,
@@ -266,20 +270,22 @@ impl Session {
         };
         match message {
             ServerMessage::Hello(hello) => {
-                self.role = hello.role;
+                self.role = Some(hello.role);
                 self.resized().await?;
-                if self.take_control && self.role == Role::Control {
+                if self.take_control && self.controls() {
                     self.send(ClientMessage::TakeControl).await?;
                 }
+                let typeahead = std::mem::take(&mut self.typeahead);
+                self.type_bytes(&typeahead).await?;
             }
             ServerMessage::Styles(styles) => self.screen.styles(styles),
             ServerMessage::Frame(frame) => {
                 let changes = self.screen.frame(frame);
                 let window = tty::size().unwrap_or((self.screen.cols, self.screen.rows));
-                let role = self.role;
+                let controls = self.controls();
                 let painter = self
                     .painter
-                    .get_or_insert_with(|| Painter::new(window, role == Role::Control));
+                    .get_or_insert_with(|| Painter::new(window, controls));
                 write_out(&painter.paint(&self.screen, &changes));
             }
             ServerMessage::Bell => write_out("\x07"),
@@ -334,11 +340,13 @@ impl Session {
                 return Err(Ending::new(EXIT_FAILED, "standard input ended"));
             }
         };
-        if self.role == Role::Control {
-            let text = self.utf8.push(&bytes);
-            if !text.is_empty() {
-                self.send(ClientMessage::Text { text }).await?;
+        if self.role.is_none() {
+            // Sent as one Text: kept within the protocol's limit.
+            if self.typeahead.len() + bytes.len() <= panecast_proto::limits::MAX_TEXT {
+                self.typeahead.extend_from_slice(&bytes);
             }
+        } else {
+            self.type_bytes(&bytes).await?;
         }
         if detach {
             return Err(Ending {
@@ -359,12 +367,29 @@ impl Session {
             let changes = screen::Changes::default();
             write_out(&painter.paint(&self.screen, &changes));
         }
-        if self.role == Role::Control {
+        if self.controls() {
             let cols = cols.min(panecast_proto::limits::MAX_COLS);
             let rows = rows.min(panecast_proto::limits::MAX_ROWS);
             self.send(ClientMessage::Resize { cols, rows }).await?;
         }
         Ok(())
+    }
+
+    /// True once `Hello` said this connection may type.
+    fn controls(&self) -> bool {
+        self.role == Some(Role::Control)
+    }
+
+    /// Sends typed bytes to the program, if this connection may type.
+    async fn type_bytes(&mut self, bytes: &[u8]) -> Step {
+        if !self.controls() {
+            return Ok(());
+        }
+        let text = self.utf8.push(bytes);
+        if text.is_empty() {
+            return Ok(());
+        }
+        self.send(ClientMessage::Text { text }).await
     }
 
     async fn send(&mut self, message: ClientMessage) -> Step {

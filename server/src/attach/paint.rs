@@ -367,6 +367,29 @@ mod tests {
     }
 
     #[test]
+    fn a_controller_mirrors_the_input_modes_and_a_viewer_does_not() {
+        let screen = Screen {
+            cols: 2,
+            rows: 1,
+            lines: vec![proto::Line::default()],
+            modes: Modes {
+                app_cursor: true,
+                bracketed_paste: true,
+                mouse: MouseTracking::Drag,
+                ..Modes::default()
+            },
+            ..Screen::default()
+        };
+        let changes = Changes::default();
+        let painted = Painter::new((2, 1), true).paint(&screen, &changes);
+        for mode in ["\x1b[?1h", "\x1b[?2004h", "\x1b[?1002h"] {
+            assert!(painted.contains(mode), "{mode:?} in {painted:?}");
+        }
+        let painted = Painter::new((2, 1), false).paint(&screen, &changes);
+        assert!(!painted.contains("\x1b[?1h") && !painted.contains("\x1b[?1002h"));
+    }
+
+    #[test]
     fn control_characters_never_reach_the_local_terminal() {
         let mut out = String::new();
         printable(&mut out, "a\x1b]0;x\x07\u{9b}b");
