@@ -232,6 +232,21 @@ fn a_controller_sees_the_screen_types_resizes_and_detaches() {
     });
     wait_same_screen(&server, &tmux, "a", &id);
 
+    // The program's cursor-key mode reaches the local terminal, so an arrow
+    // key sends what the program asked for (ESC O A, not ESC [ A).
+    tmux.keys(
+        "a",
+        &["printf '\\033[?1h'; stty raw -echo; head -c 3 | od -An -c; stty sane; printf '\\033[?1l'", "Enter"],
+    );
+    eventually("the pane to take application cursor keys", || {
+        let flag = tmux.run(&["display", "-p", "-t", "a", "#{keypad_cursor_flag}"]);
+        (flag.trim() == "1").then_some(())
+    });
+    tmux.keys("a", &["Up"]);
+    wait_screen(&server, &id, "the arrow key's bytes", |s| {
+        s.contains("033   O   A")
+    });
+
     tmux.keys("a", &["C-\\"]);
     let pane = tmux.wait_exit("a");
     let lines: Vec<&str> = pane.lines().collect();
@@ -398,5 +413,80 @@ fn bad_urls_and_refused_credentials_fail_with_one_line() {
         session(&server, &id)["viewers"]["control"],
         0,
         "no attach stayed"
+    );
+}
+
+/// The binary serving HTTPS with `cert` and `key`; killed on drop.
+struct TlsServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl TlsServer {
+    fn start(cert: &std::path::Path, key: &std::path::Path) -> TlsServer {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--tls-cert"])
+            .arg(cert)
+            .arg("--tls-key")
+            .arg(key)
+            .env("PANECAST_TOKEN", TOKEN)
+            .env_remove("PANECAST_CONFIG")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("panecast serve starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout is piped"))
+            .read_line(&mut line)
+            .expect("the startup line");
+        let port = line
+            .split("https://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no https URL in {line:?}"));
+        TlsServer { child, port }
+    }
+}
+
+impl Drop for TlsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn https_urls_use_wss_and_take_a_private_ca() {
+    let tmux = Tmux::new(); // Only for its temporary directory.
+    let (cert, key) = (tmux.dir.join("cert.pem"), tmux.dir.join("key.pem"));
+    let certified =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("a certificate");
+    std::fs::write(&cert, certified.cert.pem()).expect("write the certificate");
+    std::fs::write(&key, certified.key_pair.serialize_pem()).expect("write the key");
+    let server = TlsServer::start(&cert, &key);
+    let url = format!("https://localhost:{}/s/nosuch", server.port);
+    let ca = cert.to_str().expect("a UTF-8 path");
+    // Trusted: the upgrade reaches the server over TLS, which reads the
+    // credential (a wrong one is 401) and finds no such session (404).
+    fails(
+        &attach_plain(&[&url, "--ca-file", ca], Some(TOKEN)),
+        4,
+        "HTTP 404",
+    );
+    fails(
+        &attach_plain(&[&url, "--ca-file", ca], Some("wrong-token-0123456789")),
+        3,
+        "HTTP 401",
+    );
+    // A self-signed certificate is not trusted by default.
+    fails(&attach_plain(&[&url], Some(TOKEN)), 1, "TLS with localhost");
+    let missing = tmux.dir.join("missing.pem");
+    let missing = missing.to_str().expect("a UTF-8 path");
+    fails(
+        &attach_plain(&[&url, "--ca-file", missing], Some(TOKEN)),
+        2,
+        "--ca-file",
     );
 }

@@ -8,6 +8,7 @@ use axum::http::HeaderValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio_rustls::rustls::pki_types::ServerName;
+use tokio_rustls::TlsConnector;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Error as WsError;
 use tokio_tungstenite::WebSocketStream;
@@ -40,20 +41,26 @@ pub enum ConnectError {
 }
 
 /// Opens the stream of `target` for `role` with `token` (none: only a
-/// server without authentication would take it).
+/// server without authentication would take it), over `tls` for https.
 pub async fn connect(
     target: &Target,
     role: &str,
     token: Option<&str>,
+    tls: &TlsConnector,
 ) -> Result<Stream, ConnectError> {
-    tokio::time::timeout(CONNECT_TIMEOUT, open(target, role, token))
+    tokio::time::timeout(CONNECT_TIMEOUT, open(target, role, token, tls))
         .await
         .map_err(|_| {
             ConnectError::Failed(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()))
         })?
 }
 
-async fn open(target: &Target, role: &str, token: Option<&str>) -> Result<Stream, ConnectError> {
+async fn open(
+    target: &Target,
+    role: &str,
+    token: Option<&str>,
+    tls: &TlsConnector,
+) -> Result<Stream, ConnectError> {
     let failed = |e: &dyn std::fmt::Display| ConnectError::Failed(e.to_string());
     let mut request = target
         .stream_url(role)
@@ -77,7 +84,7 @@ async fn open(target: &Target, role: &str, token: Option<&str>) -> Result<Stream
     let io: Box<dyn Io> = if target.tls {
         let name = ServerName::try_from(target.host.clone())
             .map_err(|_| ConnectError::Failed(format!("'{}' is no host name", target.host)))?;
-        let tls = crate::tls::CLIENT
+        let tls = tls
             .connect(name, tcp)
             .await
             .map_err(|e| ConnectError::Failed(format!("TLS with {}: {e}", target.authority)))?;

@@ -19,6 +19,7 @@ mod target;
 mod tty;
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use futures_util::{SinkExt, StreamExt};
@@ -72,6 +73,11 @@ pub struct AttachArgs {
     /// policy; by default the first controller drives).
     #[arg(long, conflicts_with = "view")]
     take_control: bool,
+    /// Also trust the certificates of this PEM file for https URLs (a
+    /// private CA, a self-signed server); the Mozilla roots are always
+    /// trusted.
+    #[arg(long, env = "PANECAST_CA_FILE")]
+    ca_file: Option<PathBuf>,
     /// The key that detaches: ctrl-X, or none.
     #[arg(long, default_value = "ctrl-\\", value_parser = DetachKey::parse)]
     detach_key: DetachKey,
@@ -107,6 +113,13 @@ fn attach(args: AttachArgs) -> Ending {
         Ok(target) => target,
         Err(e) => return Ending::new(EXIT_USAGE, e),
     };
+    let tls = match &args.ca_file {
+        Some(path) => match crate::tls::read_certificates(path) {
+            Ok(certs) => crate::tls::client_trusting(certs),
+            Err(e) => return Ending::new(EXIT_USAGE, format!("--ca-file: {e}")),
+        },
+        None => crate::tls::CLIENT.clone(),
+    };
     let token = target.token.clone().or(args.token.clone());
     let role = if args.view || target.view {
         "view"
@@ -121,7 +134,7 @@ fn attach(args: AttachArgs) -> Ending {
         Err(e) => return Ending::new(EXIT_FAILED, format!("cannot start the runtime: {e}")),
     };
     let ending = runtime.block_on(async {
-        let stream = match connect::connect(&target, role, token.as_deref()).await {
+        let stream = match connect::connect(&target, role, token.as_deref(), &tls).await {
             Ok(stream) => stream,
             Err(e) => return refused(&target, e),
         };
