@@ -61,13 +61,18 @@ impl Tmux {
     /// `name`; after it exits the pane shows its exit code and whether the
     /// terminal is back in canonical mode with echo, and stays open.
     fn attach(&self, name: &str, env: &str, args: &str) {
+        self.attach_sized(name, (COLS, ROWS), env, args);
+    }
+
+    /// [`Tmux::attach`] in a window of `size` (columns, rows).
+    fn attach_sized(&self, name: &str, size: (u16, u16), env: &str, args: &str) {
         let bin = env!("CARGO_BIN_EXE_panecast");
         let script = format!(
             "{env} {bin} attach {args}; echo exit=$?; \
              stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo; \
              exec sleep 600"
         );
-        let (cols, rows) = (COLS.to_string(), ROWS.to_string());
+        let (cols, rows) = (size.0.to_string(), size.1.to_string());
         self.run(&[
             "new-session",
             "-d",
@@ -281,6 +286,84 @@ fn the_end_of_the_session_ends_the_attach_with_its_reason() {
         pane,
         "panecast: the session ended: its program exited with status 3\nexit=0\nicanon\necho"
     );
+}
+
+/// The first `cols` columns of the first `rows` rows of `screen`, trimmed.
+fn top_left(screen: &str, cols: usize, rows: usize) -> String {
+    let clipped: Vec<String> = screen
+        .lines()
+        .take(rows)
+        .map(|l| l.chars().take(cols).collect())
+        .collect();
+    trimmed(&clipped.join("\n"))
+}
+
+#[test]
+fn a_window_that_does_not_drive_is_clipped_until_it_takes_control() {
+    let server = server();
+    let id = shell(&server);
+    let tmux = Tmux::new();
+    let env = format!("PANECAST_TOKEN={TOKEN}");
+    tmux.attach("a", &env, &page(&server, &id));
+    wait_same_screen(&server, &tmux, "a", &id);
+    tmux.keys(
+        "a",
+        &[
+            "echo 0123456789012345678901234567890123456789abcdef",
+            "Enter",
+        ],
+    );
+    wait_screen(&server, &id, "the long line", |s| s.contains("\n0123"));
+
+    // A second controller in a 40x10 window: the first still drives.
+    tmux.attach_sized("b", (40, 10), &env, &page(&server, &id));
+    let clipped = eventually("pane b to show the screen's top-left corner", || {
+        let expected = top_left(&screen(&server, &id), 40, 10);
+        (tmux.pane("b") == expected).then_some(expected)
+    });
+    assert!(
+        clipped.contains("\n0123456789012345678901234567890123456789\n"),
+        "{clipped}"
+    );
+    tmux.keys("a", &["stty size", "Enter"]);
+    wait_screen(&server, &id, "the size the program sees", |s| {
+        s.contains("\n24 80\n")
+    });
+
+    // A third one takes control: the session takes its window's size, and
+    // the first window shows it from its top-left corner.
+    tmux.attach_sized(
+        "c",
+        (40, 10),
+        &env,
+        &format!("{} --take-control", page(&server, &id)),
+    );
+    eventually("the session to take the 40x10 window's size", || {
+        let session = session(&server, &id);
+        (session["cols"] == 40 && session["rows"] == 10).then_some(())
+    });
+    tmux.keys("c", &["clear; stty size", "Enter"]);
+    let screen = wait_screen(&server, &id, "the new size", |s| s.starts_with("10 40\n"));
+    assert_eq!(screen.lines().count(), 10, "{screen}");
+    for pane in ["a", "b", "c"] {
+        wait_same_screen(&server, &tmux, pane, &id);
+    }
+
+    // SIGTERM ends an attach with the terminal restored.
+    let shell_pid = tmux.run(&["display", "-p", "-t", "b", "#{pane_pid}"]);
+    let shell_pid = shell_pid.trim();
+    let children = std::fs::read_to_string(format!("/proc/{shell_pid}/task/{shell_pid}/children"))
+        .expect("the pane's shell's children");
+    let attach: i32 = children
+        .split_whitespace()
+        .next()
+        .expect("the attach")
+        .parse()
+        .expect("a pid");
+    // SAFETY: kill sends a signal to the attach this test started.
+    assert_eq!(unsafe { libc::kill(attach, libc::SIGTERM) }, 0);
+    let pane = tmux.wait_exit("b");
+    assert_eq!(pane, "panecast: terminated (SIGTERM)\nexit=1\nicanon\necho");
 }
 
 #[test]
