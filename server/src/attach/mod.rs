@@ -31,7 +31,10 @@ use connect::{ConnectError, Stream};
 use input::{DetachKey, Typed, Utf8};
 use paint::Painter;
 use screen::Screen;
-pub use target::Target;
+use target::Target;
+
+/// How long a detach waits to send its close frame.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Exit code: the connection failed or closed for another reason.
 pub const EXIT_FAILED: u8 = 1;
@@ -229,7 +232,7 @@ impl Session {
             return Ending::new(EXIT_FAILED, "cannot handle signals");
         };
         let mut typed = input::spawn(detach_key);
-        let result: Step = loop {
+        let ending = loop {
             let step = tokio::select! {
                 message = self.stream.next() => self.received(message).await,
                 typed = typed.recv() => self.typed(typed).await,
@@ -239,14 +242,12 @@ impl Session {
                 _ = int.recv() => Err(Ending::new(EXIT_FAILED, "interrupted (SIGINT)")),
             };
             if let Err(ending) = step {
-                break Err(ending);
+                break ending;
             }
         };
-        let _ = self.stream.close(None).await;
-        match result {
-            Err(ending) => ending,
-            Ok(()) => Ending::new(EXIT_FAILED, "the connection ended"),
-        }
+        // A close frame, without waiting long for a server that went quiet.
+        let _ = tokio::time::timeout(CLOSE_WAIT, self.stream.close(None)).await;
+        ending
     }
 
     /// Handles one message from the server.
@@ -417,4 +418,48 @@ impl Session {
 fn write_out(s: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(s.as_bytes()).and_then(|()| out.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        args: AttachArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<AttachArgs, clap::Error> {
+        let argv = ["attach"].iter().chain(args);
+        Command::try_parse_from(argv).map(|c| c.args)
+    }
+
+    #[test]
+    fn attach_takes_its_options() {
+        let args = parse(&[
+            "http://h:1",
+            "--session",
+            "build",
+            "--view",
+            "--detach-key",
+            "ctrl-a",
+            "--ca-file",
+            "/ca.pem",
+        ])
+        .expect("valid options");
+        assert_eq!(args.url, "http://h:1");
+        assert_eq!(args.session.as_deref(), Some("build"));
+        assert!(args.view && !args.take_control);
+        assert_eq!(args.detach_key, DetachKey::parse("ctrl-a").expect("a key"));
+        assert_eq!(args.ca_file, Some(PathBuf::from("/ca.pem")));
+    }
+
+    #[test]
+    fn watching_and_taking_control_exclude_each_other() {
+        assert!(parse(&["http://h/s/x", "--view", "--take-control"]).is_err());
+        assert!(parse(&["http://h/s/x", "--detach-key", "x"]).is_err());
+        assert!(parse(&[]).is_err());
+    }
 }

@@ -250,7 +250,7 @@ fn printable(out: &mut String, text: &str) {
 
 /// A wire style as the emulator's style, for the SGR writer (its link is
 /// set apart).
-pub fn term_style(style: &proto::Style) -> term::Style {
+fn term_style(style: &proto::Style) -> term::Style {
     let color = |c: proto::Color| match c {
         proto::Color::Default => term::Color::Default,
         proto::Color::Indexed(i) => term::Color::Indexed(i),

@@ -79,7 +79,7 @@ impl Screen {
         changes
     }
 
-    /// The style with id `id` (the default for 0 or an unknown id).
+    /// The style with id `id`; `None` for 0 (the default) or an unknown id.
     pub fn style(&self, id: u32) -> Option<&proto::Style> {
         self.styles.get(&id)
     }
