@@ -288,6 +288,39 @@ fn the_end_of_the_session_ends_the_attach_with_its_reason() {
     );
 }
 
+#[test]
+fn an_upgrade_in_place_is_followed_at_once() {
+    let server = server();
+    let id = shell(&server);
+    let tmux = Tmux::new();
+    tmux.attach("a", &format!("PANECAST_TOKEN={TOKEN}"), &page(&server, &id));
+    wait_same_screen(&server, &tmux, "a", &id);
+    // A viewer of the test's own says when the old image has closed the
+    // streams (1012): the attach's connection is closed then too.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut viewer = runtime.block_on(common::ws::open(server.addr, TOKEN, &id, "view"));
+    // SAFETY: kill sends a signal to the server this test started.
+    assert_eq!(
+        unsafe { libc::kill(server.child.id() as i32, libc::SIGUSR2) },
+        0
+    );
+    let closed = runtime.block_on(viewer.close_code(std::time::Duration::from_secs(30)));
+    assert_eq!(
+        closed.code,
+        Some(panecast_proto::close::SERVICE_RESTART),
+        "{closed:?}"
+    );
+    tmux.keys("a", &["echo after", "Enter"]);
+    wait_screen(&server, &id, "the keys typed after the upgrade", |s| {
+        s.lines().any(|l| l == "after")
+    });
+    let screen = wait_same_screen(&server, &tmux, "a", &id);
+    assert!(!screen.contains("exit="), "{screen}");
+}
+
 /// The first `cols` columns of the first `rows` rows of `screen`, trimmed.
 fn top_left(screen: &str, cols: usize, rows: usize) -> String {
     let clipped: Vec<String> = screen

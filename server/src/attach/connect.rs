@@ -55,6 +55,32 @@ pub async fn connect(
         })?
 }
 
+/// How long a reconnection after a restart in place keeps trying.
+const RECONNECT_FOR: Duration = Duration::from_secs(10);
+/// The pause between two tries.
+const RETRY_AFTER: Duration = Duration::from_millis(100);
+
+/// [`connect`] again after the server restarted in place: the new image
+/// takes connections from the same listening socket, so the first try
+/// usually works; a connection that fails is tried again for a while, a
+/// refusal is final.
+pub async fn reconnect(
+    target: &Target,
+    role: &str,
+    token: Option<&str>,
+    tls: &TlsConnector,
+) -> Result<Stream, ConnectError> {
+    let deadline = tokio::time::Instant::now() + RECONNECT_FOR;
+    loop {
+        match connect(target, role, token, tls).await {
+            Err(ConnectError::Failed(_)) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(RETRY_AFTER).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 async fn open(
     target: &Target,
     role: &str,

@@ -9,7 +9,8 @@
 //! connection fails or closes otherwise, or the terminal cannot be used;
 //! 2 for a bad command line or URL; 3 when the credential is refused
 //! (HTTP 401 or 403, or revoked: 4003); 4 when the session does not exist
-//! (404, or 4004).
+//! (404, or 4004). A server that restarts in place (close 1012) is
+//! connected to again at once, and the screen comes back whole.
 
 mod connect;
 mod input;
@@ -25,6 +26,7 @@ use std::process::ExitCode;
 use futures_util::{SinkExt, StreamExt};
 use panecast_proto::{close, ClientMessage, Role, ServerMessage};
 use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
 use connect::{ConnectError, Stream};
@@ -91,6 +93,8 @@ pub struct AttachArgs {
 struct Ending {
     reason: Option<String>,
     code: u8,
+    /// The server restarts in place (close 1012): connect again.
+    restart: bool,
 }
 
 impl Ending {
@@ -98,6 +102,7 @@ impl Ending {
         Ending {
             reason: Some(reason.into()),
             code,
+            restart: false,
         }
     }
 }
@@ -145,9 +150,18 @@ fn attach(args: AttachArgs) -> Ending {
             Ok(raw) => raw,
             Err(e) => return Ending::new(EXIT_FAILED, e),
         };
-        let ending = Session::new(stream, args.take_control)
-            .run(args.detach_key)
-            .await;
+        let mut typed = input::spawn(args.detach_key);
+        let mut session = Session::new(stream, args.take_control);
+        let ending = loop {
+            let ending = session.run(&mut typed).await;
+            if !ending.restart {
+                break ending;
+            }
+            match connect::reconnect(&target, role, token.as_deref(), &tls).await {
+                Ok(stream) => session.reconnected(stream),
+                Err(e) => break refused(&target, e),
+            }
+        };
         drop(raw);
         ending
     });
@@ -220,7 +234,17 @@ impl Session {
         }
     }
 
-    async fn run(mut self, detach_key: DetachKey) -> Ending {
+    /// The same session on a new connection (after a restart in place):
+    /// the screen comes again whole; the painter and what was typed stay.
+    fn reconnected(&mut self, stream: Stream) {
+        self.stream = stream;
+        self.screen = Screen::default();
+        self.role = None;
+        self.exit = None;
+        self.error = None;
+    }
+
+    async fn run(&mut self, typed: &mut mpsc::Receiver<Typed>) -> Ending {
         let signals = [
             SignalKind::window_change(),
             SignalKind::terminate(),
@@ -231,7 +255,6 @@ impl Session {
         let [Ok(mut winch), Ok(mut term), Ok(mut hup), Ok(mut int)] = signals else {
             return Ending::new(EXIT_FAILED, "cannot handle signals");
         };
-        let mut typed = input::spawn(detach_key);
         let ending = loop {
             let step = tokio::select! {
                 message = self.stream.next() => self.received(message).await,
@@ -331,6 +354,13 @@ impl Session {
                 },
             ),
             close::SESSION_DELETED => Ending::new(0, "the session was deleted"),
+            close::SERVICE_RESTART => Ending {
+                restart: true,
+                ..Ending::new(
+                    EXIT_FAILED,
+                    "the server restarted and could not be reached again",
+                )
+            },
             close::ACCESS_REVOKED => Ending::new(EXIT_REFUSED, format!("access revoked: {reason}")),
             close::SESSION_NOT_FOUND => {
                 Ending::new(EXIT_NOT_FOUND, format!("no such session: {reason}"))
@@ -366,6 +396,7 @@ impl Session {
             return Err(Ending {
                 reason: None,
                 code: 0,
+                restart: false,
             });
         }
         Ok(())
