@@ -74,9 +74,10 @@ impl Session {
             SignalKind::terminate(),
             SignalKind::hangup(),
             SignalKind::interrupt(),
+            SignalKind::quit(),
         ]
         .map(signal);
-        let [Ok(mut winch), Ok(mut term), Ok(mut hup), Ok(mut int)] = signals else {
+        let [Ok(mut winch), Ok(mut term), Ok(mut hup), Ok(mut int), Ok(mut quit)] = signals else {
             return Ending::new(EXIT_FAILED, "cannot handle signals");
         };
         let ending = loop {
@@ -87,6 +88,7 @@ impl Session {
                 _ = term.recv() => Err(Ending::new(EXIT_FAILED, "terminated (SIGTERM)")),
                 _ = hup.recv() => Err(Ending::new(EXIT_FAILED, "the terminal hung up (SIGHUP)")),
                 _ = int.recv() => Err(Ending::new(EXIT_FAILED, "interrupted (SIGINT)")),
+                _ = quit.recv() => Err(Ending::new(EXIT_FAILED, "quit (SIGQUIT)")),
             };
             if let Err(ending) = step {
                 break ending;

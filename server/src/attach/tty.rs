@@ -1,6 +1,7 @@
 //! The local terminal: raw mode and the alternate screen while attached,
 //! both undone on every way out (a normal return, an error, a panic; the
-//! stop signals end the attach loop, which returns normally), and its size.
+//! stop signals SIGTERM, SIGHUP, SIGINT and SIGQUIT end the attach loop,
+//! which returns normally), and its size.
 
 use std::io::Write;
 use std::sync::Mutex;
