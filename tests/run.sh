@@ -22,6 +22,14 @@ if ! command -v nats-server >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nats-server >/dev/null
 fi
 
+step "install: tmux (Debian), the local terminal of the attach tests (server/tests/attach.rs)"
+if ! command -v tmux >/dev/null; then
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux >/dev/null
+fi
+
 step "cargo test (unit, conformance, integration)"
 cargo test --workspace --locked
 

@@ -1,6 +1,7 @@
 //! The command line: `panecast serve` runs the service, `panecast render`
-//! renders a byte stream, `panecast health` probes a running server. Every
-//! option also reads from the environment.
+//! renders a byte stream, `panecast health` probes a running server,
+//! `panecast attach` shows a session in this terminal. Every option also
+//! reads from the environment.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -38,6 +39,9 @@ enum Command {
     /// Exit 0 when a server's /healthz answers 200 within 5 s, else 1 (for a
     /// container's HEALTHCHECK: the image has no curl).
     Health(HealthArgs),
+    /// Show a session in this terminal and type into it (as `tmux attach`);
+    /// Ctrl-\ detaches.
+    Attach(crate::attach::AttachArgs),
     /// Check a hand-over state file (written by a server upgrading in place
     /// on SIGUSR2): exit 0 when this binary can take it back, else 1 with
     /// the reason.
@@ -172,6 +176,8 @@ pub fn main() -> ExitCode {
         Command::Render(args) => run_render(args),
         Command::Key => run_key(),
         Command::Health(args) => run_health(args),
+        // Its own exit codes (see `panecast attach --help`).
+        Command::Attach(args) => return crate::attach::run(args),
         Command::CheckHandover { file } => crate::upgrade::check::check(&file).map(|summary| {
             println!("{summary}");
         }),

@@ -6,7 +6,8 @@
 //! actor per child that owns its screen, run with every other on the
 //! emulator [`pool`] (the ptys on one event loop), [`input`] encodes keys, and [`api`]
 //! serves it all over HTTP behind the one access check of [`access`];
-//! [`config`] holds profiles and limits, [`cli`] is the command line,
+//! [`config`] holds profiles and limits, [`cli`] is the command line
+//! ([`attach`] its terminal client),
 //! [`health`] its health probe, [`tls`] the built-in TLS, and [`assets`]
 //! holds the web client's files; [`upgrade`] hands every session over
 //! across a re-exec of the binary (SIGUSR2).
@@ -14,6 +15,7 @@
 pub mod access;
 pub mod api;
 pub mod assets;
+pub mod attach;
 pub mod cli;
 pub mod cluster;
 pub mod config;

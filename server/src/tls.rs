@@ -2,17 +2,56 @@
 //! chain and key read from PEM files, served with rustls (ring), and read
 //! again on demand (`serve` does it on SIGHUP) without dropping a
 //! connection: handshakes after the reload present the new certificate.
+//! The client side (the OpenID provider, `panecast attach` over wss)
+//! checks servers against the Mozilla roots of `webpki-roots`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::crypto::{ring, CryptoProvider};
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
-use tokio_rustls::rustls::ServerConfig;
-use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::{ClientConfig, RootCertStore, ServerConfig};
+use tokio_rustls::{TlsAcceptor, TlsConnector};
+
+/// The TLS client every outgoing connection uses: rustls (ring) with the
+/// Mozilla roots.
+pub static CLIENT: LazyLock<TlsConnector> = LazyLock::new(|| client_trusting(Vec::new()));
+
+/// A TLS client that trusts the Mozilla roots and `extra` (a private CA,
+/// a self-signed server).
+pub fn client_trusting(extra: Vec<CertificateDer<'static>>) -> TlsConnector {
+    let mut roots = RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    // A certificate rustls cannot take as a root is left out; it would
+    // fail every handshake anyway.
+    let _ = roots.add_parsable_certificates(extra);
+    let config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        // ring's defaults always include the safe protocol versions.
+        .unwrap_or_else(|_| unreachable!())
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+}
+
+/// The certificates of a PEM file (at least one), in order.
+pub fn read_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    let file = |message: String| TlsError::File {
+        path: path.to_owned(),
+        message,
+    };
+    let certs = CertificateDer::pem_file_iter(path)
+        .and_then(|items| items.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| file(e.to_string()))?;
+    if certs.is_empty() {
+        return Err(file("no PEM certificate in it".to_owned()));
+    }
+    Ok(certs)
+}
 
 /// A certificate or key that could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -90,12 +129,7 @@ fn read(
         path: path.to_owned(),
         message,
     };
-    let chain = CertificateDer::pem_file_iter(cert_path)
-        .and_then(|items| items.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| file_error(cert_path, e.to_string()))?;
-    if chain.is_empty() {
-        return Err(file_error(cert_path, "no PEM certificate in it".to_owned()));
-    }
+    let chain = read_certificates(cert_path)?;
     let key = PrivateKeyDer::from_pem_file(key_path)
         .map_err(|e| file_error(key_path, format!("no usable PEM private key: {e}")))?;
     CertifiedKey::from_der(chain, key, provider).map_err(|e| TlsError::Mismatch(e.to_string()))

@@ -1,9 +1,8 @@
 //! The HTTP client the OpenID flow talks to the provider with: one
 //! request per connection over hyper (already the server's HTTP stack),
-//! TLS by rustls with the Mozilla roots of `webpki-roots`. Bounded in time
+//! TLS by [`crate::tls::CLIENT`] (rustls, the Mozilla roots). Bounded in time
 //! and in the size of the answer.
 
-use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -12,8 +11,7 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
-use tokio_rustls::rustls::{self, pki_types::ServerName};
-use tokio_rustls::TlsConnector;
+use tokio_rustls::rustls::pki_types::ServerName;
 
 /// The longest a request to the provider may take, connecting included.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -37,21 +35,6 @@ pub enum HttpError {
 fn io(error: impl std::fmt::Display) -> HttpError {
     HttpError::Io(error.to_string())
 }
-
-static TLS: LazyLock<TlsConnector> = LazyLock::new(|| {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    // ring's defaults always include the safe protocol versions.
-    .unwrap_or_else(|_| unreachable!())
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    TlsConnector::from(Arc::new(config))
-});
 
 /// Sends `request` and reads the whole answer.
 pub async fn send(request: Request<Vec<u8>>) -> Result<Response<Vec<u8>>, HttpError> {
@@ -83,7 +66,7 @@ async fn exchange(request: Request<Vec<u8>>) -> Result<Response<Vec<u8>>, HttpEr
     let tcp = TcpStream::connect((host, port)).await.map_err(io)?;
     if https {
         let name = ServerName::try_from(host.to_owned()).map_err(|_| bad())?;
-        let tls = TLS.connect(name, tcp).await.map_err(io)?;
+        let tls = crate::tls::CLIENT.connect(name, tcp).await.map_err(io)?;
         over(tls, request).await
     } else {
         over(tcp, request).await

@@ -22,7 +22,7 @@
 //! combining marks on an empty cell in the last column.
 
 mod blanks;
-mod sgr;
+pub(crate) mod sgr;
 
 use std::fmt::Write;
 

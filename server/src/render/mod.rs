@@ -1,7 +1,7 @@
 //! Turns a [`Snapshot`] into the formats `panecast render` and the screen API
 //! offer: plain text, the screen JSON, an ANSI redraw stream, HTML and SVG.
 
-mod ansi;
+pub(crate) mod ansi;
 mod html;
 mod json;
 mod markup;
