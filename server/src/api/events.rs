@@ -32,6 +32,18 @@ use crate::session::{Room, SessionHandle, Status, ViewerSlot};
 use crate::stream::events::{Event, Events, Resume};
 use crate::term::Snapshot;
 
+/// One event of the stream as an SSE client reads it (also what the
+/// OpenAPI document says of each event of the text/event-stream answer).
+#[derive(utoipa::ToSchema)]
+pub struct StreamEvent {
+    /// `screen`, `title`, `bell`, `resize`, `viewer` or `exit`.
+    event: String,
+    /// The event's JSON (see docs/api.md).
+    data: String,
+    /// `R.S` (revision and scroll count), on `screen` events.
+    id: Option<String>,
+}
+
 /// The handler: 200 and the stream, or 429 `too_many_viewers`.
 #[utoipa::path(
     get,
@@ -42,7 +54,7 @@ use crate::term::Snapshot;
     ),
     responses(
         (status = 200, description = "The event stream: `screen`, `title`, `bell`, `resize`, `viewer`, `exit` with JSON data",
-            content_type = "text/event-stream", body = String),
+            content_type = "text/event-stream", body = StreamEvent),
         (status = 403, description = "origin_forbidden", body = ErrorBody),
         (status = 429, description = "too_many_viewers: the session's viewer slots, or the credential's share of them, are taken", body = ErrorBody),
     )
@@ -90,12 +102,21 @@ pub async fn events(
         .into_response())
 }
 
+impl From<Event> for StreamEvent {
+    fn from(event: Event) -> StreamEvent {
+        StreamEvent {
+            event: event.name.to_owned(),
+            data: event.data.to_string(),
+            id: event.id,
+        }
+    }
+}
+
 /// An event as SSE.
 fn sse(event: Event) -> SseEvent {
-    let sse = SseEvent::default()
-        .event(event.name)
-        .data(event.data.to_string());
-    match event.id {
+    let StreamEvent { event, data, id } = event.into();
+    let sse = SseEvent::default().event(event).data(data);
+    match id {
         Some(id) => sse.id(id),
         None => sse,
     }
