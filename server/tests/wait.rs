@@ -205,3 +205,40 @@ fn waits_past_the_session_limit_are_refused() {
     let r = wait(&server, &id, json!({ "text": "never", "timeout_ms": 0 }));
     assert_eq!(r.status, 408, "the slots came back: {}", r.body);
 }
+
+#[test]
+fn a_wait_whose_client_left_gives_its_slot_back() {
+    let mut config = test_config();
+    config.limits.max_waits_per_session = 1;
+    let server = Server::start(config);
+    let id = session_id(&server.create(&["sh", "-c", "sleep 60"], json!({})));
+    let body = json!({ "text": "never", "timeout_ms": 60_000 }).to_string();
+    // A client that sends a wait and holds the connection: tried again
+    // until no answer comes at once (a probe below may hold the slot).
+    let client = eventually("a wait that holds the slot", || {
+        let mut client = std::net::TcpStream::connect(server.addr).expect("connect");
+        let request = format!(
+            "POST /api/sessions/{id}/wait HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Length: {}\r\n\r\n{body}",
+            server.addr,
+            common::TOKEN,
+            body.len()
+        );
+        std::io::Write::write_all(&mut client, request.as_bytes()).expect("send");
+        client
+            .set_read_timeout(Some(std::time::Duration::from_millis(300)))
+            .expect("timeout");
+        let mut byte = [0u8; 1];
+        let answered = std::io::Read::read(&mut client, &mut byte).is_ok();
+        (!answered).then_some(client)
+    });
+    eventually("the probes to be refused", || {
+        let r = wait(&server, &id, json!({ "text": "never", "timeout_ms": 0 }));
+        (r.status == 429).then_some(())
+    });
+    drop(client);
+    // Long before its 60 s time-out.
+    eventually("the slot to come back", || {
+        let r = wait(&server, &id, json!({ "text": "never", "timeout_ms": 0 }));
+        (r.status == 408).then_some(())
+    });
+}
