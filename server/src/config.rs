@@ -281,6 +281,13 @@ pub struct Limits {
     /// Largest file moved in or out of a session (`files = true`
     /// profiles): an upload, an API download or an in-band offer.
     pub upload_bytes: u64,
+    /// Longest `timeout_ms` a wait may ask for (`POST .../wait`).
+    pub max_wait_ms: u64,
+    /// Waits open on one session at once, from every credential.
+    pub max_waits_per_session: usize,
+    /// Waits one credential (other than the admin token) holds open on
+    /// one session at once.
+    pub max_waits_per_credential: usize,
 }
 
 impl Default for Limits {
@@ -319,6 +326,9 @@ impl Default for Limits {
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
             upload_bytes: DEFAULT_UPLOAD_BYTES,
+            max_wait_ms: 300_000,
+            max_waits_per_session: 1000,
+            max_waits_per_credential: 64,
         }
     }
 }
@@ -557,6 +567,11 @@ impl Config {
             ("header_timeout_secs", l.header_timeout_secs),
             ("cookie_max_age_secs", l.cookie_max_age_secs),
             ("upload_bytes", l.upload_bytes),
+            ("max_waits_per_session", l.max_waits_per_session as u64),
+            (
+                "max_waits_per_credential",
+                l.max_waits_per_credential as u64,
+            ),
         ] {
             if value == 0 {
                 return invalid(format!("limits.{name} must be at least 1"));

@@ -18,6 +18,8 @@ mod cookies;
 mod credentials;
 #[path = "security/csrf.rs"]
 mod csrf;
+#[path = "security/events.rs"]
+mod events;
 #[path = "security/expensive_sequences.rs"]
 mod expensive_sequences;
 #[path = "security/files.rs"]
@@ -74,5 +76,7 @@ mod starvation_replays;
 mod starvation_search;
 #[path = "security/starvation_viewers.rs"]
 mod starvation_viewers;
+#[path = "security/starvation_waits.rs"]
+mod starvation_waits;
 #[path = "security/traversal.rs"]
 mod traversal;

@@ -15,6 +15,7 @@ mod boot;
 mod cookies;
 mod create;
 mod error;
+mod events;
 mod files;
 mod guard;
 mod links;
@@ -32,6 +33,7 @@ mod sessions;
 mod signin;
 mod trace;
 mod view;
+mod wait;
 mod ws;
 
 use std::future::Future;
@@ -184,6 +186,8 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
         .route("/sessions/{id}/search", get(search::search))
+        .route("/sessions/{id}/wait", post(wait::wait))
+        .route("/sessions/{id}/events", get(events::events))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/recording", get(recordings::of_session))
         .route("/sessions/{id}/alis", get(alis::upgrade))

@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::access::{Credential, Target};
 use crate::input::parse_key;
-use crate::render::{self, Format};
+use crate::render::{self, Format, RevisedScreen};
 use crate::session::{Input, SessionHandle};
 
 use super::audit;
@@ -229,9 +229,13 @@ pub async fn screen(
         .map_err(|e: String| ApiError::bad_request("bad_format", e))?;
     let snapshot = session.screen();
     // Rendering a large screen takes a while: keep it off the async workers.
-    let body = tokio::task::spawn_blocking(move || render::render(&snapshot, format))
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    let body = tokio::task::spawn_blocking(move || match format {
+        // The JSON carries the screen's revision (for a wait's `after`).
+        Format::Json => RevisedScreen::of(&snapshot).render(),
+        _ => render::render(&snapshot, format),
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
@@ -245,15 +249,23 @@ pub struct InputRequest {
     keys: Option<Vec<String>>,
 }
 
-/// `POST /api/sessions/{id}/input`: 204 once queued for the child. Shares
-/// the session's input rate with its WebSocket streams (429 past it).
+/// The header of an input's answer that carries the revision of the
+/// screen published when the input was written: output the input causes
+/// comes in later revisions, so a wait with `after` set to it sees only
+/// that.
+pub const REVISION_HEADER: &str = "panecast-revision";
+
+/// `POST /api/sessions/{id}/input`: 204 once written to the child, with
+/// the screen's revision then in `Panecast-Revision`. Shares the session's
+/// input rate with its WebSocket streams (429 past it).
 #[utoipa::path(
     post,
     path = "/api/sessions/{id}/input",
     params(("id" = String, Path, description = "The session's id or name")),
     request_body = InputRequest,
     responses(
-        (status = 204, description = "Queued for the program"),
+        (status = 204, description = "Written to the program",
+            headers(("Panecast-Revision" = u64, description = "The screen's revision when the input was written: a wait's `after`"))),
         (status = 400, description = "bad_json, bad_body, bad_request, unknown_key", body = ErrorBody),
         (status = 409, description = "session_exited", body = ErrorBody),
         (status = 413, description = "body_too_large", body = ErrorBody),
@@ -263,7 +275,7 @@ pub struct InputRequest {
 pub async fn input(
     Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<InputRequest>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<Response, ApiError> {
     let input = match (request.text, request.keys) {
         (Some(text), None) => Input::Bytes(text.into_bytes()),
         (None, Some(names)) => Input::Keys(
@@ -281,7 +293,8 @@ pub async fn input(
         }
     };
     session.send_input(input).await?;
-    Ok(StatusCode::NO_CONTENT)
+    let revision = HeaderValue::from(session.screen().generation);
+    Ok((StatusCode::NO_CONTENT, [(REVISION_HEADER, revision)]).into_response())
 }
 
 /// The body of `POST /api/sessions/{id}/resize`.
