@@ -49,6 +49,8 @@ cat >"$work/panecast.toml" <<'EOF'
 max_sessions = 8
 linger_secs = 5
 grace_ms = 200
+# Waits answer within 100 ms, so the generated ones keep the run short.
+max_wait_ms = 100
 
 [profiles.shell]
 command = "cat"

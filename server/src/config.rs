@@ -275,6 +275,13 @@ pub struct Limits {
     pub header_timeout_secs: u64,
     /// Lifetime of the cookies the server sets.
     pub cookie_max_age_secs: u64,
+    /// Longest `timeout_ms` a wait may ask for (`POST .../wait`).
+    pub max_wait_ms: u64,
+    /// Waits open on one session at once, from every credential.
+    pub max_waits_per_session: usize,
+    /// Waits one credential (other than the admin token) holds open on
+    /// one session at once.
+    pub max_waits_per_credential: usize,
 }
 
 impl Default for Limits {
@@ -312,6 +319,9 @@ impl Default for Limits {
             max_connections_per_address: 128,
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
+            max_wait_ms: 300_000,
+            max_waits_per_session: 1000,
+            max_waits_per_credential: 64,
         }
     }
 }
@@ -545,6 +555,11 @@ impl Config {
             ),
             ("header_timeout_secs", l.header_timeout_secs),
             ("cookie_max_age_secs", l.cookie_max_age_secs),
+            ("max_waits_per_session", l.max_waits_per_session as u64),
+            (
+                "max_waits_per_credential",
+                l.max_waits_per_credential as u64,
+            ),
         ] {
             if value == 0 {
                 return invalid(format!("limits.{name} must be at least 1"));

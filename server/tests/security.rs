@@ -74,5 +74,7 @@ mod starvation_replays;
 mod starvation_search;
 #[path = "security/starvation_viewers.rs"]
 mod starvation_viewers;
+#[path = "security/starvation_waits.rs"]
+mod starvation_waits;
 #[path = "security/traversal.rs"]
 mod traversal;

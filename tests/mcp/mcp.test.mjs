@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +13,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { missing, startServer, TOKEN } from '../browser/lib/server.mjs';
 
 const VIEW_KEY = 'mcp-view-key-0123456789';
+// The system's python: a server run as root gives sessions their own uids,
+// which cannot read a python under /root (pyenv's, for one).
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 const TOOLS = ['end_session', 'list_sessions', 'read_screen', 'read_scrollback', 'search', 'start_session', 'type', 'wait_for'];
 
 let server;
@@ -65,7 +68,7 @@ test('an agent starts python, types 6*7, waits for 42, reads the screen and ends
   const typeTool = tools.find((t) => t.name === 'type');
   assert.deepEqual(Object.keys(typeTool.inputSchema.properties).sort(), ['keys', 'session', 'text']);
 
-  const started = answer(await agent.callTool({ name: 'start_session', arguments: { command: ['python3', '-q'], name: 'py' } }));
+  const started = answer(await agent.callTool({ name: 'start_session', arguments: { command: [PYTHON, '-q'], name: 'py' } }));
   assert.match(started.id, /^[0-9a-f]{32}$/);
   assert.equal(started.name, 'py');
   const listed = answer(await agent.callTool({ name: 'list_sessions', arguments: {} }));
@@ -129,6 +132,9 @@ test('a wait that times out is a tool error wait_timeout, and the connection goe
     name: 'wait_for', arguments: { session: started.id, text: 'never printed', timeout_ms: 300 },
   }));
   assert.equal(waited.code, 'wait_timeout');
+  // As the HTTP 408: the screen at the time-out and its revision.
+  assert.equal(typeof waited.revision, 'number');
+  assert.ok(Array.isArray(waited.screen.lines));
   // The same client, the same transport: the next calls work.
   const listed = answer(await agent.callTool({ name: 'list_sessions', arguments: {} }));
   assert.ok(listed.sessions.some((s) => s.id === started.id));

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::pty::{Shortage, SpawnError};
 use crate::record::RecordError;
+use crate::session::wait::WaitError;
 use crate::session::{CreateError, RefusalKind, SessionError};
 
 /// The JSON body of every error answer.
@@ -151,6 +152,22 @@ impl From<CreateError> for ApiError {
                 RefusalKind::NameTaken => (StatusCode::CONFLICT, "name_taken"),
                 RefusalKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
+        };
+        ApiError::new(status, code, err.to_string())
+    }
+}
+
+impl From<WaitError> for ApiError {
+    fn from(err: WaitError) -> ApiError {
+        let (status, code) = match err {
+            WaitError::NoCondition => (StatusCode::BAD_REQUEST, "bad_wait"),
+            WaitError::BadPattern(_) => (StatusCode::BAD_REQUEST, "bad_pattern"),
+            WaitError::TimeoutTooLong { .. } => (StatusCode::BAD_REQUEST, "bad_timeout"),
+            WaitError::TooMany(_) | WaitError::TooManyForCredential(_) => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_waits")
+            }
+            WaitError::TimedOut(_) => (StatusCode::REQUEST_TIMEOUT, "wait_timeout"),
+            WaitError::Exited(_) => (StatusCode::CONFLICT, "session_exited"),
         };
         ApiError::new(status, code, err.to_string())
     }

@@ -32,6 +32,7 @@ mod sessions;
 mod signin;
 mod trace;
 mod view;
+mod wait;
 mod ws;
 
 use std::future::Future;
@@ -184,6 +185,7 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/input", post(sessions::input))
         .route("/sessions/{id}/resize", post(sessions::resize))
         .route("/sessions/{id}/search", get(search::search))
+        .route("/sessions/{id}/wait", post(wait::wait))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/recording", get(recordings::of_session))
         .route("/sessions/{id}/alis", get(alis::upgrade))

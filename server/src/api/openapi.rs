@@ -12,7 +12,7 @@ use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, Respon
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{alis, links, oidc, ops, pages, recordings, replay, search, sessions, ws};
+use super::{alis, links, oidc, ops, pages, recordings, replay, search, sessions, wait, ws};
 
 /// The name of the bearer security scheme.
 const BEARER: &str = "bearer";
@@ -33,6 +33,7 @@ const BEARER: &str = "bearer";
         sessions::input,
         sessions::resize,
         search::search,
+        wait::wait,
         ws::upgrade,
         alis::upgrade,
         recordings::of_session,
@@ -264,16 +265,28 @@ mod tests {
                 for (code, response) in responses {
                     if code.as_str() >= "400" {
                         errors += 1;
-                        assert_eq!(
-                            response["content"]["application/json"]["schema"]["$ref"],
-                            "#/components/schemas/ErrorBody",
-                            "{method} {path} {code}"
-                        );
+                        let schema = &response["content"]["application/json"]["schema"]["$ref"];
+                        // A wait's time-out is the error body plus the screen.
+                        let expected = if path.ends_with("/wait") && code == "408" {
+                            "#/components/schemas/WaitTimeout"
+                        } else {
+                            "#/components/schemas/ErrorBody"
+                        };
+                        assert_eq!(schema, expected, "{method} {path} {code}");
                     }
                 }
             }
         }
         assert!(errors > 60, "only {errors} error answers documented");
+        let timeout = &doc["components"]["schemas"]["WaitTimeout"];
+        for field in ["error", "code", "screen", "revision"] {
+            assert!(
+                timeout["required"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|f| f == field)),
+                "WaitTimeout lacks {field}: {timeout}"
+            );
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::access::{Credential, Grant, Target};
 use crate::input::parse_key;
-use crate::render::{self, Format};
+use crate::render::{self, Format, RevisedScreen};
 use crate::session::{Input, SessionHandle};
 
 use super::audit;
@@ -262,9 +262,13 @@ pub async fn screen(
         .map_err(|e: String| ApiError::bad_request("bad_format", e))?;
     let snapshot = session.screen();
     // Rendering a large screen takes a while: keep it off the async workers.
-    let body = tokio::task::spawn_blocking(move || render::render(&snapshot, format))
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    let body = tokio::task::spawn_blocking(move || match format {
+        // The JSON carries the screen's revision (for a wait's `after`).
+        Format::Json => RevisedScreen::of(&snapshot).render(),
+        _ => render::render(&snapshot, format),
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
@@ -278,15 +282,23 @@ pub struct InputRequest {
     keys: Option<Vec<String>>,
 }
 
-/// `POST /api/sessions/{id}/input`: 204 once queued for the child. Shares
-/// the session's input rate with its WebSocket streams (429 past it).
+/// The header of an input's answer that carries the revision of the
+/// screen published when the input was written: output the input causes
+/// comes in later revisions, so a wait with `after` set to it sees only
+/// that.
+pub const REVISION_HEADER: &str = "panecast-revision";
+
+/// `POST /api/sessions/{id}/input`: 204 once written to the child, with
+/// the screen's revision then in `Panecast-Revision`. Shares the session's
+/// input rate with its WebSocket streams (429 past it).
 #[utoipa::path(
     post,
     path = "/api/sessions/{id}/input",
     params(("id" = String, Path, description = "The session's id or name")),
     request_body = InputRequest,
     responses(
-        (status = 204, description = "Queued for the program"),
+        (status = 204, description = "Written to the program",
+            headers(("Panecast-Revision" = u64, description = "The screen's revision when the input was written: a wait's `after`"))),
         (status = 400, description = "bad_json, bad_body, bad_request, unknown_key", body = ErrorBody),
         (status = 409, description = "session_exited", body = ErrorBody),
         (status = 413, description = "body_too_large", body = ErrorBody),
@@ -296,11 +308,18 @@ pub struct InputRequest {
 pub async fn input(
     Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<InputRequest>,
-) -> Result<StatusCode, ApiError> {
-    session
-        .send_input(input_of(request.text, request.keys)?)
-        .await?;
-    Ok(StatusCode::NO_CONTENT)
+) -> Result<Response, ApiError> {
+    let revision = type_into(&session, input_of(request.text, request.keys)?).await?;
+    let revision = HeaderValue::from(revision);
+    Ok((StatusCode::NO_CONTENT, [(REVISION_HEADER, revision)]).into_response())
+}
+
+/// Queues `input` for the program of `session` and answers the revision
+/// published when it was written: a wait `after` it sees only what came
+/// after the keys.
+pub(super) async fn type_into(session: &SessionHandle, input: Input) -> Result<u64, ApiError> {
+    session.send_input(input).await?;
+    Ok(session.screen().generation)
 }
 
 /// What to type: exactly one of `text` (as is) or `keys` (by name, see

@@ -77,3 +77,29 @@ pub fn render(snapshot: &Snapshot) -> String {
     // Serializing plain structs of strings and numbers cannot fail.
     serde_json::to_string(&ScreenJson::from_snapshot(snapshot)).expect("screen JSON serializes")
 }
+
+/// The screen JSON with its revision, as the API answers it.
+#[derive(Serialize, Debug, Clone)]
+pub struct RevisedScreen {
+    /// The screen's revision (see `session::wait`).
+    pub revision: u64,
+    /// The screen.
+    #[serde(flatten)]
+    pub screen: ScreenJson,
+}
+
+impl RevisedScreen {
+    /// The screen JSON of `snapshot` with its revision.
+    pub fn of(snapshot: &Snapshot) -> RevisedScreen {
+        RevisedScreen {
+            revision: snapshot.generation,
+            screen: ScreenJson::from_snapshot(snapshot),
+        }
+    }
+
+    /// As one line of JSON.
+    pub fn render(&self) -> String {
+        // Serializing plain structs of strings and numbers cannot fail.
+        serde_json::to_string(self).expect("screen JSON serializes")
+    }
+}

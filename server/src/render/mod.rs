@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use crate::term::Snapshot;
 
-pub use json::ScreenJson;
+pub use json::{RevisedScreen, ScreenJson};
 pub use markup::LINK_SCHEMES;
 pub use svg::{CELL_HEIGHT, CELL_WIDTH};
 

@@ -9,6 +9,7 @@ use panecast_proto::limits::MAX_MARKER_LABEL;
 use panecast_proto::{ReplayControl, ReplayState, Role, SizePolicy};
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::access::Credential;
 use crate::config::Limits;
 use crate::stream::redraw::{RedrawFeed, RedrawSlot};
 use crate::stream::FrameCache;
@@ -20,6 +21,7 @@ use super::replay::ReplayLink;
 use super::room::{Badge, MemberId, Presence, Room};
 use super::search;
 use super::shares::{Share, Shares};
+use super::wait::{Conditions, Matched, Matcher, WaitError, WaitRequest, Waited, Waits};
 use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
 
 /// A session seen from outside its actor.
@@ -52,6 +54,10 @@ struct Shared {
     reads: Mutex<ReadShares>,
     max_cols: u16,
     max_rows: u16,
+    /// The waits open on the session.
+    waits: Waits,
+    /// `limits.max_wait_ms`, `max_waits_per_session`, `max_waits_per_credential`.
+    wait_limits: (Duration, usize, usize),
     /// Screens published, counted by the actor.
     published: Arc<AtomicU64>,
     /// Where its screens come from.
@@ -162,6 +168,14 @@ impl Drop for ViewerSlot {
     }
 }
 
+/// Sleeps until `at`, or for ever when there is none.
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// What a session's actor publishes for its handles to read.
 pub(super) struct Outputs {
     /// The latest screen.
@@ -205,6 +219,12 @@ impl SessionHandle {
                 })),
                 max_cols: limits.max_cols,
                 max_rows: limits.max_rows,
+                waits: Waits::default(),
+                wait_limits: (
+                    Duration::from_millis(limits.max_wait_ms),
+                    limits.max_waits_per_session,
+                    limits.max_waits_per_credential,
+                ),
                 published,
                 source,
                 _release: ReleaseOnDrop,
@@ -365,6 +385,58 @@ impl SessionHandle {
         let (found, spent) = answer.await.map_err(|_| SessionError::Exited)??;
         self.reads().charge(who, spent);
         Ok(found)
+    }
+
+    /// Waits, for `who`, until one of `request`'s conditions holds (see
+    /// [`super::wait`]) and answers which, where, and the screen then; or
+    /// the time-out's screen as [`WaitError::TimedOut`]. Refused when the
+    /// request is malformed or too many waits are open. The same for a
+    /// session of this node, a replay and another node's (its mirror).
+    pub async fn wait(&self, request: WaitRequest, who: &Credential) -> Result<Waited, WaitError> {
+        let (max_wait, per_session, per_credential) = self.shared.wait_limits;
+        let conditions = Conditions::new(&request, max_wait)?;
+        let _slot = self.shared.waits.take(who, per_session, per_credential)?;
+        let mut matcher = Matcher::new(&conditions);
+        let mut screens = self.subscribe();
+        let mut status = self.watch_status();
+        let (mut screens_open, mut status_open) = (true, true);
+        let mut idle_at = conditions.idle_from(tokio::time::Instant::now());
+        loop {
+            let screen = Arc::clone(&screens.borrow_and_update());
+            if let Some((matched, at)) = matcher.check(&conditions, &screen) {
+                return Ok(Waited {
+                    matched,
+                    at: Some(at),
+                    screen,
+                });
+            }
+            let ended = !status.borrow_and_update().running();
+            if ended && conditions.exit() {
+                return Ok(Waited {
+                    matched: Matched::Exit,
+                    at: None,
+                    screen,
+                });
+            }
+            // The actor publishes the final screen before the status: once
+            // the status says ended, the latest screen is the final one.
+            if ended && Arc::ptr_eq(&screen, &self.screen()) {
+                return Err(WaitError::Exited(screen));
+            }
+            tokio::select! {
+                changed = screens.changed(), if screens_open => match changed {
+                    Ok(()) => idle_at = conditions.idle_from(tokio::time::Instant::now()),
+                    Err(_) => screens_open = false,
+                },
+                changed = status.changed(), if status_open => status_open = changed.is_ok(),
+                () = sleep_until(idle_at) => {
+                    return Ok(Waited { matched: Matched::Idle, at: None, screen: self.screen() });
+                }
+                () = tokio::time::sleep_until(conditions.deadline) => {
+                    return Err(WaitError::TimedOut(self.screen()));
+                }
+            }
+        }
     }
 
     /// Whether `who` has actor time left for a read.

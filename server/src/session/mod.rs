@@ -28,6 +28,7 @@ mod room;
 mod saved;
 pub mod search;
 mod shares;
+pub mod wait;
 
 use std::time::{Duration, SystemTime};
 

@@ -160,6 +160,39 @@ pub fn search_term(term: &mut Term, pattern: &Pattern, limit: usize, deadline: I
     job.found()
 }
 
+/// The first match of `pattern` on a screen of `cols` columns, among the
+/// logical lines (rows joined by soft wraps) of which at least one row
+/// holds for `changed`; its `line` is the screen row it starts on. It runs
+/// on the caller's task, never the actor's: a screen is bounded by the
+/// size limits and the pattern by its compiled size.
+pub fn find_on_screen(
+    pattern: &Pattern,
+    rows: &[std::sync::Arc<Row>],
+    cols: u16,
+    changed: impl Fn(&Row) -> bool,
+) -> Option<Match> {
+    let mut text = Text::default();
+    let mut start = 0;
+    while start < rows.len() {
+        let end = rows[start..]
+            .iter()
+            .position(|row| !row.is_wrapped())
+            .map_or(rows.len(), |i| start + i + 1);
+        let line = &rows[start..end];
+        if line.iter().any(|row| changed(row)) {
+            for (i, row) in line.iter().enumerate() {
+                text.push(row, (start + i) as u64, usize::from(cols));
+            }
+        }
+        start = end;
+    }
+    let all = 0..text.text.len();
+    text.find(pattern, usize::from(cols), 1, all)
+        .0
+        .into_iter()
+        .next()
+}
+
 /// A search under way. Each [`Job::step`] lays out the next rows of the
 /// terminal as it is then (rows are numbered absolutely, so scrolling
 /// between steps shifts nothing), and once every row is laid out matches

@@ -15,6 +15,7 @@ use serde_json::json;
 
 use crate::access::Action;
 use crate::render::ScreenJson;
+use crate::session::wait::WaitRequest;
 use crate::session::SessionHandle;
 use panecast_proto::limits::MAX_SCROLLBACK_LINES;
 
@@ -22,7 +23,7 @@ use super::super::create::CreateRequest;
 use super::super::error::ApiError;
 use super::super::guard::{self, Caller};
 use super::super::view::SessionView;
-use super::super::{search, sessions, AppState};
+use super::super::{search, sessions, wait, AppState};
 use super::screen;
 
 /// What every tool answers: a result, or a tool error.
@@ -101,6 +102,31 @@ pub struct ScreenArgs {
     /// screen JSON, with the cursor's row and column (zero-based).
     #[serde(default)]
     format: ScreenFormat,
+}
+
+/// The arguments of `wait_for`: at least one condition; the first that
+/// holds answers.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitArgs {
+    /// The session's id or name.
+    session: String,
+    /// Text to wait for on the screen, case-sensitive, within one line
+    /// (rows joined by a soft wrap are one line).
+    text: Option<String>,
+    /// A regular expression (Rust `regex` syntax, at most 1024 bytes) to
+    /// wait for on the screen; case-sensitive unless it starts with `(?i)`.
+    regex: Option<String>,
+    /// Answer once the program printed nothing for this many milliseconds.
+    idle_ms: Option<u64>,
+    /// True: answer once the program has ended.
+    exit: Option<bool>,
+    /// Give up after this many milliseconds (default 30000, at most the
+    /// server's `max_wait_ms`): a `wait_timeout` error with the screen.
+    timeout_ms: Option<u64>,
+    /// A revision, as `type` answers it: `text` and `regex` then match only
+    /// rows that changed after it, so an old match on the screen does not answer.
+    after: Option<u64>,
 }
 
 /// The arguments of `search`.
@@ -266,7 +292,7 @@ impl Tools {
 
     #[tool(
         name = "type",
-        description = "Type into a session's program, as a person at the keyboard: either `text` (typed as is; add keys [\"Enter\"] in a second call, or end the text with a newline, to submit a line) or `keys` by name (Enter, Tab, Escape, Up, C-c for Ctrl-C, ...). Needs the control role. Answers the screen revision before the keys: pass it as `after` to wait_for to wait only for what the keys caused."
+        description = "Type into a session's program, as a person at the keyboard: either `text` (typed as is; add keys [\"Enter\"] in a second call, or end the text with a newline, to submit a line) or `keys` by name (Enter, Tab, Escape, Up, C-c for Ctrl-C, ...). Needs the control role. Answers `revision`, the screen's revision when the keys were written: pass it as `after` to wait_for to wait only for what they caused."
     )]
     async fn type_input(
         &self,
@@ -281,10 +307,41 @@ impl Tools {
             Ok(input) => input,
             Err(error) => return refused(error),
         };
-        let revision = session.published();
-        match session.send_input(input).await {
-            Ok(()) => structured(json!({ "revision": revision })),
-            Err(error) => refused(error.into()),
+        match sessions::type_into(&session, input).await {
+            Ok(revision) => structured(json!({ "revision": revision })),
+            Err(error) => refused(error),
+        }
+    }
+
+    #[tool(
+        name = "wait_for",
+        description = "Wait until something happens in a session, instead of reading the screen in a loop: `text` or `regex` appears on the screen, the output stays idle for `idle_ms`, or (`exit: true`) the program ends; the first that holds answers, with `matched` (text, regex, idle or exit), where (`at`: row, start, end) and the screen JSON then. After typing, pass the revision `type` answered as `after`, so only output that came after your keys can match. Times out after `timeout_ms` (default 30000) with the error code wait_timeout and the screen; session_exited if the program ended first.",
+        annotations(read_only_hint = true)
+    )]
+    async fn wait_for(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(args): Parameters<WaitArgs>,
+    ) -> Answer {
+        let (caller, session) = match self.reach(&parts, &args.session, Action::Read).await {
+            Ok(found) => found,
+            Err(error) => return refused(error),
+        };
+        let request = WaitRequest {
+            text: args.text,
+            regex: args.regex,
+            idle_ms: args.idle_ms,
+            exit: args.exit,
+            timeout_ms: args.timeout_ms,
+            after: args.after,
+        };
+        match wait::run(&caller, &session, request).await {
+            Ok(Ok(held)) => structured(held),
+            Ok(Err(timeout)) => match serde_json::to_value(timeout) {
+                Ok(body) => Ok(CallToolResult::structured_error(body)),
+                Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+            },
+            Err(error) => refused(error),
         }
     }
 
