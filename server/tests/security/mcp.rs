@@ -150,3 +150,35 @@ fn a_cross_site_write_carried_by_a_cookie_is_refused() {
     assert_eq!(r.status, 403, "{}", r.body);
     assert_eq!(r.code(), "csrf");
 }
+
+#[test]
+fn the_server_keeps_no_mcp_session() {
+    // An agent cannot fill memory by opening MCP sessions: none is opened.
+    let server = Server::start(keyed_config());
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": { "name": "probe", "version": "1" },
+        },
+    })
+    .to_string();
+    let auth = format!("Bearer {VIEW_KEY}");
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let r = server.raw("POST", "/mcp", &headers, Some(body.as_bytes()));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["serverInfo"]["name"], "panecast");
+    assert_eq!(r.header("mcp-session-id"), None);
+    // Nor is there a stream to hold open, or a session to end.
+    for method in ["GET", "DELETE"] {
+        let r = server.raw(method, "/mcp", &headers, None);
+        assert_eq!(r.status, 405, "{method}: {}", r.body);
+    }
+}
