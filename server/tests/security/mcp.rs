@@ -182,3 +182,19 @@ fn the_server_keeps_no_mcp_session() {
         assert_eq!(r.status, 405, "{method}: {}", r.body);
     }
 }
+
+#[test]
+fn arguments_off_the_schema_are_a_tool_error_with_a_code() {
+    let server = Server::start(keyed_config());
+    for arguments in [json!({}), json!({ "session": "x", "bogus": 1 })] {
+        let (error, body) = call(&server, TOKEN, "read_screen", arguments);
+        assert!(error, "{body}");
+        assert_eq!(body["code"], "bad_arguments", "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("session") || e.contains("bogus")),
+            "{body}"
+        );
+    }
+}

@@ -5,10 +5,14 @@
 //! `{"error": message, "code": code}`.
 
 use axum::http::request::Parts;
-use rmcp::handler::server::tool::{Extension, ToolRouter};
+use rmcp::handler::server::tool::{Extension, ToolCallContext, ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -428,8 +432,37 @@ impl Tools {
     }
 }
 
+/// A tool error the SDK made (arguments that do not match the tool's
+/// schema: every refusal of the tools themselves is structured), given
+/// the API's body with the code `bad_arguments`.
+fn with_code(result: CallToolResult) -> CallToolResult {
+    if result.is_error != Some(true) || result.structured_content.is_some() {
+        return result;
+    }
+    let message: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+        .collect();
+    CallToolResult::structured_error(
+        json!({ "error": message.join("\n"), "code": "bad_arguments" }),
+    )
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Tools {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let call = ToolCallContext::new(self, request, context);
+        Ok(match self.tool_router.call(call).await? {
+            CallToolResponse::Complete(result) => CallToolResponse::Complete(with_code(result)),
+            other => other,
+        })
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("panecast", env!("CARGO_PKG_VERSION")))
