@@ -230,6 +230,38 @@ fn a_session_on_a_is_viewed_and_driven_from_b() {
             "outputs on the screen: {outputs:?}"
         );
 
+        // A wait on B (the mirror) for what its input made A's program
+        // print, after the revision B answered the input with.
+        let auth = format!("Bearer {}", common::TOKEN);
+        let input = common::http(
+            b,
+            "POST",
+            &format!("/api/sessions/{id}/input"),
+            &[("Authorization", &auth)],
+            Some(
+                json!({ "text": "echo waited-$((6*7))\r" })
+                    .to_string()
+                    .as_bytes(),
+            ),
+        );
+        assert_eq!(input.status, 204, "{}", input.body);
+        let after: u64 = input
+            .header("panecast-revision")
+            .and_then(|r| r.parse().ok())
+            .expect("a revision");
+        let (status, waited) = call(
+            b,
+            "POST",
+            &format!("/api/sessions/{id}/wait"),
+            Some(json!({ "text": "waited-42", "after": after, "timeout_ms": 10_000 })),
+        );
+        assert_eq!(
+            (status, &waited["matched"]),
+            (200, &json!("text")),
+            "{waited}"
+        );
+        assert!(waited["revision"].as_u64() > Some(after), "{waited}");
+
         // Resized on B: the owner's terminal and the viewer follow.
         let (status, body) = call(
             b,

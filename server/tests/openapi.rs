@@ -47,7 +47,7 @@ fn every_documented_operation_is_routed() {
             operations += 1;
         }
     }
-    assert_eq!(operations, 33);
+    assert_eq!(operations, 34);
 }
 
 #[test]

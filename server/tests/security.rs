@@ -18,6 +18,8 @@ mod cookies;
 mod credentials;
 #[path = "security/csrf.rs"]
 mod csrf;
+#[path = "security/events.rs"]
+mod events;
 #[path = "security/expensive_sequences.rs"]
 mod expensive_sequences;
 #[path = "security/forwarded.rs"]

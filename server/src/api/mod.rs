@@ -15,6 +15,7 @@ mod boot;
 mod cookies;
 mod create;
 mod error;
+mod events;
 mod guard;
 mod links;
 mod listen;
@@ -186,6 +187,7 @@ fn routes(state: AppState) -> Router {
         .route("/sessions/{id}/resize", post(sessions::resize))
         .route("/sessions/{id}/search", get(search::search))
         .route("/sessions/{id}/wait", post(wait::wait))
+        .route("/sessions/{id}/events", get(events::events))
         .route("/sessions/{id}/ws", get(ws::upgrade))
         .route("/sessions/{id}/recording", get(recordings::of_session))
         .route("/sessions/{id}/alis", get(alis::upgrade))

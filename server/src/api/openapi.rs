@@ -12,7 +12,9 @@ use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, Respon
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
-use super::{alis, links, oidc, ops, pages, recordings, replay, search, sessions, wait, ws};
+use super::{
+    alis, events, links, oidc, ops, pages, recordings, replay, search, sessions, wait, ws,
+};
 
 /// The name of the bearer security scheme.
 const BEARER: &str = "bearer";
@@ -34,6 +36,7 @@ const BEARER: &str = "bearer";
         sessions::resize,
         search::search,
         wait::wait,
+        events::events,
         ws::upgrade,
         alis::upgrade,
         recordings::of_session,

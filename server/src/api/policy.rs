@@ -19,6 +19,7 @@ pub(super) const ROUTES: &[(Method, &str, Action)] = &[
     (Method::GET, "/api/sessions/{id}/search", Action::Read),
     // A wait only reads: a view credential may wait.
     (Method::POST, "/api/sessions/{id}/wait", Action::Read),
+    (Method::GET, "/api/sessions/{id}/events", Action::Read),
     (Method::POST, "/api/sessions/{id}/login", Action::Read),
     (Method::GET, "/api/sessions/{id}/ws", Action::Read),
     (Method::GET, "/api/sessions/{id}/alis", Action::Read),

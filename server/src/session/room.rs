@@ -197,6 +197,14 @@ impl Room {
         }
     }
 
+    /// Every connection: its place, badge and role, in the order they joined.
+    pub fn members(&self) -> Vec<(MemberId, Badge, Role)> {
+        self.members
+            .iter()
+            .map(|m| (m.id, m.badge.clone(), m.role))
+            .collect()
+    }
+
     /// The room as the `Room` message lists it for connection `you`:
     /// connections grouped by name, kind and role (the driver on its own),
     /// control first, then in the order they joined; at most

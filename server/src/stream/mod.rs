@@ -8,6 +8,7 @@
 //! of one session cost about one encoding per frame.
 
 mod encoder;
+pub mod events;
 mod lines;
 pub mod redraw;
 mod scrollback;

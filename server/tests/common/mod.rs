@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod http;
 pub mod process;
+pub mod sse;
 pub mod ws;
 
 use std::net::SocketAddr;
