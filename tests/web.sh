@@ -20,6 +20,10 @@
 #      machine). Build it first with `cargo build --release`, or set
 #      PANECAST_BIN to another binary. Without one, these tests are reported
 #      as skipped, with the reason, never silently.
+#   6. the MCP end-to-end test (tests/mcp/mcp.test.mjs): the official MCP
+#      client SDK (@modelcontextprotocol/sdk, locked in
+#      tests/mcp/package-lock.json) plays an agent against the real server,
+#      with the same binary and the same skip as step 5
 # Usage: bash tests/web.sh [--no-bench] [--bench-strict] [--e2e-only]
 # Screenshots of every browser test go to tests/artifacts/browser/.
 set -euo pipefail
@@ -38,7 +42,7 @@ for a in "$@"; do
   esac
 done
 
-step "install: chromium, fonts (Debian), playwright-core, @axe-core/playwright, asciinema-player and oidc-provider (npm)"
+step "install: chromium, fonts (Debian), playwright-core, @axe-core/playwright, asciinema-player, oidc-provider and @modelcontextprotocol/sdk (npm)"
 missing=()
 [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 # CJK and emoji glyphs, so the CJK/emoji tests paint real glyphs.
@@ -53,6 +57,9 @@ fi
 if [[ ! -d tests/browser/node_modules/playwright-core || ! -d tests/browser/node_modules/@axe-core/playwright \
    || ! -d tests/browser/node_modules/asciinema-player || ! -d tests/browser/node_modules/oidc-provider ]]; then
   npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+fi
+if [[ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]]; then
+  npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
 fi
 /usr/bin/chromium --version
 node --version
@@ -75,3 +82,6 @@ fi
 
 step "end-to-end browser tests against the real server (tests/browser/*.test.mjs)"
 node --test --test-concurrency=1 tests/browser/*.test.mjs
+
+step "MCP end-to-end test: the official client SDK against the real server (tests/mcp)"
+node --test --test-concurrency=1 tests/mcp/

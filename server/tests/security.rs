@@ -40,6 +40,8 @@ mod links;
 mod login_csrf;
 #[path = "security/logs.rs"]
 mod logs;
+#[path = "security/mcp.rs"]
+mod mcp;
 #[path = "security/metrics_access.rs"]
 mod metrics_access;
 #[path = "security/names.rs"]

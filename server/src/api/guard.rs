@@ -18,8 +18,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::RequestExt;
 
-use crate::access::{person_name, Credential, Denied, Grant, Role, Target};
-use crate::session::{Badge, Reader};
+use crate::access::{person_name, Action, Credential, Denied, Grant, Role, Target};
+use crate::session::{Badge, Reader, SessionHandle};
 use panecast_proto::MemberKind;
 
 use super::error::ApiError;
@@ -344,10 +344,9 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
             .find(|(name, _)| *name == "id")
             .map(|(_, value)| value.to_owned())
             .unwrap_or_default();
-        match state.sessions.find(&asked).await {
-            Ok(Some(session)) => Some(session),
-            Ok(None) => return ApiError::no_session(&asked).into_response(),
-            Err(e) => return ApiError::cluster_unavailable(&e.to_string()).into_response(),
+        match find(&state, &asked).await {
+            Ok(session) => Some(session),
+            Err(error) => return error.into_response(),
         }
     } else {
         None
@@ -380,11 +379,8 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         }
     }
 
-    if let Err(denied) = grant.check(action, target) {
-        return match denied {
-            Denied::NotFound => ApiError::no_session(&asked).into_response(),
-            Denied::Forbidden(message) => ApiError::forbidden(message).into_response(),
-        };
+    if let Err(error) = allow(&grant, action, target, &asked) {
+        return error.into_response();
     }
     let connection = request
         .extensions()
@@ -402,6 +398,45 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         request.extensions_mut().insert(session);
     }
     next.run(request).await
+}
+
+/// The session `asked` (an id or a name) names, on this node or another:
+/// 404 `session_not_found` when there is none.
+async fn find(state: &AppState, asked: &str) -> Result<SessionHandle, ApiError> {
+    match state.sessions.find(asked).await {
+        Ok(Some(session)) => Ok(session),
+        Ok(None) => Err(ApiError::no_session(asked)),
+        Err(e) => Err(ApiError::cluster_unavailable(&e.to_string())),
+    }
+}
+
+/// The access check of `action` on `target` (the session `asked` names,
+/// if any) for `grant`, as an answer: 404 outside its scope (echoing
+/// `asked`), 403 beyond its role.
+pub(super) fn allow(
+    grant: &Grant,
+    action: Action,
+    target: Option<Target<'_>>,
+    asked: &str,
+) -> Result<(), ApiError> {
+    grant.check(action, target).map_err(|denied| match denied {
+        Denied::NotFound => ApiError::no_session(asked),
+        Denied::Forbidden(message) => ApiError::forbidden(message),
+    })
+}
+
+/// The session `asked` names, for a caller that names it in a body rather
+/// than the path (the MCP tools): found and checked exactly as the guard
+/// does for a route that names a session.
+pub(super) async fn reach(
+    state: &AppState,
+    grant: &Grant,
+    asked: &str,
+    action: Action,
+) -> Result<SessionHandle, ApiError> {
+    let session = find(state, asked).await?;
+    allow(grant, action, Some(super::target(&session)), asked)?;
+    Ok(session)
 }
 
 /// Links end with their session: a link whose session is gone (deleted,

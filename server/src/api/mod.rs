@@ -20,6 +20,7 @@ mod files;
 mod guard;
 mod links;
 mod listen;
+mod mcp;
 mod oidc;
 mod openapi;
 mod ops;
@@ -208,8 +209,12 @@ fn routes(state: AppState) -> Router {
         .fallback(ops::not_found)
         .method_not_allowed_fallback(ops::method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard));
+    let mcp = Router::new()
+        .route_service(mcp::ROUTE, mcp::service(&state))
+        .layer(middleware::from_fn_with_state(state.clone(), guard::guard));
     Router::new()
         .nest("/api", api)
+        .merge(mcp)
         .route("/", get(pages::index))
         .route("/s/{id}", get(pages::terminal))
         .route("/r/{name}", get(pages::replay))

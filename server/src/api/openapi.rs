@@ -197,6 +197,27 @@ mod tests {
         ("POST", "/auth/logout"),
     ];
 
+    /// Routes outside the document: `/mcp` speaks JSON-RPC (MCP), no REST,
+    /// so schemathesis has nothing to run on it (see `super::super::mcp`).
+    const UNDOCUMENTED: &[(&str, &str)] = &[("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp")];
+
+    #[test]
+    fn mcp_is_routed_but_not_documented() {
+        let doc = document_json();
+        let routed: BTreeSet<(String, String)> = super::super::policy::MCP
+            .iter()
+            .map(|(method, path, _)| (method.to_string(), (*path).to_owned()))
+            .collect();
+        let undocumented: BTreeSet<(String, String)> = UNDOCUMENTED
+            .iter()
+            .map(|(method, path)| ((*method).to_owned(), (*path).to_owned()))
+            .collect();
+        assert_eq!(routed, undocumented);
+        for (_, path) in UNDOCUMENTED {
+            assert!(doc["paths"].get(*path).is_none(), "{path} is documented");
+        }
+    }
+
     fn document_json() -> serde_json::Value {
         serde_json::to_value(document()).expect("the document serializes")
     }

@@ -49,6 +49,15 @@ pub(super) const ROUTES: &[(Method, &str, Action)] = &[
     ),
 ];
 
+/// The MCP endpoint (`super::mcp`), which is no REST route and is not in
+/// the OpenAPI document: any role may speak MCP, and each tool checks the
+/// action it stands for on the session it names, as the route would.
+pub(super) const MCP: &[(Method, &str, Action)] = &[
+    (Method::POST, "/mcp", Action::List),
+    (Method::GET, "/mcp", Action::List),
+    (Method::DELETE, "/mcp", Action::List),
+];
+
 /// What a request to `route` (the matched pattern) with `method` does;
 /// [`Action::Unlisted`] for one the table does not list.
 pub fn action(method: &Method, route: &str) -> Action {
@@ -59,6 +68,7 @@ pub fn action(method: &Method, route: &str) -> Action {
     };
     ROUTES
         .iter()
+        .chain(MCP)
         .find(|(m, r, _)| m == method && *r == route)
         .map_or(Action::Unlisted, |(_, _, action)| *action)
 }
@@ -81,6 +91,8 @@ mod tests {
             Action::Control
         );
         assert_eq!(action(&Method::PUT, "/api/sessions"), Action::Unlisted);
+        assert_eq!(action(&Method::POST, "/mcp"), Action::List);
+        assert_eq!(action(&Method::PUT, "/mcp"), Action::Unlisted);
         assert!(names_a_session("/api/sessions/{id}/ws"));
         assert!(!names_a_session("/api/sessions"));
     }

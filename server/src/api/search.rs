@@ -59,20 +59,31 @@ pub async fn search(
     query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Json<Found>, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
-    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    let pattern = (
+        query.q.as_str(),
+        flag(query.regex, "regex")?,
+        flag(query.case, "case")?,
+    );
+    Ok(Json(run(&caller, &session, pattern, query.limit).await?))
+}
+
+/// The first `limit` (default 100, at most [`MAX_MATCHES`]) matches of
+/// `(pattern, regex, case)` in `session`, paced as `caller`'s reads:
+/// 400 `bad_limit` or `bad_pattern`, 429 `reads_paced`.
+pub(super) async fn run(
+    caller: &Caller,
+    session: &SessionHandle,
+    (pattern, regex, case): (&str, bool, bool),
+    limit: Option<usize>,
+) -> Result<Found, ApiError> {
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_MATCHES).contains(&limit) {
         return Err(ApiError::bad_request(
             "bad_limit",
             format!("limit must be in 1..={MAX_MATCHES}"),
         ));
     }
-    let pattern = Pattern::new(
-        &query.q,
-        flag(query.regex, "regex")?,
-        flag(query.case, "case")?,
-    )
-    .map_err(|e| ApiError::bad_request("bad_pattern", e.to_string()))?;
-    Ok(Json(
-        session.search(pattern, limit, &caller.reader()).await?,
-    ))
+    let pattern = Pattern::new(pattern, regex, case)
+        .map_err(|e| ApiError::bad_request("bad_pattern", e.to_string()))?;
+    Ok(session.search(pattern, limit, &caller.reader()).await?)
 }

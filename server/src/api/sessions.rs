@@ -10,7 +10,7 @@ use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::access::{Credential, Target};
+use crate::access::{Credential, Grant, Target};
 use crate::input::parse_key;
 use crate::render::{self, Format, RevisedScreen};
 use crate::session::{Input, SessionHandle};
@@ -53,6 +53,27 @@ pub async fn create(
     Extension(caller): Extension<Caller>,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
+    let session = start(&state, &caller, request).await?;
+    let grant = caller.grant();
+    let mut headers = HeaderMap::new();
+    if let Ok(location) = HeaderValue::from_str(&format!("/api/sessions/{}", session.id())) {
+        headers.insert(header::LOCATION, location);
+    }
+    Ok((
+        StatusCode::CREATED,
+        headers,
+        Json(view(&state, &session, grant)),
+    )
+        .into_response())
+}
+
+/// Starts the session `request` asks for, within what the caller may
+/// start (the guard checked [`Action::Create`](crate::access::Action) first), and audits it.
+pub(super) async fn start(
+    state: &AppState,
+    caller: &Caller,
+    request: CreateRequest,
+) -> Result<SessionHandle, ApiError> {
     create::not_declared(&state.config, request.name.as_deref())?;
     let on = request.node.clone();
     let spec = request.resolve(&state.config, state.allow_any_command, caller.grant())?;
@@ -64,16 +85,7 @@ pub async fn create(
         grant.role(),
         session.id(),
     );
-    let mut headers = HeaderMap::new();
-    if let Ok(location) = HeaderValue::from_str(&format!("/api/sessions/{}", session.id())) {
-        headers.insert(header::LOCATION, location);
-    }
-    Ok((
-        StatusCode::CREATED,
-        headers,
-        Json(SessionView::of(&session, grant, node(&state)).with_files(&state.config)),
-    )
-        .into_response())
+    Ok(session)
 }
 
 /// `GET /api/sessions`: the open sessions the caller reaches, oldest first;
@@ -91,8 +103,20 @@ pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
 ) -> Result<Json<SessionList>, ApiError> {
-    let grant = caller.grant();
-    let here = node(&state);
+    Ok(Json(SessionList {
+        sessions: visible(&state, caller.grant()).await?,
+    }))
+}
+
+/// `session` as `grant` sees it, from this node.
+pub(super) fn view(state: &AppState, session: &SessionHandle, grant: &Grant) -> SessionView {
+    SessionView::of(session, grant, node(state)).with_files(&state.config)
+}
+
+/// The open sessions `grant` reaches, oldest first (in a cluster, every
+/// node's).
+pub(super) async fn visible(state: &AppState, grant: &Grant) -> Result<Vec<SessionView>, ApiError> {
+    let here = node(state);
     let mut sessions: Vec<SessionView> = state
         .sessions
         .list()
@@ -134,7 +158,7 @@ pub async fn list(
         // RFC 3339 UTC times of one format sort as strings; ties by id.
         sessions.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
     }
-    Ok(Json(SessionList { sessions }))
+    Ok(sessions)
 }
 
 /// This node's name in a cluster.
@@ -154,7 +178,7 @@ pub async fn show(
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
 ) -> Json<SessionView> {
-    Json(SessionView::of(&session, caller.grant(), node(&state)).with_files(&state.config))
+    Json(view(&state, &session, caller.grant()))
 }
 
 /// `DELETE /api/sessions/{id}`: ends the session (hangup, then kill after the
@@ -171,6 +195,18 @@ pub async fn delete(
     Extension(caller): Extension<Caller>,
     Extension(session): Extension<SessionHandle>,
 ) -> Result<Json<SessionView>, ApiError> {
+    let session = end(&state, &caller, session).await?;
+    Ok(Json(view(&state, &session, caller.grant())))
+}
+
+/// Ends `session` (the guard checked [`Action::Delete`](crate::access::Action)):
+/// its links end with it, the end is audited, and it is answered once the
+/// child is reaped.
+pub(super) async fn end(
+    state: &AppState,
+    caller: &Caller,
+    session: SessionHandle,
+) -> Result<SessionHandle, ApiError> {
     // Another node's session is deleted by its owner, asked by the mirror.
     let session = match state.sessions.remove(session.id()) {
         Some(local) => local,
@@ -186,9 +222,7 @@ pub async fn delete(
         session.id(),
     );
     session.kill().await;
-    Ok(Json(
-        SessionView::of(&session, grant, node(&state)).with_files(&state.config),
-    ))
+    Ok(session)
 }
 
 /// The query of `GET /api/sessions/{id}/screen`.
@@ -276,7 +310,23 @@ pub async fn input(
     Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<InputRequest>,
 ) -> Result<Response, ApiError> {
-    let input = match (request.text, request.keys) {
+    let revision = type_into(&session, input_of(request.text, request.keys)?).await?;
+    let revision = HeaderValue::from(revision);
+    Ok((StatusCode::NO_CONTENT, [(REVISION_HEADER, revision)]).into_response())
+}
+
+/// Queues `input` for the program of `session` and answers the revision
+/// published when it was written: a wait `after` it sees only what came
+/// after the keys.
+pub(super) async fn type_into(session: &SessionHandle, input: Input) -> Result<u64, ApiError> {
+    session.send_input(input).await?;
+    Ok(session.screen().generation)
+}
+
+/// What to type: exactly one of `text` (as is) or `keys` (by name, see
+/// [`parse_key`]); 400 `unknown_key` or `bad_request` otherwise.
+pub(super) fn input_of(text: Option<String>, keys: Option<Vec<String>>) -> Result<Input, ApiError> {
+    Ok(match (text, keys) {
         (Some(text), None) => Input::Bytes(text.into_bytes()),
         (None, Some(names)) => Input::Keys(
             names
@@ -291,10 +341,7 @@ pub async fn input(
                 "give exactly one of 'text' or 'keys'",
             ))
         }
-    };
-    session.send_input(input).await?;
-    let revision = HeaderValue::from(session.screen().generation);
-    Ok((StatusCode::NO_CONTENT, [(REVISION_HEADER, revision)]).into_response())
+    })
 }
 
 /// The body of `POST /api/sessions/{id}/resize`.

@@ -66,28 +66,37 @@ pub async fn wait(
     Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<WaitRequest>,
 ) -> Result<Response, ApiError> {
+    Ok(match run(&caller, &session, request).await? {
+        Ok(answer) => Json(answer).into_response(),
+        Err(timeout) => (StatusCode::REQUEST_TIMEOUT, Json(timeout)).into_response(),
+    })
+}
+
+/// Waits on `session` for `caller`: what held, or the time-out's answer
+/// (the `wait_timeout` error body with the screen); any other refusal as
+/// the API's error.
+pub(super) async fn run(
+    caller: &Caller,
+    session: &SessionHandle,
+    request: WaitRequest,
+) -> Result<Result<WaitAnswer, WaitTimeout>, ApiError> {
     match session.wait(request, caller.grant().credential()).await {
         Ok(Waited {
             matched,
             at,
             screen,
-        }) => Ok(Json(WaitAnswer {
+        }) => Ok(Ok(WaitAnswer {
             matched,
             at,
             revision: screen.generation,
             screen: RevisedScreen::of(&screen),
-        })
-        .into_response()),
-        Err(WaitError::TimedOut(screen)) => Ok((
-            StatusCode::REQUEST_TIMEOUT,
-            Json(WaitTimeout {
-                error: WaitError::TimedOut(screen.clone()).to_string(),
-                code: "wait_timeout".to_owned(),
-                revision: screen.generation,
-                screen: RevisedScreen::of(&screen),
-            }),
-        )
-            .into_response()),
+        })),
+        Err(WaitError::TimedOut(screen)) => Ok(Err(WaitTimeout {
+            error: WaitError::TimedOut(screen.clone()).to_string(),
+            code: "wait_timeout".to_owned(),
+            revision: screen.generation,
+            screen: RevisedScreen::of(&screen),
+        })),
         Err(e) => Err(e.into()),
     }
 }
