@@ -18,8 +18,13 @@ impl Emulator {
         if !screen_fits(&self.screen, cols, rows) {
             return Err("the shown screen does not fit the size");
         }
-        let hidden_rows = self.hidden.grid().iter().count();
-        if hidden_rows != 0 && !screen_fits(&self.hidden, cols, rows) {
+        // The hidden screen's order is checked before its rows are counted
+        // through it.
+        let hidden = self.hidden.grid();
+        if !hidden.is_consistent() {
+            return Err("the hidden screen's rows are out of order");
+        }
+        if hidden.iter().count() != 0 && !screen_fits(&self.hidden, cols, rows) {
             return Err("the hidden screen does not fit the size");
         }
         if self.top > self.bottom
