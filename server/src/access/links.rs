@@ -86,6 +86,19 @@ impl LinkTicket {
         let _ = revoked.wait_for(|r| *r).await;
     }
 
+    /// Completes once the link is revoked (or its session ended) or
+    /// expires: what a stream opened with it waits for to close.
+    pub async fn ended(&self) {
+        let expiry = self
+            .expires_at
+            .duration_since(SystemTime::now())
+            .unwrap_or_default();
+        tokio::select! {
+            () = self.revoked() => {}
+            () = tokio::time::sleep(expiry) => {}
+        }
+    }
+
     /// Counts a stream open with this link until the guard is dropped.
     pub fn watching(&self) -> ViewerGuard {
         self.viewers.fetch_add(1, Ordering::AcqRel);

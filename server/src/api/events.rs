@@ -128,16 +128,7 @@ type Revoked = Pin<Box<dyn Future<Output = ()> + Send>>;
 fn revoked(link: Option<LinkTicket>) -> Revoked {
     Box::pin(async move {
         match link {
-            Some(ticket) => {
-                let expiry = ticket
-                    .expires_at
-                    .duration_since(std::time::SystemTime::now())
-                    .unwrap_or_default();
-                tokio::select! {
-                    () = ticket.revoked() => {}
-                    () = tokio::time::sleep(expiry) => {}
-                }
-            }
+            Some(ticket) => ticket.ended().await,
             None => std::future::pending().await,
         }
     })

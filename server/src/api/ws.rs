@@ -460,16 +460,7 @@ impl Viewer {
         let link = self.caller.grant().link_ticket().cloned();
         let revoked = async {
             match &link {
-                Some(ticket) => {
-                    let expiry = ticket
-                        .expires_at
-                        .duration_since(std::time::SystemTime::now())
-                        .unwrap_or_default();
-                    tokio::select! {
-                        () = ticket.revoked() => {}
-                        () = tokio::time::sleep(expiry) => {}
-                    }
-                }
+                Some(ticket) => ticket.ended().await,
                 None => std::future::pending().await,
             }
         };

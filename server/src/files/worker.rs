@@ -462,27 +462,11 @@ fn keep_only<const N: usize>(fds: [RawFd; N]) -> Result<(), i64> {
 /// library's wrappers would signal the server's threads.
 fn become_user(identity: Option<&Identity>) -> Result<(), i64> {
     let check = |result: libc::c_long| if result < 0 { Err(errno()) } else { Ok(()) };
-    // SAFETY: system calls on memory prepared before the fork.
+    if let Some(identity) = identity {
+        identity.assume().map_err(i64::from)?;
+    }
+    // SAFETY: prctl on the worker itself.
     unsafe {
-        if let Some(identity) = identity {
-            check(libc::syscall(
-                libc::SYS_setgroups,
-                identity.groups.len(),
-                identity.groups.as_ptr(),
-            ))?;
-            check(libc::syscall(
-                libc::SYS_setresgid,
-                identity.gid,
-                identity.gid,
-                identity.gid,
-            ))?;
-            check(libc::syscall(
-                libc::SYS_setresuid,
-                identity.uid,
-                identity.uid,
-                identity.uid,
-            ))?;
-        }
         check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0).into())?;
         // It holds the server's descriptors: the session's user may not
         // look into it (a change of uid makes it so too; this says it).

@@ -29,6 +29,49 @@ pub struct Identity {
     pub no_new_privs: bool,
 }
 
+impl Identity {
+    /// Takes on this identity in a child between fork and exec: its
+    /// groups, then its gid, then its uid, then `no_new_privs` if set. By
+    /// direct system calls, with no allocation (the C library's wrappers
+    /// would signal the server's threads); the errno of the first failure.
+    pub fn assume(&self) -> Result<(), i32> {
+        let check = |result: libc::c_long| {
+            if result < 0 {
+                Err(io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EPERM))
+            } else {
+                Ok(())
+            }
+        };
+        // SAFETY: system calls on this identity's memory, prepared before
+        // the fork and valid for the call.
+        unsafe {
+            check(libc::syscall(
+                libc::SYS_setgroups,
+                self.groups.len(),
+                self.groups.as_ptr(),
+            ))?;
+            check(libc::syscall(
+                libc::SYS_setresgid,
+                self.gid,
+                self.gid,
+                self.gid,
+            ))?;
+            check(libc::syscall(
+                libc::SYS_setresuid,
+                self.uid,
+                self.uid,
+                self.uid,
+            ))?;
+            if self.no_new_privs {
+                check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0).into())?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What to start.
 pub struct Child<'a> {
     /// Program and arguments; the program is looked up in the `PATH` of `env`.
@@ -359,26 +402,7 @@ fn in_child(prepared: &Prepared) -> io::Result<()> {
         check(libc::setsid().into())?;
         check(libc::ioctl(0, libc::TIOCSCTTY, 0).into())?;
         if let Some(identity) = &prepared.identity {
-            check(libc::syscall(
-                libc::SYS_setgroups,
-                identity.groups.len(),
-                identity.groups.as_ptr(),
-            ))?;
-            check(libc::syscall(
-                libc::SYS_setresgid,
-                identity.gid,
-                identity.gid,
-                identity.gid,
-            ))?;
-            check(libc::syscall(
-                libc::SYS_setresuid,
-                identity.uid,
-                identity.uid,
-                identity.uid,
-            ))?;
-            if identity.no_new_privs {
-                check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0).into())?;
-            }
+            identity.assume().map_err(io::Error::from_raw_os_error)?;
         }
         check(libc::chdir(prepared.cwd.as_ptr()).into())?;
         // The classic signals to their defaults, then none blocked: the
