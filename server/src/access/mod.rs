@@ -9,6 +9,7 @@ mod failures;
 mod grant;
 mod keys;
 mod links;
+mod oidc;
 mod peer;
 mod people;
 mod role;
@@ -23,6 +24,7 @@ pub use keys::{config_entry, KeyConfig};
 pub use links::{
     LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
 };
+pub use oidc::OidcConfig;
 pub use peer::{client_address, TrustedProxies};
 pub use people::{person_name, AuthConfig, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME};
 pub use role::Role;

@@ -25,7 +25,7 @@ pub struct AuthConfig {
     pub rules: Vec<RuleConfig>,
     /// Sign-in at an OpenID provider (`[auth.oidc]`).
     #[serde(default)]
-    pub oidc: Option<crate::oidc::config::OidcConfig>,
+    pub oidc: Option<super::oidc::OidcConfig>,
 }
 
 /// `[auth.proxy]`: the headers a proxy in `trusted_proxies` sets after it

@@ -10,7 +10,6 @@
 //! names, an id, an expiry); a logout ends that id on the server that
 //! received it ([`revoked`]).
 
-pub mod config;
 mod http;
 mod revoked;
 pub mod seal;
@@ -29,7 +28,7 @@ use openidconnect::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use config::OidcConfig;
+pub use crate::access::OidcConfig;
 use revoked::Revoked;
 use seal::{now, Sealer};
 
