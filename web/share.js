@@ -3,7 +3,7 @@ const LIST_REFRESH_MS = 3000;
 const LIFETIMES = [['1 hour', 3600], ['1 day', 86400], ['7 days', 604800]];
 const CSS = `.pc-bar{position:fixed;bottom:6px;right:10px;z-index:10;display:flex;gap:8px;align-items:center;font:12px system-ui,sans-serif;color:#ddd}
 .pc-bar button,.pc-share button,.pc-share select{font:inherit;cursor:pointer}
-.pc-presence,.pc-room,.pc-driver{background:#222;padding:3px 8px;border-radius:10px}.pc-presence:empty,.pc-driver:empty{display:none}.pc-room ul{margin:4px 0;padding-left:16px}
+.pc-room{background:#222;padding:3px 8px;border-radius:10px}.pc-driver:empty{display:none}.pc-room ul{margin:4px 0;padding-left:16px}
 .pc-share{position:fixed;bottom:34px;right:10px;z-index:10;background:#252526;color:#eee;border:1px solid #555;border-radius:6px;padding:10px;font:13px system-ui,sans-serif;width:min(420px,90vw)}
 .pc-share[hidden]{display:none}@media (pointer:coarse){.pc-bar{bottom:46px}}.pc-share input{width:100%;box-sizing:border-box;font:12px monospace}
 .pc-share table{width:100%;border-collapse:collapse;margin-top:8px}.pc-share td{padding:2px 4px;border-top:1px solid #444}`;
@@ -31,17 +31,18 @@ export async function mountShare(root, source, api, token) {
   root.append(make('style', { textContent: CSS }));
   const presence = make('span', { className: 'pc-presence', role: 'status', ariaLive: 'polite' });
   const people = make('ul', { ariaLabel: 'People here' });
-  const room = make('details', { className: 'pc-room', hidden: true }, make('summary', { textContent: 'People' }), people);
-  const driver = make('span', { className: 'pc-driver', role: 'status', ariaLive: 'polite' });
+  const driver = make('div', { className: 'pc-driver', role: 'status', ariaLive: 'polite' });
+  const room = make('details', { className: 'pc-room' }, make('summary', {}, presence), driver, people);
   const take = make('button', { type: 'button', textContent: 'Take control', hidden: true, title: 'Size the session to your window' });
   take.onclick = () => source.terminal.takeControl();
-  const bar = make('div', { className: 'pc-bar' }, driver, take, room, presence);
+  // Compact, so that on a phone it leaves the terminal's left side free
+  // for touch: the counts open the list of people and who drives.
+  const bar = make('div', { className: 'pc-bar' }, take, room);
   root.append(bar);
   source.addEventListener('room', ({ detail: r }) => {
     const d = r.entries.find((x) => x.drives);
     driver.textContent = r.policy !== 'driver' ? `size: ${r.policy}` : r.youDrive ? 'you drive the size' : d ? `${who(d)} drives the size` : '';
     take.hidden = r.policy !== 'driver' || r.youDrive || source.terminal.screen.role !== 'control';
-    room.hidden = false;
     people.replaceChildren(...r.entries.map((x) => make('li', {
       textContent: `${who(x)}${x.name ? ` (${x.kind})` : ''}: ${x.role === 'control' ? 'controlling' : 'watching'}${x.drives ? ', drives the size' : ''}${x.connections > 1 ? `, ${x.connections} windows` : ''}`,
     })), ...(r.unlisted ? [make('li', { textContent: `${r.unlisted} more` })] : []));
