@@ -72,6 +72,25 @@ for _ in $(seq 100); do
 done
 curl -fsS "$base/healthz" >/dev/null || { cat "$work/server.log"; die "the server did not start"; }
 
+# schemathesis [GLOBAL OPTIONS] -- [RUN OPTIONS]: one run against the
+# server's document with the checks, phases, seed and limits of both runs,
+# from the scratch directory, where schemathesis keeps its cache.
+schemathesis() {
+  local global=()
+  while (($#)) && [[ $1 != -- ]]; do global+=("$1"); shift; done
+  shift
+  (cd "$work" && "$VENV/bin/schemathesis" "${global[@]}" run "$base/api/openapi.json" \
+    --url "$base" \
+    --header "Authorization: Bearer $TOKEN" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+    --phases examples,coverage,fuzzing \
+    --max-examples "$EXAMPLES" \
+    --seed "$SEED" \
+    --workers 1 \
+    --request-timeout 10 \
+    "$@" --no-color)
+}
+
 start=$SECONDS
 status=0
 # The event stream first, while the server has room for a session (the
@@ -87,35 +106,11 @@ id=$(curl -fsS -H "Authorization: Bearer $TOKEN" -d '{"profile": "shell"}' "$bas
 curl -fsS -o /dev/null -X DELETE -H "Authorization: Bearer $TOKEN" "$base/api/sessions/$id"
 printf '[[operations]]\ninclude-path = "/api/sessions/{id}/events"\nparameters = { "path.id" = "%s" }\n' "$id" \
   >"$work/schemathesis.toml"
-(cd "$work" && "$VENV/bin/schemathesis" --config-file "$work/schemathesis.toml" run "$base/api/openapi.json" \
-  --url "$base" \
-  --header "Authorization: Bearer $TOKEN" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
-  --phases examples,coverage,fuzzing \
-  --max-examples "$EXAMPLES" \
-  --seed "$SEED" \
-  --workers 1 \
-  --request-timeout 10 \
-  --max-time 20 \
-  --include-path '/api/sessions/{id}/events' \
-  --no-color) \
-  || status=$?
+schemathesis --config-file "$work/schemathesis.toml" -- --max-time 20 \
+  --include-path '/api/sessions/{id}/events' || status=$?
 
 step "schemathesis: $EXAMPLES examples per operation, seed $SEED"
-# From the scratch directory, where schemathesis keeps its cache.
-(cd "$work" && "$VENV/bin/schemathesis" run "$base/api/openapi.json" \
-  --url "$base" \
-  --header "Authorization: Bearer $TOKEN" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
-  --phases examples,coverage,fuzzing \
-  --max-examples "$EXAMPLES" \
-  --seed "$SEED" \
-  --workers 1 \
-  --request-timeout 10 \
-  --max-time 160 \
-  --exclude-path '/api/sessions/{id}/events' \
-  --no-color) \
-  || status=$?
+schemathesis -- --max-time 160 --exclude-path '/api/sessions/{id}/events' || status=$?
 echo "schemathesis (both runs) took $((SECONDS - start)) s"
 if grep -q "panicked" "$work/server.log"; then
   cat "$work/server.log"

@@ -112,15 +112,7 @@ impl<'a> Reader<'a> {
     /// A string: a varint byte length (at most `max`) and that many bytes of
     /// valid UTF-8.
     pub(crate) fn str(&mut self, max: usize, field: &'static str) -> Result<&'a str, DecodeError> {
-        let len = self.u32()? as usize;
-        if len > max {
-            return Err(DecodeError::TooLarge {
-                field,
-                len: len as u64,
-                max: max as u64,
-            });
-        }
-        let bytes = self.take(len)?;
+        let bytes = self.bytes(max, field)?;
         std::str::from_utf8(bytes).map_err(|_| DecodeError::InvalidUtf8 { field })
     }
 
