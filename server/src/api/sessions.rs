@@ -284,13 +284,14 @@ pub struct InputRequest {
 }
 
 /// The header of an input's answer that carries the revision of the
-/// screen published when the input was written: output the input causes
-/// comes in later revisions, so a wait with `after` set to it sees only
-/// that.
+/// last screen published before the input was written: output the input
+/// causes comes in later revisions, so a wait with `after` set to it sees
+/// that output (and nothing published before the keys).
 pub const REVISION_HEADER: &str = "panecast-revision";
 
 /// `POST /api/sessions/{id}/input`: 204 once written to the child, with
-/// the screen's revision then in `Panecast-Revision`. Shares the session's
+/// the revision of the last screen published before it in
+/// `Panecast-Revision`. Shares the session's
 /// input rate with its WebSocket streams (429 past it).
 #[utoipa::path(
     post,
@@ -299,7 +300,7 @@ pub const REVISION_HEADER: &str = "panecast-revision";
     request_body = InputRequest,
     responses(
         (status = 204, description = "Written to the program",
-            headers(("Panecast-Revision" = u64, description = "The screen's revision when the input was written: a wait's `after`"))),
+            headers(("Panecast-Revision" = u64, description = "The revision of the last screen published before the input was written: a wait's `after`"))),
         (status = 400, description = "bad_json, bad_body, bad_request, unknown_key", body = ErrorBody),
         (status = 409, description = "session_exited", body = ErrorBody),
         (status = 413, description = "body_too_large", body = ErrorBody),
@@ -316,11 +317,15 @@ pub async fn input(
 }
 
 /// Queues `input` for the program of `session` and answers the revision
-/// published when it was written: a wait `after` it sees only what came
-/// after the keys.
+/// of the last screen published before it was written: a wait `after` it
+/// sees every row the keys' output changes. The revision is read first:
+/// read after the write, it could already hold that output (a mirror's
+/// owner answers once the keys are written, and its echo may reach the
+/// mirror before the answer does), and such a wait would never match.
 pub(super) async fn type_into(session: &SessionHandle, input: Input) -> Result<u64, ApiError> {
+    let revision = session.screen().generation;
     session.send_input(input).await?;
-    Ok(session.screen().generation)
+    Ok(revision)
 }
 
 /// What to type: exactly one of `text` (as is) or `keys` (by name, see

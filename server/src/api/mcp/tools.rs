@@ -287,7 +287,7 @@ impl Tools {
 
     #[tool(
         name = "type",
-        description = "Type into a session's program, as a person at the keyboard: either `text` (typed as is; add keys [\"Enter\"] in a second call, or end the text with a newline, to submit a line) or `keys` by name (Enter, Tab, Escape, Up, C-c for Ctrl-C, ...). Needs the control role. Answers `revision`, the screen's revision when the keys were written: pass it as `after` to wait_for to wait only for what they caused."
+        description = "Type into a session's program, as a person at the keyboard: either `text` (typed as is; add keys [\"Enter\"] in a second call, or end the text with a newline, to submit a line) or `keys` by name (Enter, Tab, Escape, Up, C-c for Ctrl-C, ...). Needs the control role. Answers `revision`, the revision of the last screen before the keys were written: pass it as `after` to wait_for to wait only for what they caused."
     )]
     async fn type_input(
         &self,
