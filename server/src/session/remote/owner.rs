@@ -299,14 +299,25 @@ fn cause_of(reason: EndReason) -> EndCause {
 /// Starts the task that serves `session`'s screens and inputs; it ends
 /// once no node watched for [`WATCH_FOR`], or with the session.
 fn start_serving(session: SessionHandle, client: Client, served: Served) -> mpsc::Sender<Queued> {
-    let (queue, asks) = mpsc::channel(QUEUE);
+    let (queue, mut asks) = mpsc::channel(QUEUE);
     let mine = queue.clone();
     tokio::spawn(async move {
         let id = session.id().to_owned();
-        Serving::new(session, client).run(asks).await;
-        let mut served = lock(&served);
-        if served.get(&id).is_some_and(|q| q.same_channel(&mine)) {
-            served.remove(&id);
+        let mut serving = Serving::new(session, client);
+        serving.run(&mut asks).await;
+        {
+            let mut served = lock(&served);
+            if served.get(&id).is_some_and(|q| q.same_channel(&mine)) {
+                served.remove(&id);
+            }
+            // No ask comes in after this; a sender that holds this queue
+            // finds it closed and starts a new task.
+            asks.close();
+        }
+        // Asks queued as the task ended are answered, never dropped (a
+        // dropped ask is a time-out on the asking node).
+        while let Some(queued) = asks.recv().await {
+            serving.queued(queued).await;
         }
     });
     queue
@@ -343,16 +354,26 @@ impl Serving {
         }
     }
 
-    async fn run(mut self, mut asks: mpsc::Receiver<Queued>) {
+    /// Serves asks and screens until no node watched for [`WATCH_FOR`],
+    /// or the session is gone.
+    async fn run(&mut self, asks: &mut mpsc::Receiver<Queued>) {
         let mut screens = self.session.subscribe();
         screens.borrow_and_update();
         let mut status = self.session.watch_status();
         let mut clipboard = self.session.watch_clipboard();
-        let mut ticks = tokio::time::interval(MARK_EVERY);
+        // The first tick a period from now: an immediate one could end the
+        // task before it took the ask it was started for.
+        let mut ticks =
+            tokio::time::interval_at(tokio::time::Instant::now() + MARK_EVERY, MARK_EVERY);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let settle = self.settle_at;
+            // Asks first: a tick that finds the task unwatched must not win
+            // over an ask already queued (before this, under load the first
+            // tick could be ready at the first poll and end the task with
+            // its first Watch unanswered: the asking node timed out).
             tokio::select! {
+                biased;
                 queued = asks.recv() => match queued {
                     Some(queued) => self.queued(queued).await,
                     None => return,
