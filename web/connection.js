@@ -4,7 +4,7 @@
 import { encodePing } from './protocol.js';
 
 // Close codes after which reconnecting cannot help (PROTOCOL.md section 8).
-export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4010, 4029]);
+export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4006, 4010, 4029]);
 
 // 1012: the server restarts in place (an upgrade); every session goes on.
 export const SERVICE_RESTART = 1012;

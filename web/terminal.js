@@ -317,10 +317,11 @@ export class Terminal extends EventTarget {
     this.dispatchEvent(new CustomEvent('frame', { detail: m }));
   }
 
-  onClose({ code, retryIn, opened }) {
+  onClose({ code, reason, retryIn, opened }) {
     if (this.status === 'exited' || this.disposed) return;
     if (retryIn === null) {
-      this.setStatus('closed', STATUS_TEXT[code] || `Disconnected (${code})`);
+      // 4006: the server refused this page's origin, and says what would allow it.
+      this.setStatus('closed', STATUS_TEXT[code] || (code === 4006 ? `Refused: ${reason}` : `Disconnected (${code})`));
       return;
     }
     if (code === SERVICE_RESTART) {

@@ -48,6 +48,12 @@ pub const SESSION_NOT_FOUND: u16 = 4004;
 /// it.
 pub const NODE_GONE: u16 = 4005;
 
+/// 4006: the upgrade came with a cookie from a page whose origin is not the
+/// server's (nor in its `allowed_origins`): accepted only to be closed at
+/// once, with what would allow it as the reason (a page cannot read an
+/// HTTP refusal). Reconnecting cannot help.
+pub const ORIGIN_FORBIDDEN: u16 = 4006;
+
 /// 4008: the client sent input faster than the server's input rate limit.
 pub const RATE_LIMITED: u16 = 4008;
 

@@ -125,6 +125,7 @@ fn the_clients_close_codes_are_the_protocols() {
         close::ACCESS_REVOKED,
         close::SESSION_NOT_FOUND,
         close::NODE_GONE,
+        close::ORIGIN_FORBIDDEN,
         close::RATE_LIMITED,
         close::IDLE_TIMEOUT,
         close::TOO_MANY_VIEWERS,
@@ -148,6 +149,7 @@ fn the_clients_close_codes_are_the_protocols() {
         close::SESSION_DELETED,
         close::SESSION_NOT_FOUND,
         close::NODE_GONE,
+        close::ORIGIN_FORBIDDEN,
     ] {
         assert!(last.contains(&u32::from(code)), "FINAL lacks {code}");
     }

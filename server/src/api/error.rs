@@ -7,6 +7,7 @@ use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::origin::OriginRefusal;
 use crate::pty::{Shortage, SpawnError};
 use crate::record::RecordError;
 use crate::session::wait::WaitError;
@@ -94,6 +95,16 @@ impl IntoResponse for ApiError {
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
+    }
+}
+
+impl From<OriginRefusal> for ApiError {
+    fn from(refused: OriginRefusal) -> Self {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "origin_forbidden",
+            refused.to_string(),
+        )
     }
 }
 

@@ -24,7 +24,7 @@ use panecast_proto::MemberKind;
 
 use super::error::ApiError;
 use super::oidc::{self, SignedIn};
-use super::origin::{origin_allowed, peer_of};
+use super::origin::{check_origin, peer_of, OriginRefusal};
 use super::{audit, cookies, policy, signin, AppState};
 
 /// The WebSocket subprotocol every stream speaks.
@@ -107,19 +107,19 @@ impl Caller {
     /// that came in a cookie (which a browser sends on its own) must come from this server's pages or an
     /// allowed origin (403 `origin_forbidden`); one the page holds itself
     /// is no cross-site forgery.
+    /// A refusal is logged with what the server saw and what would allow
+    /// it (a proxy that drops the port from `Host` is the common cause).
     pub fn check_stream_origin(
         &self,
         headers: &HeaderMap,
         allowed: &[String],
-    ) -> Result<(), ApiError> {
-        if self.cookie && !origin_allowed(headers, allowed, true, self.secure) {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "origin_forbidden",
-                "this page's origin may not open the stream with a cookie; add it to allowed_origins",
-            ));
+    ) -> Result<(), OriginRefusal> {
+        if !self.cookie {
+            return Ok(());
         }
-        Ok(())
+        check_origin(headers, allowed, self.secure).inspect_err(|refused| {
+            tracing::warn!(reason = %refused, fix = refused.fix(), "origin_forbidden");
+        })
     }
 }
 
@@ -198,10 +198,19 @@ pub async fn check_host(State(state): State<AppState>, request: Request, next: N
     if proxied || host_allowed(request.headers(), &state.config.public_names) {
         return next.run(request).await;
     }
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .unwrap_or_default();
+    tracing::warn!(%host, fix = "add the name to public_names", "unknown_host");
     ApiError::new(
         StatusCode::MISDIRECTED_REQUEST,
         "unknown_host",
-        "this server does not answer to that host name; add it to public_names",
+        format!(
+            "this server does not answer to the host name '{host}'; add it to public_names \
+             (or reach it through a proxy listed in trusted_proxies)"
+        ),
     )
     .into_response()
 }
@@ -459,10 +468,16 @@ fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
 /// without a preflight.
 fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Result<(), ApiError> {
     let csrf = |message: &str| ApiError::new(StatusCode::FORBIDDEN, "csrf", message);
-    if !origin_allowed(headers, allowed, false, secure) || headers.get(header::ORIGIN).is_none() {
+    if headers.get(header::ORIGIN).is_none() {
         return Err(csrf(
             "a request authenticated by cookie must come from this server's pages (Origin)",
         ));
+    }
+    if let Err(refused) = check_origin(headers, allowed, secure) {
+        tracing::warn!(reason = %refused, fix = refused.fix(), "csrf");
+        return Err(csrf(&format!(
+            "a request authenticated by cookie must come from this server's pages: {refused}"
+        )));
     }
     let json = headers
         .get(header::CONTENT_TYPE)

@@ -37,21 +37,154 @@ pub fn origin_allowed(
     absent_ok: bool,
     secure: bool,
 ) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
-        return absent_ok;
-    };
-    if allowed.iter().any(|a| a == origin) {
-        return true;
+    if headers.contains_key(header::ORIGIN) {
+        check_origin(headers, allowed, secure).is_ok()
+    } else {
+        absent_ok
     }
-    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
-        return false;
-    };
-    let scheme = if secure { "https" } else { "http" };
-    origin
-        .split_once("://")
-        .is_some_and(|(origin_scheme, origin_host)| {
-            origin_scheme.eq_ignore_ascii_case(scheme) && origin_host.eq_ignore_ascii_case(host)
+}
+
+/// [`origin_allowed`] with no `Origin` allowed, or why it is refused.
+pub fn check_origin(
+    headers: &HeaderMap,
+    allowed: &[String],
+    secure: bool,
+) -> Result<(), OriginRefusal> {
+    let listed = headers
+        .get(header::ORIGIN)
+        .is_some_and(|origin| allowed.iter().any(|a| a.as_bytes() == origin.as_bytes()));
+    match refusal(headers, secure) {
+        Some(refused) if !listed => Err(refused),
+        _ => Ok(()),
+    }
+}
+
+/// Why a page's `Origin` is not this server's own, as the request tells
+/// it: what the server saw, and what would allow it. Shown to the page,
+/// logged, and never a secret (the page knows its origin, the proxy set
+/// the `Host`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OriginRefusal {
+    /// The page's origin has a port the `Host` header lacks: a reverse
+    /// proxy with `proxy_set_header Host $host;` on a non-default port
+    /// drops it.
+    PortDropped {
+        /// The page's origin.
+        origin: String,
+        /// The `Host` the server saw.
+        host: String,
+    },
+    /// The page's scheme is not the one the server saw: a proxy that
+    /// terminates TLS without saying so (`X-Forwarded-Proto`), or that is
+    /// not in `trusted_proxies`.
+    SchemeDiffers {
+        /// The page's origin.
+        origin: String,
+        /// The scheme the server saw.
+        seen: &'static str,
+    },
+    /// Another site's page.
+    Foreign {
+        /// The page's origin.
+        origin: String,
+        /// The server's own origin, as the request names it.
+        own: String,
+    },
+}
+
+impl OriginRefusal {
+    /// What would allow it, short enough for a WebSocket close reason.
+    pub fn fix(&self) -> &'static str {
+        match self {
+            OriginRefusal::PortDropped { .. } => {
+                "Host lacks the page's port: use proxy_set_header Host $http_host; or allowed_origins"
+            }
+            OriginRefusal::SchemeDiffers { .. } => {
+                "the page's scheme is not the server's: trust the proxy's X-Forwarded-Proto (trusted_proxies)"
+            }
+            OriginRefusal::Foreign { .. } => "this page's origin is not allowed: add it to allowed_origins",
+        }
+    }
+}
+
+impl std::fmt::Display for OriginRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OriginRefusal::PortDropped { origin, host } => write!(
+                f,
+                "the page {origin} is not this server's origin: the request's Host is {host}, \
+                 without the page's port (a reverse proxy with `proxy_set_header Host $host;` \
+                 drops it); forward it with `proxy_set_header Host $http_host;`, or add \
+                 {origin} to allowed_origins"
+            ),
+            OriginRefusal::SchemeDiffers { origin, seen } => write!(
+                f,
+                "the page {origin} is not this server's origin: the server was reached over \
+                 {seen}; a proxy that terminates TLS must send X-Forwarded-Proto and be listed \
+                 in trusted_proxies (or add {origin} to allowed_origins)"
+            ),
+            OriginRefusal::Foreign { origin, own } => write!(
+                f,
+                "the page {origin} is not this server's origin ({own}); add it to allowed_origins"
+            ),
+        }
+    }
+}
+
+/// Why the `Origin` of `headers` is refused, given the scheme the client
+/// used (`secure`); `None` when it is this server's own or there is none.
+pub fn refusal(headers: &HeaderMap, secure: bool) -> Option<OriginRefusal> {
+    let origin = headers
+        .get(header::ORIGIN)?
+        .to_str()
+        .unwrap_or("(not text)");
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let seen = if secure { "https" } else { "http" };
+    let (scheme, authority) = origin.split_once("://").unwrap_or(("", origin));
+    let (origin_name, origin_port) = name_and_port(authority, scheme);
+    let (host_name, host_port) = name_and_port(host, seen);
+    let host_names_a_port = host.rfind(':').is_some_and(|at| !host[at..].contains(']'));
+    let same_name = origin_name.eq_ignore_ascii_case(host_name);
+    let owned = |s: &str| s.to_owned();
+    if same_name && !scheme.eq_ignore_ascii_case(seen) {
+        Some(OriginRefusal::SchemeDiffers {
+            origin: owned(origin),
+            seen,
         })
+    } else if same_name && origin_port != host_port && !host_names_a_port {
+        Some(OriginRefusal::PortDropped {
+            origin: owned(origin),
+            host: owned(host),
+        })
+    } else if same_name && origin_port == host_port {
+        None
+    } else {
+        Some(OriginRefusal::Foreign {
+            origin: owned(origin),
+            own: format!("{seen}://{host}"),
+        })
+    }
+}
+
+/// A `host[:port]`'s name and port, the scheme's default port when it
+/// names none.
+fn name_and_port<'a>(authority: &'a str, scheme: &str) -> (&'a str, Option<u16>) {
+    let default = match scheme.to_ascii_lowercase().as_str() {
+        "https" => Some(443),
+        "http" => Some(80),
+        _ => None,
+    };
+    let split = match authority.rfind(':') {
+        Some(at) if !authority[at..].contains(']') => Some(at),
+        _ => None,
+    };
+    match split {
+        Some(at) => (&authority[..at], authority[at + 1..].parse().ok()),
+        None => (authority, default),
+    }
 }
 
 #[cfg(test)]
@@ -102,6 +235,63 @@ mod tests {
         assert!(
             !origin_allowed(&h(Some("https://127.0.0.1:7681")), &[], false, false),
             "nor the other way round"
+        );
+    }
+    fn headers(origin: &str, host: &str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert(header::HOST, HeaderValue::from_str(host).expect("ascii"));
+        map.insert(
+            header::ORIGIN,
+            HeaderValue::from_str(origin).expect("ascii"),
+        );
+        map
+    }
+
+    #[test]
+    fn a_refusal_says_why() {
+        // nginx's `proxy_set_header Host $host;` behind port 8443.
+        let dropped = refusal(&headers("https://term.example:8443", "term.example"), true);
+        assert!(
+            matches!(&dropped, Some(OriginRefusal::PortDropped { host, .. }) if host == "term.example"),
+            "{dropped:?}"
+        );
+        let dropped = dropped.expect("refused");
+        assert!(dropped.to_string().contains("$http_host"), "{dropped}");
+        // A TLS proxy that does not say so.
+        let scheme = refusal(&headers("https://term.example", "term.example"), false);
+        assert!(
+            matches!(
+                scheme,
+                Some(OriginRefusal::SchemeDiffers { seen: "http", .. })
+            ),
+            "{scheme:?}"
+        );
+        // Another site.
+        let foreign = refusal(&headers("https://evil.example", "term.example"), true);
+        assert!(
+            matches!(foreign, Some(OriginRefusal::Foreign { .. })),
+            "{foreign:?}"
+        );
+        assert!(foreign
+            .as_ref()
+            .is_some_and(|f| f.to_string().contains("allowed_origins")));
+        // The server's own origin, default ports spelled out or not, and IPv6.
+        assert_eq!(
+            refusal(&headers("https://term.example:443", "term.example"), true),
+            None
+        );
+        assert_eq!(
+            refusal(&headers("http://[::1]:7681", "[::1]:7681"), false),
+            None
+        );
+        assert!(matches!(
+            refusal(&headers("http://[::1]:8080", "[::1]"), false),
+            Some(OriginRefusal::PortDropped { .. })
+        ));
+        let every = [dropped, scheme.expect("refused"), foreign.expect("refused")];
+        assert!(
+            every.iter().all(|r| r.fix().len() <= 123),
+            "a close reason holds 123 bytes"
         );
     }
 }

@@ -22,7 +22,7 @@ use super::body::JsonBody;
 use super::error::{ApiError, ErrorBody};
 use super::guard::{Caller, PROTOCOL};
 use super::recordings::{blocking, check, stem};
-use super::ws::{not_an_upgrade, refuse, Viewer};
+use super::ws::{not_an_upgrade, refuse, refuse_origin, Viewer};
 use super::AppState;
 use crate::access::{Action, Role as AccessRole};
 use crate::record::{Cast, RecordError};
@@ -35,9 +35,8 @@ use crate::session::SessionHandle;
     path = "/api/recordings/{name}/ws",
     params(("name" = String, Path, description = "The recording's name, with or without `.cast`")),
     responses(
-        (status = 101, description = "Switching to the WebSocket stream of the replay (proto/PROTOCOL.md)"),
+        (status = 101, description = "Switching to the WebSocket stream of the replay (proto/PROTOCOL.md); closed at once with 4006 and why when a cookie-borne credential comes from another origin"),
         (status = 400, description = "bad_recording_name", body = ErrorBody),
-        (status = 403, description = "origin_forbidden", body = ErrorBody),
         (status = 404, description = "recording_not_found (also one outside the credential's scope)", body = ErrorBody),
         (status = 413, description = "recording_too_large: over `recordings.max_replay_bytes`", body = ErrorBody),
         (status = 422, description = "bad_recording: not an asciicast v2 file", body = ErrorBody),
@@ -57,7 +56,9 @@ pub async fn upgrade(
     let info = super::recordings::find(&state, &name).await?;
     check(&state, caller.grant(), &info, Action::Read)?;
     let ws = ws.map_err(not_an_upgrade)?;
-    caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
+    if let Err(refused) = caller.check_stream_origin(&headers, &state.config.allowed_origins) {
+        return Ok(refuse_origin(ws, PROTOCOL, refused));
+    }
     let max_bytes = state.config.recordings.max_replay_bytes;
     if info.bytes > max_bytes {
         return Err(ApiError::new(

@@ -26,6 +26,7 @@ use tracing::Instrument;
 
 use super::error::{ApiError, ErrorBody};
 use super::guard::{stream_role, Caller, PROTOCOL};
+use super::origin::OriginRefusal;
 use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::config::ClipboardAccess;
@@ -90,9 +91,8 @@ pub(super) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
         ("role" = Option<String>, Query, description = "`control` (default) or `view`"),
     ),
     responses(
-        (status = 101, description = "Switching to the WebSocket stream (proto/PROTOCOL.md)"),
+        (status = 101, description = "Switching to the WebSocket stream (proto/PROTOCOL.md); closed at once with 4006 and why when a cookie-borne credential comes from another origin"),
         (status = 400, description = "bad_role, bad_query", body = ErrorBody),
-        (status = 403, description = "origin_forbidden", body = ErrorBody),
         (status = 426, description = "upgrade_required: not a WebSocket upgrade request", body = ErrorBody),
     )
 )]
@@ -106,7 +106,9 @@ pub async fn upgrade(
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
     let ws = ws.map_err(not_an_upgrade)?;
-    caller.check_stream_origin(&headers, &state.config.allowed_origins)?;
+    if let Err(refused) = caller.check_stream_origin(&headers, &state.config.allowed_origins) {
+        return Ok(refuse_origin(ws, PROTOCOL, refused));
+    }
     let asked = match query.role.as_deref() {
         None | Some("control") => AccessRole::Control,
         Some("view") => AccessRole::View,
@@ -147,6 +149,22 @@ pub async fn upgrade(
                 Err(refusal) => refuse(&mut socket, refusal).await,
             }
         }))
+}
+
+/// Answers an upgrade whose Origin was refused: accepted only to be closed
+/// at once with 4006 (an `Error` and the close, both saying what would
+/// allow it), since a page's WebSocket cannot read an HTTP refusal's body
+/// and would retry it for ever. Nothing of the session is sent.
+pub(super) fn refuse_origin(
+    ws: WebSocketUpgrade,
+    protocol: &'static str,
+    refused: OriginRefusal,
+) -> Response {
+    ws.protocols([protocol])
+        .on_upgrade(move |mut socket| async move {
+            let ending = Ending::error(close::ORIGIN_FORBIDDEN, refused.fix());
+            close_with(&mut socket, ending).await;
+        })
 }
 
 /// Closes a stream that found no place among the session's viewers: 4029

@@ -365,6 +365,31 @@ pub async fn connect(
     }
 }
 
+/// Opens `path` as a page of a refused origin would: the server accepts
+/// the upgrade only to close it with 4006; panics if anything but an
+/// `Error` (the reason) comes before the close. How it closed.
+pub async fn refused_for_origin(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Closed {
+    let mut client = match connect(addr, path, headers, None).await {
+        Ok(client) => client,
+        Err(refused) => panic!("refused in HTTP ({refused:?}), not closed with the reason"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while let Some(bytes) = client.next_raw(deadline).await {
+        assert_eq!(
+            bytes.first(),
+            Some(&0x06),
+            "only an Error may come before the close, not {bytes:?}"
+        );
+    }
+    let closed = client.closed.clone().expect("closed within 5 s");
+    assert_eq!(
+        closed.code,
+        Some(proto::close::ORIGIN_FORBIDDEN),
+        "{closed:?}"
+    );
+    closed
+}
+
 /// Opens the stream of session `id` with the bearer `token`, expecting it
 /// to be accepted.
 pub async fn open(addr: SocketAddr, token: &str, id: &str, role: &str) -> Client {

@@ -60,19 +60,48 @@ async fn a_stream_from_a_page_of_the_other_scheme_is_refused() {
     let id = session_id(&server.create(&["cat"], json!({})));
     let cookie = format!("panecast_token={TOKEN}");
     let origin = format!("https://{}", server.addr);
-    let refused = ws::connect(
+    let closed = ws::refused_for_origin(
         server.addr,
         &ws::ws_path(&id, Some("view")),
         &[("Cookie", &cookie), ("Origin", &origin)],
-        None,
     )
-    .await
-    .err()
-    .expect("refused");
-    assert_eq!(refused.status, 403);
+    .await;
+    assert!(closed.reason.contains("X-Forwarded-Proto"), "{closed:?}");
+}
+
+#[tokio::test]
+async fn a_proxy_that_drops_the_port_from_host_is_named_as_the_cause() {
+    let server = Server::start(test_config());
+    let id = session_id(&server.create(&["cat"], json!({})));
+    let cookie = format!("panecast_token={TOKEN}");
+    // What nginx's `proxy_set_header Host $host;` sends for a page on :8443.
+    let closed = ws::refused_for_origin(
+        server.addr,
+        &ws::ws_path(&id, Some("view")),
+        &[
+            ("Cookie", &cookie),
+            ("Origin", "http://127.0.0.1:8443"),
+            ("Host", "127.0.0.1"),
+        ],
+    )
+    .await;
+    assert!(closed.reason.contains("$http_host"), "{closed:?}");
+    // The event stream (plain HTTP) answers 403 with the whole reason.
+    let response = crate::common::http(
+        server.addr,
+        "GET",
+        &format!("/api/sessions/{id}/events"),
+        &[
+            ("Cookie", &cookie),
+            ("Origin", "http://127.0.0.1:8443"),
+            ("Host", "127.0.0.1"),
+        ],
+        None,
+    );
+    assert_eq!(response.status, 403, "{}", response.body);
     assert!(
-        refused.body.contains("origin_forbidden"),
+        response.body.contains("origin_forbidden") && response.body.contains("$http_host"),
         "{}",
-        refused.body
+        response.body
     );
 }

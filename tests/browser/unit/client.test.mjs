@@ -203,7 +203,7 @@ test('reconnect back-off grows, is capped, jitters; final codes', () => {
   assert.equal(backoff(20, () => 0.5), 10000);
   assert.equal(backoff(3, () => 0), 2800);
   assert.equal(backoff(3, () => 1), 5200);
-  for (const c of [4001, 4002, 4004, 1008]) assert.ok(FINAL.has(c));
+  for (const c of [4001, 4002, 4004, 4006, 1008]) assert.ok(FINAL.has(c));
   for (const c of [1001, 1006, 1011, 1012, 4008]) assert.ok(!FINAL.has(c));
   // An upgrade in place: reconnect at once, whatever the attempt.
   assert.equal(SERVICE_RESTART, 1012);
