@@ -168,6 +168,55 @@ pids+=($!)
 wait_port "$nginx_port" nginx "$!"
 through nginx "$nginx_port" "$work/nginx/access.log"
 
+step "nginx with proxy_set_header Host \$host on a non-default port: the refusal says why"
+# The common configuration that drops the port from Host: the page's
+# Origin then is not the server's own. The page must name the fix and stop,
+# and the server must log the warning.
+host_port=$(free_port)
+mkdir -p "$work/nginx-host"
+cat >"$work/nginx-host/nginx.conf" <<EOF
+daemon off;
+pid $work/nginx-host/nginx.pid;
+error_log $work/nginx-host/error.log warn;
+events { worker_connections 64; }
+http {
+  client_body_temp_path $work/nginx-host/body;
+  proxy_temp_path $work/nginx-host/proxy;
+  fastcgi_temp_path $work/nginx-host/fastcgi;
+  uwsgi_temp_path $work/nginx-host/uwsgi;
+  scgi_temp_path $work/nginx-host/scgi;
+  access_log off;
+  server {
+    listen 127.0.0.1:$host_port;
+    location /term/ {
+      proxy_pass http://127.0.0.1:$upstream;
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade \$http_upgrade;
+      proxy_set_header Connection "upgrade";
+      proxy_set_header Host \$host;
+      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto \$scheme;
+    }
+  }
+}
+EOF
+/usr/sbin/nginx -t -q -c "$work/nginx-host/nginx.conf" -p "$work/nginx-host"
+/usr/sbin/nginx -c "$work/nginx-host/nginx.conf" -p "$work/nginx-host" &
+pids+=($!)
+wait_port "$host_port" "nginx (Host \$host)" "$!"
+if ! HOST_BASE="http://127.0.0.1:$host_port/term" PANECAST_TOKEN=$TOKEN \
+  node --test --test-concurrency=1 tests/browser/proxy-host/; then
+  tail -20 "$work/panecast.out" >&2
+  die "the page did not say why the proxy's Host was refused"
+fi
+python3 - "$work/panecast.out" <<'PY' || die "the server did not log why it refused the page's origin"
+import json, sys
+warned = [json.loads(l) for l in open(sys.argv[1]) if "origin_forbidden" in l]
+fields = [w.get("fields", {}) for w in warned]
+assert any("$http_host" in f.get("reason", "") and f.get("fix") for f in fields), fields
+print("the server logged:", fields[-1]["reason"])
+PY
+
 step "caddy with deploy/Caddyfile"
 caddy_port=$(free_port)
 caddy_http_port=$(free_port)
@@ -207,6 +256,9 @@ if curl -sS -o /dev/null --max-time 5 "http://127.0.0.1:$tls_port/term/healthz" 
   die "plain HTTP was answered on the TLS port"
 fi
 echo "plain HTTP on the TLS port: refused"
+"$BIN" health --listen "127.0.0.1:$tls_port" --base-path /term --tls-cert "$work/panecast.crt" ||
+  die "panecast health did not probe the TLS-only server with its certificate"
+echo "panecast health --tls-cert: healthy over https"
 
 echo
 echo "proxies: all checks passed"

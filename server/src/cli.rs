@@ -17,7 +17,7 @@ use crate::config::{normalize_base_path, Config};
 use crate::record::{looks_like_cast, Cast};
 use crate::render::{self, Format};
 use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
-use crate::tls::Certificates;
+use crate::tls::{self, Certificates};
 use crate::{health, random};
 
 /// panecast: a headless terminal-rendering service.
@@ -128,6 +128,11 @@ struct HealthArgs {
     /// Path prefix `serve` runs under, when no URL is given.
     #[arg(long, default_value = "", env = "PANECAST_BASE_PATH")]
     base_path: String,
+    /// The certificate (PEM) `serve` serves, as `serve` takes it: the
+    /// default URL is then https, and the server must present exactly
+    /// this certificate (a self-signed one too, whatever name it names).
+    #[arg(long, env = "PANECAST_TLS_CERT")]
+    tls_cert: Option<PathBuf>,
 }
 
 /// Options of `panecast render`.
@@ -435,14 +440,23 @@ fn run_health(args: HealthArgs) -> Result<(), String> {
         Some(url) => url,
         None => {
             let base = normalize_base_path(&args.base_path).map_err(|e| e.to_string())?;
-            health::default_url(&args.listen, &base)
+            health::default_url(&args.listen, &base, args.tls_cert.is_some())
         }
+    };
+    let client = match &args.tls_cert {
+        Some(path) => {
+            let chain = tls::read_certificates(path).map_err(|e| e.to_string())?;
+            // read_certificates answers at least one certificate: the leaf first.
+            let leaf = chain.into_iter().next().ok_or("no certificate")?;
+            tls::client_pinning(leaf)
+        }
+        None => tls::CLIENT.clone(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(health::check(&url))
+    runtime.block_on(health::check(&url, &client))
 }
 
 /// Reads the certificate and key again on every SIGHUP; a pair that fails

@@ -21,6 +21,7 @@ pub mod cluster;
 pub mod config;
 pub mod files;
 pub mod health;
+pub mod http_client;
 pub mod input;
 pub mod oidc;
 pub mod pool;

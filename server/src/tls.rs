@@ -3,16 +3,24 @@
 //! again on demand (`serve` does it on SIGHUP) without dropping a
 //! connection: handshakes after the reload present the new certificate.
 //! The client side (the OpenID provider, `panecast attach` over wss)
-//! checks servers against the Mozilla roots of `webpki-roots`.
+//! checks servers against the Mozilla roots of `webpki-roots`;
+//! `panecast health` may pin its own server's certificate instead.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
-use tokio_rustls::rustls::crypto::{ring, CryptoProvider};
+use rustls_pki_types::{ServerName, UnixTime};
+use tokio_rustls::rustls::client::danger::{
+    HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier,
+};
+use tokio_rustls::rustls::crypto::{
+    ring, verify_tls12_signature, verify_tls13_signature, CryptoProvider, WebPkiSupportedAlgorithms,
+};
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
+use tokio_rustls::rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use tokio_rustls::rustls::{ClientConfig, RootCertStore, ServerConfig};
 use tokio_rustls::{TlsAcceptor, TlsConnector};
 
@@ -36,6 +44,74 @@ pub fn client_trusting(extra: Vec<CertificateDer<'static>>) -> TlsConnector {
         .with_root_certificates(roots)
         .with_no_client_auth();
     TlsConnector::from(Arc::new(config))
+}
+
+/// A TLS client that trusts exactly the server certificate `pinned`,
+/// whatever name it is reached by (`panecast health` probing its own
+/// server on loopback, whose certificate names its public host): the
+/// handshake's signature is still checked against that certificate.
+pub fn client_pinning(pinned: CertificateDer<'static>) -> TlsConnector {
+    let provider = Arc::new(ring::default_provider());
+    let verifier = Arc::new(Pinned {
+        pinned,
+        algorithms: provider.signature_verification_algorithms,
+    });
+    let config = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        // ring's defaults always include the safe protocol versions.
+        .unwrap_or_else(|_| unreachable!())
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+}
+
+/// Accepts the one pinned certificate.
+#[derive(Debug)]
+struct Pinned {
+    pinned: CertificateDer<'static>,
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, tokio_rustls::rustls::Error> {
+        if end_entity.as_ref() == self.pinned.as_ref() {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(tokio_rustls::rustls::Error::InvalidCertificate(
+                CertificateError::UnknownIssuer,
+            ))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, tokio_rustls::rustls::Error> {
+        verify_tls12_signature(message, cert, signature, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, tokio_rustls::rustls::Error> {
+        verify_tls13_signature(message, cert, signature, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
 }
 
 /// The certificates of a PEM file (at least one), in order.

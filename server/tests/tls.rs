@@ -201,3 +201,53 @@ async fn the_api_and_the_stream_over_tls_and_a_new_certificate_on_sighup() {
     drop(served);
     std::fs::remove_dir_all(dir).expect("clean up");
 }
+
+/// `panecast health` with `args`, no PANECAST_ variable inherited: its
+/// exit status and what it printed.
+fn health(args: &[&str]) -> (bool, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_panecast"));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PANECAST_") {
+            command.env_remove(name);
+        }
+    }
+    let out = command
+        .arg("health")
+        .args(args)
+        .output()
+        .expect("panecast health runs");
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), said)
+}
+
+#[test]
+fn health_probes_a_tls_only_server_through_its_certificate() {
+    // Not under temp_dir(): the other test removes that when it ends.
+    let dir = std::env::temp_dir().join(format!("panecast-tls-health-{}", std::process::id()));
+    let (cert, key) = (dir.join("server.crt"), dir.join("server.key"));
+    certificate(&dir, &cert, &key);
+    let served = serve(&cert, &key);
+    let listen = format!("127.0.0.1:{}", served.port);
+    let cert_arg = cert.to_str().expect("a UTF-8 path");
+    // As a container's HEALTHCHECK runs it: serve's address and certificate,
+    // reached by IP though the certificate names localhost.
+    let (healthy, said) = health(&["--listen", &listen, "--tls-cert", cert_arg]);
+    assert!(healthy, "{said}");
+    // Without the certificate, a self-signed server is not trusted.
+    let url = format!("https://localhost:{}/healthz", served.port);
+    let (healthy, said) = health(&[&url]);
+    assert!(!healthy && said.contains("certificate"), "{said}");
+    // Plain http to the TLS port is not health either.
+    let (healthy, said) = health(&[&format!("http://{listen}/healthz")]);
+    assert!(!healthy, "{said}");
+    // Another certificate pinned: refused.
+    let other = dir.join("other");
+    let (other_cert, other_key) = (other.join("o.crt"), other.join("o.key"));
+    certificate(&other, &other_cert, &other_key);
+    let other_arg = other_cert.to_str().expect("a UTF-8 path");
+    let (healthy, said) = health(&["--listen", &listen, "--tls-cert", other_arg]);
+    assert!(!healthy, "{said}");
+    drop(served);
+    std::fs::remove_dir_all(dir).expect("clean up");
+}

@@ -10,7 +10,6 @@
 //! names, an id, an expiry); a logout ends that id on the server that
 //! received it ([`revoked`]).
 
-mod http;
 mod revoked;
 pub mod seal;
 
@@ -36,6 +35,17 @@ use seal::{now, Sealer};
 pub const PENDING_SECS: u64 = 600;
 /// How long the provider's discovery document (and its keys) is kept.
 const DISCOVERY_TTL: Duration = Duration::from_secs(3600);
+
+/// The longest a request to the provider may take, connecting included.
+const PROVIDER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Sends a request of the OpenID flow to the provider, TLS trusting the
+/// Mozilla roots.
+async fn send(
+    request: axum::http::Request<Vec<u8>>,
+) -> Result<axum::http::Response<Vec<u8>>, crate::http_client::HttpError> {
+    crate::http_client::send(request, &crate::tls::CLIENT, PROVIDER_TIMEOUT).await
+}
 
 /// A sign-in under way: what the callback checks, sealed in a cookie.
 #[derive(Debug, Serialize, Deserialize)]
@@ -135,7 +145,7 @@ impl SignIn {
         }
         let issuer = IssuerUrl::new(self.config.issuer.clone())
             .map_err(|e| FlowError::Unavailable(e.to_string()))?;
-        let metadata = ProviderMetadataWithLogout::discover_async(issuer, &http::send)
+        let metadata = ProviderMetadataWithLogout::discover_async(issuer, &send)
             .await
             .map_err(|e| FlowError::Unavailable(format!("discovery: {}", error_chain(&e))))?;
         let metadata = Arc::new(metadata);
@@ -218,13 +228,10 @@ impl SignIn {
             .exchange_code(AuthorizationCode::new(code))
             .map_err(|e| FlowError::Unavailable(e.to_string()))?
             .set_pkce_verifier(PkceCodeVerifier::new(pending.verifier));
-        let tokens = request
-            .request_async(&http::send)
-            .await
-            .map_err(|e| match e {
-                RequestTokenError::ServerResponse(answer) => FlowError::Refused(answer.to_string()),
-                other => FlowError::Unavailable(error_chain(&other)),
-            })?;
+        let tokens = request.request_async(&send).await.map_err(|e| match e {
+            RequestTokenError::ServerResponse(answer) => FlowError::Refused(answer.to_string()),
+            other => FlowError::Unavailable(error_chain(&other)),
+        })?;
         let id_token = tokens
             .id_token()
             .ok_or_else(|| FlowError::BadIdToken("the provider sent none".into()))?;

@@ -1,7 +1,7 @@
-//! The HTTP client the OpenID flow talks to the provider with: one
-//! request per connection over hyper (already the server's HTTP stack),
-//! TLS by [`crate::tls::CLIENT`] (rustls, the Mozilla roots). Bounded in time
-//! and in the size of the answer.
+//! The server's own HTTP client (the OpenID flow talking to its provider,
+//! `panecast health`): one request per connection over hyper (already the
+//! server's HTTP stack), TLS by rustls through the connector given.
+//! Bounded in time and in the size of the answer.
 
 use std::time::Duration;
 
@@ -12,13 +12,12 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio_rustls::rustls::pki_types::ServerName;
+use tokio_rustls::TlsConnector;
 
-/// The longest a request to the provider may take, connecting included.
-const TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest answer read (a discovery document, a key set, tokens).
 const MAX_ANSWER: usize = 1 << 20;
 
-/// Why a request to the provider failed.
+/// Why a request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
     /// The URL is not an http(s) URL with a host.
@@ -28,22 +27,30 @@ pub enum HttpError {
     #[error("{0}")]
     Io(String),
     /// No answer in time.
-    #[error("no answer within {} s", TIMEOUT.as_secs())]
-    Timeout,
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
 }
 
 fn io(error: impl std::fmt::Display) -> HttpError {
     HttpError::Io(error.to_string())
 }
 
-/// Sends `request` and reads the whole answer.
-pub async fn send(request: Request<Vec<u8>>) -> Result<Response<Vec<u8>>, HttpError> {
-    tokio::time::timeout(TIMEOUT, exchange(request))
+/// Sends `request` (TLS by `tls` for an https URL) and reads the whole
+/// answer, all within `limit`.
+pub async fn send(
+    request: Request<Vec<u8>>,
+    tls: &TlsConnector,
+    limit: Duration,
+) -> Result<Response<Vec<u8>>, HttpError> {
+    tokio::time::timeout(limit, exchange(request, tls))
         .await
-        .map_err(|_| HttpError::Timeout)?
+        .map_err(|_| HttpError::Timeout(limit))?
 }
 
-async fn exchange(request: Request<Vec<u8>>) -> Result<Response<Vec<u8>>, HttpError> {
+async fn exchange(
+    request: Request<Vec<u8>>,
+    tls: &TlsConnector,
+) -> Result<Response<Vec<u8>>, HttpError> {
     let uri = request.uri().clone();
     let bad = || HttpError::BadUrl(uri.to_string());
     let https = match uri.scheme_str() {
@@ -63,11 +70,13 @@ async fn exchange(request: Request<Vec<u8>>) -> Result<Response<Vec<u8>>, HttpEr
     *request.uri_mut() = path.parse::<Uri>().map_err(|_| bad())?;
     let host_header = HeaderValue::from_str(authority.as_str()).map_err(|_| bad())?;
     request.headers_mut().insert(header::HOST, host_header);
-    let tcp = TcpStream::connect((host, port)).await.map_err(io)?;
+    let tcp = TcpStream::connect((host, port))
+        .await
+        .map_err(|e| HttpError::Io(format!("cannot connect to {authority}: {e}")))?;
     if https {
         let name = ServerName::try_from(host.to_owned()).map_err(|_| bad())?;
-        let tls = crate::tls::CLIENT.connect(name, tcp).await.map_err(io)?;
-        over(tls, request).await
+        let stream = tls.connect(name, tcp).await.map_err(io)?;
+        over(stream, request).await
     } else {
         over(tcp, request).await
     }
