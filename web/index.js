@@ -45,7 +45,10 @@ async function refresh() {
   const rows = (Array.isArray(list) ? list : list.sessions || []).map((s) => {
     const tr = document.createElement('tr');
     const id = encodeURIComponent(s.id);
-    cell(tr, link(route(`s/${id}`), s.id));
+    // Its name (or id), what the program calls itself, and the id when named.
+    const what = cell(tr, link(route(`s/${id}`), s.name || s.id));
+    if (s.title) what.append(' ', Object.assign(document.createElement('span'), { textContent: s.title }));
+    if (s.name) what.append(' ', Object.assign(document.createElement('small'), { textContent: s.id, className: 'muted' }));
     const cmd = document.createElement('code');
     cmd.textContent = s.profile || (Array.isArray(s.command) ? s.command.join(' ') : s.command || '');
     cell(tr, cmd);

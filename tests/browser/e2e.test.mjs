@@ -268,6 +268,11 @@ e2e('a scroll region at the top with a status line below pushes lines the page n
 
 e2e('the index page lists sessions and creates one from a profile', async () => {
   const id = await session();
+  const name = `listed-${Date.now()}`;
+  const named = await session({ name });
+  // The program names its window: the list shows the title beside the name.
+  await input(named, "printf '\\033]2;build watcher\\007'\r");
+  await waitFor(async () => (await server.api('GET', `/api/sessions/${named}`)).title === 'build watcher', { what: 'the title set' });
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   page.errors = [];
@@ -275,6 +280,10 @@ e2e('the index page lists sessions and creates one from a profile', async () => 
   await page.goto(`${server.base}/?token=${TOKEN}`);
   await page.locator(`a[href="/s/${id}"]`).waitFor();
   assert.ok(!page.url().includes('token='), 'the token left the address bar');
+  const row = page.locator('#sessions tr', { has: page.locator(`a[href="/s/${named}"]`) });
+  assert.equal(await row.locator('a').first().textContent(), name, 'a named session is listed by its name');
+  const first = await row.locator('td').first().textContent();
+  assert.ok(first.includes('build watcher') && first.includes(named), `its title and id beside the name: ${first}`);
   const profiles = await page.locator('#profile option').allTextContents();
   assert.ok(profiles.length > 0, 'profiles listed');
   await page.click('button[type=submit]');
