@@ -4,6 +4,7 @@
 use super::colors::ColorOverrides;
 use super::{CursorShape, Emulator};
 use crate::term::cell::Cell;
+use crate::term::keyboard::OtherKeys;
 use crate::term::modes::{Mode, Modes};
 use crate::term::screen::Screen;
 use crate::term::style::Style;
@@ -300,6 +301,7 @@ impl Emulator {
             self.modes.set(mode, defaults.get(mode));
         }
         self.reset_pen_region_and_charsets();
+        self.reset_keyboard();
         self.screen.forget_saved();
         self.screen.cursor_mut().pending_wrap = false;
     }
@@ -348,6 +350,7 @@ impl Emulator {
         self.saved_modes = Modes::default();
         self.colors = ColorOverrides::default();
         self.last_printed = None;
+        self.other_keys = OtherKeys::OFF;
         self.reset_pen_region_and_charsets();
     }
 }
