@@ -60,6 +60,20 @@ impl Modifiers {
     }
 }
 
+/// What happened to a key: the kitty keyboard protocol reports repeats
+/// and releases to a program that asks (flag 2); otherwise a repeat is a
+/// press and a release sends nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum KeyEvent {
+    /// Pressed.
+    #[default]
+    Press,
+    /// Held down: the keyboard's auto-repeat.
+    Repeat,
+    /// Released.
+    Release,
+}
+
 /// A key with its modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Key {
@@ -67,6 +81,9 @@ pub struct Key {
     pub code: KeyCode,
     /// The modifiers held.
     pub mods: Modifiers,
+    /// Press, repeat or release (absent from older peers: a press).
+    #[serde(default)]
+    pub event: KeyEvent,
 }
 
 /// A key name that [`parse_key`] does not know.
@@ -137,7 +154,11 @@ pub fn parse_key(name: &str) -> Result<Key, UnknownKey> {
         (Some(c), None) => KeyCode::Char(c),
         _ => named(rest, &mut mods).ok_or_else(unknown)?,
     };
-    Ok(Key { code, mods })
+    Ok(Key {
+        code,
+        mods,
+        event: KeyEvent::Press,
+    })
 }
 
 fn named(name: &str, mods: &mut Modifiers) -> Option<KeyCode> {
@@ -164,6 +185,7 @@ mod tests {
         Key {
             code,
             mods: Modifiers { shift, alt, ctrl },
+            event: KeyEvent::Press,
         }
     }
 

@@ -98,7 +98,8 @@ export function frame(m) {
   const c = m.cursor || {};
   const md = m.modes || {};
   const modes = (md.app_cursor ? 1 : 0) | (md.bracketed_paste ? 2 : 0) | (md.app_keypad ? 4 : 0) | (md.alt_screen ? 8 : 0)
-    | (md.focus_events ? 16 : 0) | (md.mouse_sgr ? 32 : 0) | (md.reverse_video ? 64 : 0) | (MOUSE.indexOf(md.mouse || 'off') << 7);
+    | (md.focus_events ? 16 : 0) | (md.mouse_sgr ? 32 : 0) | (md.reverse_video ? 64 : 0) | (MOUSE.indexOf(md.mouse || 'off') << 7)
+    | (md.key_releases ? 1024 : 0) | (md.key_all ? 2048 : 0);
   const w = new W().u8(3).varint(m.seq || 0).varint(m.cols).varint(m.rows)
     .u8((m.full ? 1 : 0) | (m.title !== null && m.title !== undefined ? 2 : 0))
     .u8(SHAPES.indexOf(c.shape || 'block') | (c.visible === false ? 0 : 4) | (c.blink ? 8 : 0))
@@ -178,7 +179,8 @@ export function decodeClient(bytes) {
     case 0x81: {
       const k = b[p++];
       const key = k === 0 ? { char: String.fromCodePoint(num()) } : { named: KEY_NAMES[k] };
-      m = { type: 'key', key, mods: mods(b[p++]) };
+      const event = ['press', 'repeat', 'release'][b[p] >> 4];
+      m = { type: 'key', key, mods: mods(b[p++] & 15), event };
       break;
     }
     case 0x82: m = { type: 'text', text: str() }; break;
