@@ -280,7 +280,8 @@ impl Emulator {
     /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
     /// As xterm.js, every mode it tracks goes back to its default (bracketed
     /// paste, focus events and synchronized output included) and so does the
-    /// cursor style; mouse tracking, LNM and the alternate screen stay.
+    /// cursor style; mouse tracking, LNM and the alternate screen stay. Both
+    /// screens' kitty keyboard flags are emptied, as kitty does.
     pub fn soft_reset(&mut self) {
         const RESET: [Mode; 12] = [
             Mode::CursorVisible,

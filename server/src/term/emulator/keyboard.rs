@@ -42,18 +42,20 @@ impl Emulator {
     }
 
     /// `CSI > Pp ; Pv m` (XTMODKEYS): sets `modifyOtherKeys` when `Pp` is 4
-    /// (no `Pv`: back to 0); with no parameter at all, resets it. Other
-    /// resources and levels are ignored.
+    /// (no `Pv`: back to 0). Other resources and levels are ignored.
     pub fn set_key_modifier_option(&mut self, resource: u16, value: u16) {
-        match resource {
-            0 => self.other_keys = OtherKeys::OFF,
-            MODIFY_OTHER_KEYS => {
-                if let Some(level) = OtherKeys::from_level(value) {
-                    self.other_keys = level;
-                }
+        if resource == MODIFY_OTHER_KEYS {
+            if let Some(level) = OtherKeys::from_level(value) {
+                self.other_keys = level;
             }
-            _ => {}
         }
+    }
+
+    /// `CSI > m` (and `CSI > 0 m`, which the parser cannot tell apart):
+    /// every key modifier option back to its initial value, `modifyOtherKeys`
+    /// to 0.
+    pub fn reset_key_modifier_options(&mut self) {
+        self.other_keys = OtherKeys::OFF;
     }
 
     /// `CSI > Pp n`: disables a key modifier option; 4 turns

@@ -188,7 +188,10 @@ fn keyboard_flags_of_both_screens_and_modify_other_keys_are_kept() {
     term.advance(b"\x1b[>1u\x1b[>4;2m\x1b[?1049h\x1b[>27u");
     let mut restored = Term::restore(&term.save()).expect("reads back");
     let keyboard = restored.modes().keyboard();
-    assert_eq!((keyboard.flags.bits(), keyboard.other_keys.level()), (27, 2));
+    assert_eq!(
+        (keyboard.flags.bits(), keyboard.other_keys.level()),
+        (27, 2)
+    );
     restored.advance(b"\x1b[?1049l");
     assert_eq!(restored.modes().keyboard().flags.bits(), 1);
 }

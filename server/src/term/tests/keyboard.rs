@@ -101,6 +101,9 @@ fn modify_other_keys_levels_reset_and_query() {
     assert_eq!(other_keys(&term), 0);
     term.advance(b"\x1b[>4;2m\x1b[>m");
     assert_eq!(other_keys(&term), 0);
+    // Another resource (1, modifyCursorKeys) leaves it alone.
+    term.advance(b"\x1b[>4;2m\x1b[>1;2m\x1b[>1n");
+    assert_eq!(other_keys(&term), 2);
     term.advance(b"\x1b[>4;2m\x1bc");
     assert_eq!(other_keys(&term), 0);
     // Another resource's query gets no answer; SGR is untouched.
