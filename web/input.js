@@ -19,8 +19,8 @@ export function modsOf(e) {
   return (e.shiftKey ? M_SHIFT : 0) | (e.altKey ? M_ALT : 0) | (e.ctrlKey ? M_CTRL : 0) | (e.metaKey ? M_META : 0);
 }
 
-/** What a keydown sends: {key: 'Enter'|{char}, mods}, or null: the browser's (web/README.md). `all`: plain keys too. */
-export function mapKey(e, mac = false, all = false) {
+/** What a keydown sends: {key: 'Enter'|{char}, mods}, or null: the browser's (web/README.md). `all`: plain keys too; `mods1`: modifier keys alone. */
+export function mapKey(e, mac = false, all = false, mods1 = all) {
   if (e.isComposing || e.keyCode === 229) return null;
   const mods = modsOf(e);
   const key = e.key;
@@ -28,6 +28,7 @@ export function mapKey(e, mac = false, all = false) {
     return { key: KEYPAD[e.code], mods };
   }
   if (NAMED[key]) return { key: NAMED[key], mods };
+  if (mods1 && /^(Shift|Control|Alt|Meta)(Left|Right)$/.test(e.code)) return { key: e.code, mods };
   if (!key || [...key].length !== 1) return null; // Shift, Dead, Unidentified, ...
   if (e.getModifierState && e.getModifierState('AltGraph')) return null; // AltGr composes a character
   if (e.metaKey) return null; // Cmd/Super shortcuts are the browser's and the OS's
@@ -120,7 +121,8 @@ export class Input {
 
   // Only when the program asked (kitty keyboard flag 2).
   keyup(e) {
-    const k = this.sink.modes().keyReleases && mapKey(e, this.mac, true);
+    const m = this.sink.modes();
+    const k = m.keyReleases && mapKey(e, this.mac, true, m.keyAll);
     if (k) this.sink.key(k.key, k.mods, KEY_RELEASE);
   }
 

@@ -19,7 +19,8 @@ export const KEYS = {
   Enter: 1, Tab: 2, Backspace: 3, Escape: 4, Up: 5, Down: 6, Left: 7, Right: 8,
   Home: 9, End: 10, PageUp: 11, PageDown: 12, Insert: 13, Delete: 14,
   KpDecimal: 0x4a, KpDivide: 0x4b, KpMultiply: 0x4c, KpSubtract: 0x4d,
-  KpAdd: 0x4e, KpEnter: 0x4f, KpEqual: 0x50,
+  KpAdd: 0x4e, KpEnter: 0x4f, KpEqual: 0x50, ShiftLeft: 0x60, ShiftRight: 0x61,
+  ControlLeft: 0x62, ControlRight: 0x63, AltLeft: 0x64, AltRight: 0x65, MetaLeft: 0x66, MetaRight: 0x67,
 };
 for (let n = 1; n <= 24; n++) KEYS['F' + n] = 0x1f + n;
 for (let n = 0; n <= 9; n++) KEYS['Kp' + n] = 0x40 + n;

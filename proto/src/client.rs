@@ -102,6 +102,14 @@ named_keys! {
     KpAdd = 0x4e, "Keypad +.";
     KpEnter = 0x4f, "Keypad Enter.";
     KpEqual = 0x50, "Keypad =.";
+    ShiftLeft = 0x60, "Left Shift, alone: sent only while the frame's modes ask for all keys.";
+    ShiftRight = 0x61, "Right Shift, alone (as `ShiftLeft`).";
+    ControlLeft = 0x62, "Left Control, alone (as `ShiftLeft`).";
+    ControlRight = 0x63, "Right Control, alone (as `ShiftLeft`).";
+    AltLeft = 0x64, "Left Alt, alone (as `ShiftLeft`).";
+    AltRight = 0x65, "Right Alt, alone (as `ShiftLeft`).";
+    MetaLeft = 0x66, "Left Meta (Command, Windows key), alone (as `ShiftLeft`).";
+    MetaRight = 0x67, "Right Meta, alone (as `ShiftLeft`).";
 }
 
 /// A key press.

@@ -367,7 +367,7 @@ fn key_messages_round_trip() {
         });
         assert_eq!(NamedKey::from_code(named.code()), Some(named));
     }
-    assert_eq!(NamedKey::ALL.len(), 14 + 24 + 17);
+    assert_eq!(NamedKey::ALL.len(), 14 + 24 + 17 + 8);
     // The event rides in bits 4-5 of the modifier byte.
     assert_eq!(
         client_round_trip(ClientMessage::Key {

@@ -562,6 +562,15 @@ fn cases() -> Vec<Case> {
             },
         ),
         client(
+            "key_release_control_right",
+            "Right Control released alone (a modifier key, 0x63; Ctrl no longer held), sent while the frame's modes ask for all keys and releases.",
+            ClientMessage::Key {
+                key: Key::Named(NamedKey::ControlRight),
+                mods: Modifiers::NONE,
+                event: KeyEvent::Release,
+            },
+        ),
+        client(
             "text",
             "Text committed by an input method.",
             ClientMessage::Text {

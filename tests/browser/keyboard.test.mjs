@@ -75,8 +75,8 @@ e2e('kitty keyboard flags: Tab vs Ctrl+I, Escape, releases and repeats, legacy a
   want += '\t' + CSI + '105;5u' + CSI + '91;5u' + CSI + '27u';
   await expectBytes(id, 'READY', want, 'the API keys under flags 3');
 
-  // Flags 11: every key is an escape code, plain letters included, and a
-  // key held down repeats as :2.
+  // Flags 11: every key is an escape code, plain letters and Shift itself
+  // included, and a key held down repeats as :2.
   await input(id, 'PUSH');
   await waitFor(async () => (await modes(page)).keyAll === true, { what: 'the client told to send every key' });
   await page.keyboard.press('b');
@@ -87,7 +87,7 @@ e2e('kitty keyboard flags: Tab vs Ctrl+I, Escape, releases and repeats, legacy a
   await page.keyboard.up('A');
   await page.keyboard.up('Shift');
   want = CSI + '98u' + CSI + '98;1:3u' + CSI + '9u' + CSI + '9;1:3u'
-    + CSI + '97;2u' + CSI + '97;2:2u' + CSI + '97;2:3u';
+    + CSI + '57441;2u' + CSI + '97;2u' + CSI + '97;2:2u' + CSI + '97;2:3u' + CSI + '57441;1:3u';
   await expectBytes(id, 'PUSHED', want, 'the browser keys under flags 11');
 
   // Popped: legacy bytes, and the client sends no releases.

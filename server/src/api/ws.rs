@@ -29,7 +29,7 @@ use super::guard::{stream_role, Caller, PROTOCOL};
 use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::config::ClipboardAccess;
-use crate::input::{Key, KeyCode, KeyEvent, Modifiers};
+use crate::input::{Key, KeyCode, KeyEvent, ModifierKey, Modifiers};
 use crate::session::{
     EndReason, Input, SessionError, SessionHandle, Sessions, Status, StreamRefusal, ViewerSlot,
 };
@@ -758,6 +758,14 @@ fn wire_key(key: proto::Key, mods: proto::Modifiers, event: proto::KeyEvent) -> 
             N::KpSubtract => KeyCode::Char('-'),
             N::KpAdd => KeyCode::Char('+'),
             N::KpEqual => KeyCode::Char('='),
+            N::ShiftLeft => KeyCode::Modifier(ModifierKey::LeftShift),
+            N::ShiftRight => KeyCode::Modifier(ModifierKey::RightShift),
+            N::ControlLeft => KeyCode::Modifier(ModifierKey::LeftControl),
+            N::ControlRight => KeyCode::Modifier(ModifierKey::RightControl),
+            N::AltLeft => KeyCode::Modifier(ModifierKey::LeftAlt),
+            N::AltRight => KeyCode::Modifier(ModifierKey::RightAlt),
+            N::MetaLeft => KeyCode::Modifier(ModifierKey::LeftMeta),
+            N::MetaRight => KeyCode::Modifier(ModifierKey::RightMeta),
             other => {
                 let code = other.code();
                 match code {

@@ -53,6 +53,7 @@ fn legacy(key: KeyCode, mods: Modifiers, modes: &Modes) -> Vec<u8> {
         KeyCode::PageDown => tilde(6, mods),
         KeyCode::F(n @ 1..=4) => function_ss3(b'P' + (n - 1), mods),
         KeyCode::F(n) => tilde(function_number(n), mods),
+        KeyCode::Modifier(_) => Vec::new(),
     }
 }
 

@@ -38,8 +38,32 @@ pub enum KeyCode {
     Insert,
     /// Delete (forward).
     Delete,
-    /// A function key, 1 to 12.
+    /// A function key, 1 to 12 (13 to 24 from a browser).
     F(u8),
+    /// A modifier key pressed or released alone: only the kitty keyboard
+    /// protocol's "report all keys" (flag 8) sends anything for it.
+    Modifier(ModifierKey),
+}
+
+/// A modifier key, by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ModifierKey {
+    /// Left Shift.
+    LeftShift,
+    /// Left Control.
+    LeftControl,
+    /// Left Alt.
+    LeftAlt,
+    /// Left Meta (Super: Command, Windows key).
+    LeftMeta,
+    /// Right Shift.
+    RightShift,
+    /// Right Control.
+    RightControl,
+    /// Right Alt.
+    RightAlt,
+    /// Right Meta.
+    RightMeta,
 }
 
 /// Modifier keys held with a key.

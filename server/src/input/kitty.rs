@@ -6,12 +6,12 @@
 //!
 //! What the browser cannot tell us is left out: the base-layout key (the
 //! third alternate), keypad keys (they arrive as their characters) and
-//! the lock and Super/Hyper modifiers (Meta arrives as Alt).
+//! the lock and Super/Hyper modifiers (Meta held arrives as Alt).
 
 use crate::term::KeyboardFlags;
 
 use super::encode::{encode_char, function_number, modifier_param, ESC};
-use super::keys::{Key, KeyCode, KeyEvent, Modifiers};
+use super::keys::{Key, KeyCode, KeyEvent, ModifierKey, Modifiers};
 
 /// True when `flags` change any key's bytes: report alternate keys (4) and
 /// report text (16) only add to escape codes the other flags produce.
@@ -91,7 +91,7 @@ fn functional_key(
             return if release { Vec::new() } else { vec![byte] };
         }
     }
-    match functional_number(code) {
+    match functional_number(code, all) {
         Some((number, final_byte)) => csi(number, None, mods, event, None, final_byte),
         None => Vec::new(),
     }
@@ -99,7 +99,7 @@ fn functional_key(
 
 /// A functional key's number and final byte (kitty's table: the legacy
 /// ones, F13 and up in the private-use area); none for a text key.
-fn functional_number(code: KeyCode) -> Option<(u32, u8)> {
+fn functional_number(code: KeyCode, all: bool) -> Option<(u32, u8)> {
     Some(match code {
         KeyCode::Escape => (27, b'u'),
         KeyCode::Enter => (13, b'u'),
@@ -122,8 +122,25 @@ fn functional_number(code: KeyCode) -> Option<(u32, u8)> {
         // F13 is 57376.
         KeyCode::F(n @ 13..) => (57376 + u32::from(n) - 13, b'u'),
         KeyCode::F(n) => (u32::from(function_number(n)), b'~'),
+        // Modifier keys: only with all keys as escape codes (flag 8).
+        KeyCode::Modifier(_) if !all => return None,
+        KeyCode::Modifier(key) => (modifier_number(key), b'u'),
         KeyCode::Char(_) | KeyCode::Space => return None,
     })
+}
+
+/// Kitty's number for a modifier key (57441 is left Shift).
+fn modifier_number(key: ModifierKey) -> u32 {
+    match key {
+        ModifierKey::LeftShift => 57441,
+        ModifierKey::LeftControl => 57442,
+        ModifierKey::LeftAlt => 57443,
+        ModifierKey::LeftMeta => 57444,
+        ModifierKey::RightShift => 57447,
+        ModifierKey::RightControl => 57448,
+        ModifierKey::RightAlt => 57449,
+        ModifierKey::RightMeta => 57450,
+    }
 }
 
 /// `CSI number[:shifted] ; mods[:event] [; text] final`, leaving out the
@@ -326,6 +343,24 @@ mod tests {
         // Control types no text; a release carries none.
         assert_eq!(press("C-a", 24), "\x1b[97;5u");
         assert_eq!(event("a", KeyEvent::Release, 26), "\x1b[97;1:3u");
+        // Modifier keys alone: only under flag 8, with their own state
+        // (held on press, gone on release, as the browser reports it).
+        let shift = |event, held| Key {
+            code: super::KeyCode::Modifier(super::ModifierKey::LeftShift),
+            mods: super::Modifiers {
+                shift: held,
+                ..super::Modifiers::default()
+            },
+            event,
+        };
+        assert_eq!(
+            encode_key(&shift(KeyEvent::Press, true), &modes(8)),
+            b"\x1b[57441;2u"
+        );
+        let release = shift(KeyEvent::Release, false);
+        assert_eq!(encode_key(&release, &modes(10)), b"\x1b[57441;1:3u");
+        assert_eq!(encode_key(&shift(KeyEvent::Press, true), &modes(3)), b"");
+        assert_eq!(encode_key(&shift(KeyEvent::Press, true), &modes(0)), b"");
         // Report text without all keys changes nothing.
         assert_eq!(press("a", 16), "a");
         assert_eq!(press("a", 17), "a");

@@ -12,6 +12,6 @@ mod other_keys;
 mod paste;
 
 pub use encode::encode_key;
-pub use keys::{parse_key, Key, KeyCode, KeyEvent, Modifiers, UnknownKey};
+pub use keys::{parse_key, Key, KeyCode, KeyEvent, ModifierKey, Modifiers, UnknownKey};
 pub use mouse::encode_mouse;
 pub use paste::encode_paste;

@@ -150,7 +150,7 @@ export const encoders = { hello, styles, frame, bell, exit, error, scrollback, p
 
 // ---- client -> server decoding ----
 
-const KEY_NAMES = { 1: 'Enter', 2: 'Tab', 3: 'Backspace', 4: 'Escape', 5: 'Up', 6: 'Down', 7: 'Left', 8: 'Right', 9: 'Home', 10: 'End', 11: 'PageUp', 12: 'PageDown', 13: 'Insert', 14: 'Delete', 0x4a: 'KpDecimal', 0x4b: 'KpDivide', 0x4c: 'KpMultiply', 0x4d: 'KpSubtract', 0x4e: 'KpAdd', 0x4f: 'KpEnter', 0x50: 'KpEqual' };
+const KEY_NAMES = { 1: 'Enter', 2: 'Tab', 3: 'Backspace', 4: 'Escape', 5: 'Up', 6: 'Down', 7: 'Left', 8: 'Right', 9: 'Home', 10: 'End', 11: 'PageUp', 12: 'PageDown', 13: 'Insert', 14: 'Delete', 0x4a: 'KpDecimal', 0x4b: 'KpDivide', 0x4c: 'KpMultiply', 0x4d: 'KpSubtract', 0x4e: 'KpAdd', 0x4f: 'KpEnter', 0x50: 'KpEqual', 0x60: 'ShiftLeft', 0x61: 'ShiftRight', 0x62: 'ControlLeft', 0x63: 'ControlRight', 0x64: 'AltLeft', 0x65: 'AltRight', 0x66: 'MetaLeft', 0x67: 'MetaRight' };
 for (let n = 1; n <= 24; n++) KEY_NAMES[0x1f + n] = 'F' + n;
 for (let n = 0; n <= 9; n++) KEY_NAMES[0x40 + n] = 'Kp' + n;
 const MODS = ['shift', 'alt', 'ctrl', 'meta'];
