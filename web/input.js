@@ -1,5 +1,5 @@
 // Keyboard, IME, paste and focus to protocol input (notes: web/README.md).
-import { M_SHIFT, M_ALT, M_CTRL, M_META } from './protocol.js';
+import { M_SHIFT, M_ALT, M_CTRL, M_META, KEY_REPEAT, KEY_RELEASE } from './protocol.js';
 
 const NAMED = {
   Enter: 'Enter', Tab: 'Tab', Backspace: 'Backspace', Escape: 'Escape', Esc: 'Escape',
@@ -19,8 +19,8 @@ export function modsOf(e) {
   return (e.shiftKey ? M_SHIFT : 0) | (e.altKey ? M_ALT : 0) | (e.ctrlKey ? M_CTRL : 0) | (e.metaKey ? M_META : 0);
 }
 
-/** What a keydown sends: {key: 'Enter'|{char}, mods}, or null: the browser's (web/README.md). */
-export function mapKey(e, mac = false) {
+/** What a keydown sends: {key: 'Enter'|{char}, mods}, or null: the browser's (web/README.md). `all`: plain keys too; `mods1`: modifier keys alone. */
+export function mapKey(e, mac = false, all = false, mods1 = all) {
   if (e.isComposing || e.keyCode === 229) return null;
   const mods = modsOf(e);
   const key = e.key;
@@ -28,11 +28,12 @@ export function mapKey(e, mac = false) {
     return { key: KEYPAD[e.code], mods };
   }
   if (NAMED[key]) return { key: NAMED[key], mods };
+  if (mods1 && /^(Shift|Control|Alt|Meta)(Left|Right)$/.test(e.code)) return { key: e.code, mods };
   if (!key || [...key].length !== 1) return null; // Shift, Dead, Unidentified, ...
   if (e.getModifierState && e.getModifierState('AltGraph')) return null; // AltGr composes a character
   if (e.metaKey) return null; // Cmd/Super shortcuts are the browser's and the OS's
   if (mac && e.altKey && !e.ctrlKey) return null; // Option types characters on a Mac
-  if (!e.ctrlKey && !e.altKey) return null; // plain text: sent from the input event
+  if (!e.ctrlKey && !e.altKey && !all) return null; // plain text: sent from the input event
   let ch = key;
   // Ctrl with a non-Latin layout: use the key's Latin letter (Ctrl-C on a Cyrillic layout is ^C).
   if (e.ctrlKey && /^Key[A-Z]$/.test(e.code || '') && !/^[\x20-\x7e]$/.test(key)) {
@@ -56,7 +57,7 @@ export function clipboardAction(e, mac = false, hasSelection = false) {
   return null;
 }
 
-/** Wires a hidden textarea to `sink` (key, text, paste, focus, copy, copyKey, localKey, composing, hasSelection). */
+/** Wires a hidden textarea to `sink` (key, text, paste, focus, copy, copyKey, localKey, composing, hasSelection, modes). */
 export class Input {
   constructor(textarea, sink, mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || '')) {
     this.ta = textarea;
@@ -65,6 +66,7 @@ export class Input {
     this.composing = false;
     const on = (t, f) => textarea.addEventListener(t, f);
     on('keydown', (e) => this.keydown(e));
+    on('keyup', (e) => this.keyup(e));
     on('input', (e) => this.input(e));
     // Soft keyboards (keyCode 229) delete by beforeinput.
     on('beforeinput', (e) => {
@@ -110,10 +112,18 @@ export class Input {
       e.preventDefault();
       return;
     }
-    const k = mapKey(e, this.mac);
+    const m = this.sink.modes();
+    const k = mapKey(e, this.mac, m.keyAll);
     if (!k) return;
     e.preventDefault();
-    this.sink.key(k.key, k.mods);
+    this.sink.key(k.key, k.mods, e.repeat && m.keyReleases ? KEY_REPEAT : 0);
+  }
+
+  // Only when the program asked (kitty keyboard flag 2).
+  keyup(e) {
+    const m = this.sink.modes();
+    const k = m.keyReleases && mapKey(e, this.mac, true, m.keyAll);
+    if (k) this.sink.key(k.key, k.mods, KEY_RELEASE);
   }
 
   input(e) {

@@ -5,6 +5,8 @@ export const VERSION = 1;
 export const A_BOLD = 1, A_DIM = 2, A_ITALIC = 4, A_BLINK = 8, A_INVERSE = 16,
   A_INVISIBLE = 32, A_STRIKE = 64, A_LINK = 128;
 export const M_SHIFT = 1, M_ALT = 2, M_CTRL = 4, M_META = 8;
+// Key events (0x81 Key).
+export const KEY_PRESS = 0, KEY_REPEAT = 1, KEY_RELEASE = 2;
 export const SHAPES = ['block', 'underline', 'bar'];
 export const MOUSE_MODES = ['off', 'press', 'click', 'drag', 'motion'];
 export const MOUSE_KINDS = ['press', 'release', 'move', 'wheel_up', 'wheel_down', 'wheel_left', 'wheel_right'];
@@ -17,7 +19,8 @@ export const KEYS = {
   Enter: 1, Tab: 2, Backspace: 3, Escape: 4, Up: 5, Down: 6, Left: 7, Right: 8,
   Home: 9, End: 10, PageUp: 11, PageDown: 12, Insert: 13, Delete: 14,
   KpDecimal: 0x4a, KpDivide: 0x4b, KpMultiply: 0x4c, KpSubtract: 0x4d,
-  KpAdd: 0x4e, KpEnter: 0x4f, KpEqual: 0x50,
+  KpAdd: 0x4e, KpEnter: 0x4f, KpEqual: 0x50, ShiftLeft: 0x60, ShiftRight: 0x61,
+  ControlLeft: 0x62, ControlRight: 0x63, AltLeft: 0x64, AltRight: 0x65, MetaLeft: 0x66, MetaRight: 0x67,
 };
 for (let n = 1; n <= 24; n++) KEYS['F' + n] = 0x1f + n;
 for (let n = 0; n <= 9; n++) KEYS['Kp' + n] = 0x40 + n;
@@ -306,7 +309,7 @@ export function decode(data) {
       const crow = r.range(0, rows - 1, 'cursor row');
       const ccol = r.range(0, cols - 1, 'cursor col');
       const mv = r.varint32();
-      if (mv >= 1024) bad('reserved mode bits set');
+      if (mv >= 4096) bad('reserved mode bits set');
       const mouse = (mv >> 7) & 7;
       if (mouse > 4) bad('mouse mode out of range');
       const title = flags & 2 ? r.string(4096, 'title') : null;
@@ -333,7 +336,7 @@ export function decode(data) {
         modes: {
           appCursor: (mv & 1) !== 0, bracketedPaste: (mv & 2) !== 0, appKeypad: (mv & 4) !== 0,
           altScreen: (mv & 8) !== 0, focusEvents: (mv & 16) !== 0, mouseSgr: (mv & 32) !== 0,
-          reverseVideo: (mv & 64) !== 0, mouse: MOUSE_MODES[mouse],
+          reverseVideo: (mv & 64) !== 0, mouse: MOUSE_MODES[mouse], keyReleases: (mv & 1024) !== 0, keyAll: (mv & 2048) !== 0,
         },
         title, scroll, scrollback, pushed, kept, lines,
       };
@@ -452,8 +455,8 @@ function checkRange(v, min, max, what) {
 
 function mods(m) { return checkRange(m | 0, 0, 15, 'mods'); }
 
-/** Key: `key` is a named key ('Enter', 'F12', 'KpEnter', ...) or {char: 'c'}. */
-export function encodeKey(key, m = 0) {
+/** Key: `key` is a named key ('Enter', 'F12', 'KpEnter', ...) or {char: 'c'}; `event` a KEY_*. */
+export function encodeKey(key, m = 0, event = 0) {
   const w = new Writer(8).u8(0x81);
   if (typeof key === 'string') {
     const code = KEYS[key];
@@ -466,7 +469,7 @@ export function encodeKey(key, m = 0) {
     }
     w.u8(0).varint(cp);
   }
-  return w.u8(mods(m)).done();
+  return w.u8(mods(m) | checkRange(event, 0, 2, 'key event') << 4).done();
 }
 
 function stringMessage(type, text, max) {

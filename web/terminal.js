@@ -135,7 +135,7 @@ export class Terminal extends EventTarget {
     this.buttons = 0;
 
     this.input = new Input(this.ta, {
-      key: (key, mods) => this.sendKey(key, mods),
+      key: (key, mods, event) => this.sendKey(key, mods, event),
       text: (t) => this.sendText(t),
       paste: (t) => this.paste(t),
       focus: (f) => this.onFocus(f),
@@ -146,6 +146,7 @@ export class Terminal extends EventTarget {
       localKey: (e) => this.localKey(e),
       composing: (s) => { this.composition = s; this.schedule(); },
       hasSelection: () => this.selection.active,
+      modes: () => this.screen.modes,
     }, isMac);
     this.bindMouse();
     this.touch = new Touch(this);
@@ -402,13 +403,13 @@ export class Terminal extends EventTarget {
     this.schedule();
   }
 
-  sendKey(key, mods = 0) {
+  sendKey(key, mods = 0, event) {
     if (!this.canType) return false;
     this.typing();
     mods |= this.sticky;
     this.sticky = 0;
     this.touch.sync();
-    return this.send(P.encodeKey(key, mods));
+    return this.send(P.encodeKey(key, mods, event));
   }
 
   sendText(text) {

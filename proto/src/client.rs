@@ -102,6 +102,14 @@ named_keys! {
     KpAdd = 0x4e, "Keypad +.";
     KpEnter = 0x4f, "Keypad Enter.";
     KpEqual = 0x50, "Keypad =.";
+    ShiftLeft = 0x60, "Left Shift, alone: sent only while the frame's modes ask for all keys.";
+    ShiftRight = 0x61, "Right Shift, alone (as `ShiftLeft`).";
+    ControlLeft = 0x62, "Left Control, alone (as `ShiftLeft`).";
+    ControlRight = 0x63, "Right Control, alone (as `ShiftLeft`).";
+    AltLeft = 0x64, "Left Alt, alone (as `ShiftLeft`).";
+    AltRight = 0x65, "Right Alt, alone (as `ShiftLeft`).";
+    MetaLeft = 0x66, "Left Meta (Command, Windows key), alone (as `ShiftLeft`).";
+    MetaRight = 0x67, "Right Meta, alone (as `ShiftLeft`).";
 }
 
 /// A key press.
@@ -113,6 +121,29 @@ pub enum Key {
     /// A key that does not produce a character.
     Named(NamedKey),
 }
+
+/// What happened to a key, in bits 4-5 of a `Key` message's modifier byte.
+/// A client sends repeats and releases only while the frame's modes ask
+/// (`key_releases`); a server that was not asked treats a repeat as a
+/// press and ignores a release.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum KeyEvent {
+    /// Pressed (0).
+    #[default]
+    Press,
+    /// Auto-repeated while held (1).
+    Repeat,
+    /// Released (2).
+    Release,
+}
+
+impl KeyEvent {
+    /// Every event, by wire value.
+    pub const ALL: [KeyEvent; 3] = [KeyEvent::Press, KeyEvent::Repeat, KeyEvent::Release];
+}
+
+/// Where [`KeyEvent`] sits in a `Key` message's modifier byte.
+const KEY_EVENT_SHIFT: u8 = 4;
 
 /// Modifier keys held during a key press or mouse event.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -260,12 +291,14 @@ impl Theme {
 /// A message from the client to the server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientMessage {
-    /// 0x81: a key press.
+    /// 0x81: a key press, repeat or release.
     Key {
         /// The key.
         key: Key,
         /// Modifiers held.
         mods: Modifiers,
+        /// Press, repeat or release.
+        event: KeyEvent,
     },
     /// 0x82: text typed or committed by an input method, sent as is.
     Text {
@@ -344,7 +377,7 @@ impl ClientMessage {
     /// Appends the message to `out` (type byte first).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         match self {
-            ClientMessage::Key { key, mods } => {
+            ClientMessage::Key { key, mods, event } => {
                 out.push(KEY);
                 match key {
                     Key::Char(ch) => {
@@ -353,7 +386,7 @@ impl ClientMessage {
                     }
                     Key::Named(named) => out.push(named.code()),
                 }
-                out.push(mods.bits());
+                out.push(mods.bits() | (*event as u8) << KEY_EVENT_SHIFT);
             }
             ClientMessage::Text { text } => {
                 out.push(TEXT);
@@ -423,9 +456,15 @@ impl ClientMessage {
                             .ok_or(DecodeError::OutOfRange { field: "key" })?,
                     ),
                 };
+                let bits = r.u8()?;
+                let event = KeyEvent::ALL
+                    .get(usize::from(bits >> KEY_EVENT_SHIFT))
+                    .copied()
+                    .ok_or(DecodeError::OutOfRange { field: "key event" })?;
                 ClientMessage::Key {
                     key,
-                    mods: modifiers(&mut r)?,
+                    mods: Modifiers(bits & Modifiers::ALL.0),
+                    event,
                 }
             }
             TEXT => ClientMessage::Text {

@@ -118,6 +118,12 @@ pub struct Modes {
     pub reverse_video: bool,
     /// Mouse tracking, bits 7-9.
     pub mouse: MouseTracking,
+    /// The program asked for key release and repeat events (the kitty
+    /// keyboard protocol's flag 2): the client sends releases, bit 10.
+    pub key_releases: bool,
+    /// The program asked for every key as an escape code (kitty flag 8):
+    /// the client sends keys that type text as `Key`, not `Text`, bit 11.
+    pub key_all: bool,
 }
 
 const MOUSE_SHIFT: u32 = 7;
@@ -139,16 +145,18 @@ impl Modes {
             .enumerate()
             .fold(0u32, |acc, (i, &on)| acc | (u32::from(on) << i));
         bits | (self.mouse as u32) << MOUSE_SHIFT
+            | u32::from(self.key_releases) << 10
+            | u32::from(self.key_all) << 11
     }
 
-    /// The modes from the wire bitfield; `None` if reserved bits (10 and up)
+    /// The modes from the wire bitfield; `None` if reserved bits (12 and up)
     /// are set or the mouse tracking value is unknown.
     pub fn from_bits(bits: u32) -> Option<Modes> {
-        if bits >> 10 != 0 {
+        if bits >> 12 != 0 {
             return None;
         }
         let bit = |i: u32| bits & (1 << i) != 0;
-        let mouse = MouseTracking::ALL.get((bits >> MOUSE_SHIFT) as usize)?;
+        let mouse = MouseTracking::ALL.get((bits >> MOUSE_SHIFT & 7) as usize)?;
         Some(Modes {
             app_cursor: bit(0),
             bracketed_paste: bit(1),
@@ -158,6 +166,8 @@ impl Modes {
             mouse_sgr: bit(5),
             reverse_video: bit(6),
             mouse: *mouse,
+            key_releases: bit(10),
+            key_all: bit(11),
         })
     }
 }
@@ -353,7 +363,14 @@ mod tests {
         assert_eq!(modes.to_bits(), 0b011_0101001);
         assert_eq!(Modes::from_bits(modes.to_bits()), Some(modes));
         assert_eq!(Modes::from_bits(5 << MOUSE_SHIFT), None);
-        assert_eq!(Modes::from_bits(1 << 10), None);
+        assert_eq!(Modes::from_bits(1 << 12), None);
+        let keys = Modes {
+            key_releases: true,
+            key_all: true,
+            ..Modes::default()
+        };
+        assert_eq!(keys.to_bits(), 0b11 << 10);
+        assert_eq!(Modes::from_bits(keys.to_bits()), Some(keys));
     }
 
     #[test]

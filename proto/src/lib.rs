@@ -28,7 +28,7 @@ mod varint;
 mod writer;
 
 pub use client::{
-    ClientMessage, Key, Modifiers, MouseButton, MouseEvent, MouseKind, NamedKey, Theme,
+    ClientMessage, Key, KeyEvent, Modifiers, MouseButton, MouseEvent, MouseKind, NamedKey, Theme,
 };
 pub use error::{DecodeError, LineError};
 pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};

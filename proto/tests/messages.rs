@@ -342,6 +342,7 @@ fn key_messages_round_trip() {
         client_round_trip(ClientMessage::Key {
             key: Key::Char('c'),
             mods: Modifiers::CTRL,
+            event: KeyEvent::Press,
         }),
         [0x81, 0x00, b'c', 0x04]
     );
@@ -349,21 +350,41 @@ fn key_messages_round_trip() {
         client_round_trip(ClientMessage::Key {
             key: Key::Named(NamedKey::Enter),
             mods: Modifiers::NONE,
+            event: KeyEvent::Press,
         }),
         [0x81, 0x01, 0x00]
     );
     client_round_trip(ClientMessage::Key {
         key: Key::Char('\u{10ffff}'),
         mods: Modifiers::ALL,
+        event: KeyEvent::Press,
     });
     for &named in NamedKey::ALL {
         client_round_trip(ClientMessage::Key {
             key: Key::Named(named),
             mods: Modifiers::SHIFT | Modifiers::META,
+            event: KeyEvent::Press,
         });
         assert_eq!(NamedKey::from_code(named.code()), Some(named));
     }
-    assert_eq!(NamedKey::ALL.len(), 14 + 24 + 17);
+    assert_eq!(NamedKey::ALL.len(), 14 + 24 + 17 + 8);
+    // The event rides in bits 4-5 of the modifier byte.
+    assert_eq!(
+        client_round_trip(ClientMessage::Key {
+            key: Key::Char('a'),
+            mods: Modifiers::SHIFT,
+            event: KeyEvent::Release,
+        }),
+        [0x81, 0x00, b'a', 0x21]
+    );
+    assert_eq!(
+        client_round_trip(ClientMessage::Key {
+            key: Key::Named(NamedKey::Escape),
+            mods: Modifiers::NONE,
+            event: KeyEvent::Repeat,
+        }),
+        [0x81, 0x04, 0x10]
+    );
 }
 
 #[test]
@@ -378,8 +399,12 @@ fn key_messages_are_range_checked() {
         Err(DecodeError::OutOfRange { field: "key" })
     );
     assert_eq!(
-        ClientMessage::decode(&[0x81, 0x01, 0x10]),
-        Err(DecodeError::OutOfRange { field: "modifiers" })
+        ClientMessage::decode(&[0x81, 0x01, 0x30]),
+        Err(DecodeError::OutOfRange { field: "key event" })
+    );
+    assert_eq!(
+        ClientMessage::decode(&[0x81, 0x01, 0xf0]),
+        Err(DecodeError::OutOfRange { field: "key event" })
     );
 }
 

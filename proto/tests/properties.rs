@@ -188,7 +188,8 @@ fn client_message() -> impl Strategy<Value = ClientMessage> {
         MouseButton::Right,
     ];
     prop_oneof![
-        (key, mods()).prop_map(|(key, mods)| ClientMessage::Key { key, mods }),
+        (key, mods(), select(KeyEvent::ALL.to_vec()))
+            .prop_map(|(key, mods, event)| ClientMessage::Key { key, mods, event }),
         ".{0,40}".prop_map(|text| ClientMessage::Text { text }),
         ".{0,40}".prop_map(|text| ClientMessage::Paste { text }),
         (

@@ -359,6 +359,8 @@ fn cases() -> Vec<Case> {
                     mouse_sgr: true,
                     reverse_video: false,
                     mouse: MouseTracking::Drag,
+                    key_releases: false,
+                    key_all: false,
                 },
                 title: Some("vim — README.md".into()),
                 scroll: 0,
@@ -370,7 +372,7 @@ fn cases() -> Vec<Case> {
         ),
         server(
             "frame_resize",
-            "After a resize to 120x40: a full frame of a blank screen with a hidden underline cursor; reverse video and click mouse tracking on.",
+            "After a resize to 120x40: a full frame of a blank screen with a hidden underline cursor; reverse video, click mouse tracking, key releases and all keys as key events on.",
             ServerMessage::Frame(Frame {
                 seq: 1301,
                 cols: 120,
@@ -386,6 +388,8 @@ fn cases() -> Vec<Case> {
                 modes: Modes {
                     reverse_video: true,
                     mouse: MouseTracking::Click,
+                    key_releases: true,
+                    key_all: true,
                     ..Modes::default()
                 },
                 title: Some(String::new()),
@@ -500,6 +504,7 @@ fn cases() -> Vec<Case> {
             ClientMessage::Key {
                 key: Key::Char('c'),
                 mods: Modifiers::CTRL,
+                event: KeyEvent::Press,
             },
         ),
         client(
@@ -508,6 +513,7 @@ fn cases() -> Vec<Case> {
             ClientMessage::Key {
                 key: Key::Named(NamedKey::Enter),
                 mods: Modifiers::NONE,
+                event: KeyEvent::Press,
             },
         ),
         client(
@@ -516,6 +522,7 @@ fn cases() -> Vec<Case> {
             ClientMessage::Key {
                 key: Key::Named(NamedKey::F12),
                 mods: Modifiers::SHIFT,
+                event: KeyEvent::Press,
             },
         ),
         client(
@@ -524,6 +531,7 @@ fn cases() -> Vec<Case> {
             ClientMessage::Key {
                 key: Key::Char('é'),
                 mods: Modifiers::ALT,
+                event: KeyEvent::Press,
             },
         ),
         client(
@@ -532,6 +540,34 @@ fn cases() -> Vec<Case> {
             ClientMessage::Key {
                 key: Key::Named(NamedKey::KpEnter),
                 mods: Modifiers::CTRL | Modifiers::META,
+                event: KeyEvent::Press,
+            },
+        ),
+        client(
+            "key_release_shift_a",
+            "Shift+A released (event 2 in bits 4-5 of the modifier byte), sent while the frame's modes ask for key releases.",
+            ClientMessage::Key {
+                key: Key::Char('A'),
+                mods: Modifiers::SHIFT,
+                event: KeyEvent::Release,
+            },
+        ),
+        client(
+            "key_repeat_left",
+            "Arrow left auto-repeated (event 1), sent while the frame's modes ask for key releases.",
+            ClientMessage::Key {
+                key: Key::Named(NamedKey::Left),
+                mods: Modifiers::NONE,
+                event: KeyEvent::Repeat,
+            },
+        ),
+        client(
+            "key_release_control_right",
+            "Right Control released alone (a modifier key, 0x63; Ctrl no longer held), sent while the frame's modes ask for all keys and releases.",
+            ClientMessage::Key {
+                key: Key::Named(NamedKey::ControlRight),
+                mods: Modifiers::NONE,
+                event: KeyEvent::Release,
             },
         ),
         client(
@@ -818,6 +854,8 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
                         "mouse_sgr": f.modes.mouse_sgr,
                         "reverse_video": f.modes.reverse_video,
                         "mouse": mouse,
+                        "key_releases": f.modes.key_releases,
+                        "key_all": f.modes.key_all,
                     },
                     "title": f.title,
                     "scroll": f.scroll,
@@ -885,12 +923,18 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
 
 fn client_json(message: &ClientMessage) -> (&'static str, Value) {
     match message {
-        ClientMessage::Key { key, mods } => {
+        ClientMessage::Key { key, mods, event } => {
             let key = match key {
                 Key::Char(ch) => json!({ "char": ch.to_string() }),
                 Key::Named(named) => json!({ "named": named.name() }),
             };
-            ("key", json!({ "key": key, "mods": mods_json(*mods) }))
+            let event = match event {
+                KeyEvent::Press => "press",
+                KeyEvent::Repeat => "repeat",
+                KeyEvent::Release => "release",
+            };
+            let message = json!({ "key": key, "mods": mods_json(*mods), "event": event });
+            ("key", message)
         }
         ClientMessage::Text { text } => ("text", json!({ "text": text })),
         ClientMessage::Paste { text } => ("paste", json!({ "text": text })),

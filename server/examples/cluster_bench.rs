@@ -51,7 +51,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use panecast_proto::{ClientMessage, Key, Modifiers};
+use panecast_proto::{ClientMessage, Key, KeyEvent, Modifiers};
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
@@ -778,6 +778,7 @@ impl Bench {
                 let key = ClientMessage::Key {
                     key: Key::Char(ch),
                     mods: Modifiers::NONE,
+                    event: KeyEvent::Press,
                 };
                 let sent = Instant::now();
                 client.send(&key).await;

@@ -10,14 +10,15 @@
 //!   `render::LINK_SCHEMES`;
 //! - the close codes the client handles (web/connection.js, web/terminal.js)
 //!   are `panecast_proto::close`'s;
-//! - the named key codes (`KEYS` in web/protocol.js) are `NamedKey`'s.
+//! - the named key codes (`KEYS` in web/protocol.js) are `NamedKey`'s, and
+//!   the key events (`KEY_PRESS`, ...) are `KeyEvent`'s.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use panecast::render::theme::{self, ThemeColors};
 use panecast::render::LINK_SCHEMES;
-use panecast_proto::{close, NamedKey};
+use panecast_proto::{close, KeyEvent, NamedKey};
 
 fn web(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -211,4 +212,21 @@ fn the_clients_key_codes_are_the_protocols() {
         .map(|k| (k.name().to_string(), u32::from(k.code())))
         .collect();
     assert_eq!(keys, proto);
+}
+
+#[test]
+fn key_events_are_the_protocols() {
+    let text = web("protocol.js");
+    let consts = between(&text, "export const KEY_PRESS", ";", "web/protocol.js");
+    let names: Vec<&str> = consts
+        .split(',')
+        .map(|part| part.split('=').next().unwrap_or("").trim())
+        .collect();
+    assert_eq!(names, ["", "KEY_REPEAT", "KEY_RELEASE"], "web/protocol.js");
+    let proto: Vec<u32> = KeyEvent::ALL.iter().map(|e| *e as u32).collect();
+    assert_eq!(
+        numbers(consts),
+        proto,
+        "web/protocol.js: KEY_PRESS, KEY_REPEAT, KEY_RELEASE"
+    );
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::ws::{self, Client, Kind, Model};
 use common::{session_id, test_config, Server, TOKEN};
-use panecast_proto::{self as proto, close, ClientMessage, Key, Modifiers, NamedKey};
+use panecast_proto::{self as proto, close, ClientMessage, Key, KeyEvent, Modifiers, NamedKey};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -206,6 +206,7 @@ async fn typed_text_echoes() {
         let key = ClientMessage::Key {
             key,
             mods: Modifiers::NONE,
+            event: KeyEvent::Press,
         };
         client.send(&key).await;
     }
@@ -289,6 +290,7 @@ async fn a_view_connection_cannot_send_input() {
         ClientMessage::Key {
             key: Key::Char('v'),
             mods: Modifiers::NONE,
+            event: KeyEvent::Press,
         },
         ClientMessage::Paste {
             text: "viewer paste\r".to_owned(),

@@ -30,7 +30,7 @@ use super::origin::OriginRefusal;
 use super::{audit, AppState};
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::config::ClipboardAccess;
-use crate::input::{Key, KeyCode, Modifiers};
+use crate::input::{Key, KeyCode, KeyEvent, ModifierKey, Modifiers};
 use crate::session::{
     EndReason, Input, SessionError, SessionHandle, Sessions, Status, StreamRefusal, ViewerSlot,
 };
@@ -685,7 +685,7 @@ impl Viewer {
                     Err(error) => self.warn(&error.to_string()).await,
                 };
             }
-            ClientMessage::Key { key, mods } => match wire_key(key, mods) {
+            ClientMessage::Key { key, mods, event } => match wire_key(key, mods, event) {
                 Some(key) => Input::Keys(vec![key]),
                 None => return Ok(()),
             },
@@ -750,7 +750,7 @@ fn receive_error(error: &axum::Error) -> Ending {
 
 /// A key event from the wire as a key the session encodes; keypad keys are
 /// sent as the characters they type.
-fn wire_key(key: proto::Key, mods: proto::Modifiers) -> Option<Key> {
+fn wire_key(key: proto::Key, mods: proto::Modifiers, event: proto::KeyEvent) -> Option<Key> {
     use proto::NamedKey as N;
     let code = match key {
         proto::Key::Char(' ') => KeyCode::Space,
@@ -776,6 +776,14 @@ fn wire_key(key: proto::Key, mods: proto::Modifiers) -> Option<Key> {
             N::KpSubtract => KeyCode::Char('-'),
             N::KpAdd => KeyCode::Char('+'),
             N::KpEqual => KeyCode::Char('='),
+            N::ShiftLeft => KeyCode::Modifier(ModifierKey::LeftShift),
+            N::ShiftRight => KeyCode::Modifier(ModifierKey::RightShift),
+            N::ControlLeft => KeyCode::Modifier(ModifierKey::LeftControl),
+            N::ControlRight => KeyCode::Modifier(ModifierKey::RightControl),
+            N::AltLeft => KeyCode::Modifier(ModifierKey::LeftAlt),
+            N::AltRight => KeyCode::Modifier(ModifierKey::RightAlt),
+            N::MetaLeft => KeyCode::Modifier(ModifierKey::LeftMeta),
+            N::MetaRight => KeyCode::Modifier(ModifierKey::RightMeta),
             other => {
                 let code = other.code();
                 match code {
@@ -793,6 +801,11 @@ fn wire_key(key: proto::Key, mods: proto::Modifiers) -> Option<Key> {
             alt: mods.contains(proto::Modifiers::ALT) || mods.contains(proto::Modifiers::META),
             ctrl: mods.contains(proto::Modifiers::CTRL),
         },
+        event: match event {
+            proto::KeyEvent::Press => KeyEvent::Press,
+            proto::KeyEvent::Repeat => KeyEvent::Repeat,
+            proto::KeyEvent::Release => KeyEvent::Release,
+        },
     })
 }
 
@@ -802,18 +815,30 @@ mod tests {
 
     #[test]
     fn keys_from_the_wire() {
-        let ctrl_c = wire_key(proto::Key::Char('c'), proto::Modifiers::CTRL).unwrap();
+        let ctrl_c = wire_key(
+            proto::Key::Char('c'),
+            proto::Modifiers::CTRL,
+            proto::KeyEvent::Press,
+        )
+        .unwrap();
         assert_eq!(ctrl_c.code, KeyCode::Char('c'));
         assert!(ctrl_c.mods.ctrl);
         let f5 = proto::Key::Named(proto::NamedKey::from_code(0x24).unwrap());
         assert_eq!(
-            wire_key(f5, proto::Modifiers::NONE).unwrap().code,
+            wire_key(f5, proto::Modifiers::NONE, proto::KeyEvent::Press)
+                .unwrap()
+                .code,
             KeyCode::F(5)
         );
         let kp7 = proto::Key::Named(proto::NamedKey::from_code(0x47).unwrap());
         assert_eq!(
-            wire_key(kp7, proto::Modifiers::NONE).unwrap().code,
+            wire_key(kp7, proto::Modifiers::NONE, proto::KeyEvent::Press)
+                .unwrap()
+                .code,
             KeyCode::Char('7')
         );
+        let release = wire_key(f5, proto::Modifiers::SHIFT, proto::KeyEvent::Release).unwrap();
+        assert_eq!(release.event, KeyEvent::Release);
+        assert!(release.mods.shift);
     }
 }

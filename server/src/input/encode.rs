@@ -1,16 +1,32 @@
 //! xterm's key encoding: control characters, `ESC` prefixes for Alt,
 //! `CSI 1 ; m X` and `CSI n ; m ~` for modified special keys, `SS3` cursor
-//! keys in application cursor mode.
+//! keys in application cursor mode. A program that asked for the kitty
+//! keyboard protocol or `modifyOtherKeys` gets those encodings instead.
 
 use crate::term::{Mode, Modes};
 
-use super::keys::{KeyCode, Modifiers};
+use super::keys::{Key, KeyCode, KeyEvent, Modifiers};
+use super::{kitty, other_keys};
 
-const ESC: u8 = 0x1b;
+pub(super) const ESC: u8 = 0x1b;
 
-/// The bytes a program reads when `key` is pressed with `mods`, given the
-/// terminal's current `modes`.
-pub fn encode_key(key: KeyCode, mods: Modifiers, modes: &Modes) -> Vec<u8> {
+/// The bytes a program reads when `key` is pressed, repeated or released,
+/// given the terminal's current `modes` (and the keyboard encoding they
+/// carry: [`Modes::keyboard`]).
+pub fn encode_key(key: &Key, modes: &Modes) -> Vec<u8> {
+    let keyboard = modes.keyboard();
+    if kitty::applies(keyboard.flags) {
+        return kitty::encode(key, keyboard.flags);
+    }
+    if key.event == KeyEvent::Release {
+        return Vec::new();
+    }
+    other_keys::encode(key.code, key.mods, keyboard.other_keys)
+        .unwrap_or_else(|| legacy(key.code, key.mods, modes))
+}
+
+/// xterm's encoding with no keyboard protocol asked for.
+fn legacy(key: KeyCode, mods: Modifiers, modes: &Modes) -> Vec<u8> {
     match key {
         KeyCode::Char(c) => encode_char(c, mods),
         KeyCode::Space => encode_char(' ', mods),
@@ -37,12 +53,13 @@ pub fn encode_key(key: KeyCode, mods: Modifiers, modes: &Modes) -> Vec<u8> {
         KeyCode::PageDown => tilde(6, mods),
         KeyCode::F(n @ 1..=4) => function_ss3(b'P' + (n - 1), mods),
         KeyCode::F(n) => tilde(function_number(n), mods),
+        KeyCode::Modifier(_) => Vec::new(),
     }
 }
 
 /// A character key: Control folds it to a C0 code where xterm does, Shift
 /// upper-cases letters, Alt prefixes `ESC`.
-fn encode_char(c: char, mods: Modifiers) -> Vec<u8> {
+pub(super) fn encode_char(c: char, mods: Modifiers) -> Vec<u8> {
     let c = if mods.shift {
         c.to_ascii_uppercase()
     } else {
@@ -63,7 +80,7 @@ fn encode_char(c: char, mods: Modifiers) -> Vec<u8> {
 }
 
 /// The byte Control turns `c` into, as xterm does, if any.
-fn control_code(c: char) -> Option<u8> {
+pub(super) fn control_code(c: char) -> Option<u8> {
     match c {
         'a'..='z' | 'A'..='Z' => Some(c.to_ascii_uppercase() as u8 & 0x1f),
         '@' | ' ' | '2' => Some(0x00),
@@ -87,7 +104,7 @@ fn plain(byte: u8, mods: Modifiers) -> Vec<u8> {
 }
 
 /// xterm's modifier parameter: 1 + Shift + 2·Alt + 4·Control.
-fn modifier_param(mods: Modifiers) -> u8 {
+pub(super) fn modifier_param(mods: Modifiers) -> u8 {
     1 + u8::from(mods.shift) + 2 * u8::from(mods.alt) + 4 * u8::from(mods.ctrl)
 }
 
@@ -131,7 +148,7 @@ fn tilde(n: u8, mods: Modifiers) -> Vec<u8> {
 }
 
 /// The `CSI n ~` number of F5 to F12 (xterm skips 16 and 22).
-fn function_number(n: u8) -> u8 {
+pub(super) fn function_number(n: u8) -> u8 {
     match n {
         5 => 15,
         6..=10 => n + 11,
@@ -146,7 +163,7 @@ mod tests {
 
     fn enc(name: &str, modes: &Modes) -> Vec<u8> {
         let key = parse_key(name).expect("known key");
-        encode_key(key.code, key.mods, modes)
+        encode_key(&key, modes)
     }
 
     fn normal(name: &str) -> Vec<u8> {

@@ -38,8 +38,32 @@ pub enum KeyCode {
     Insert,
     /// Delete (forward).
     Delete,
-    /// A function key, 1 to 12.
+    /// A function key, 1 to 12 (13 to 24 from a browser).
     F(u8),
+    /// A modifier key pressed or released alone: only the kitty keyboard
+    /// protocol's "report all keys" (flag 8) sends anything for it.
+    Modifier(ModifierKey),
+}
+
+/// A modifier key, by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ModifierKey {
+    /// Left Shift.
+    LeftShift,
+    /// Left Control.
+    LeftControl,
+    /// Left Alt.
+    LeftAlt,
+    /// Left Meta (Super: Command, Windows key).
+    LeftMeta,
+    /// Right Shift.
+    RightShift,
+    /// Right Control.
+    RightControl,
+    /// Right Alt.
+    RightAlt,
+    /// Right Meta.
+    RightMeta,
 }
 
 /// Modifier keys held with a key.
@@ -60,6 +84,20 @@ impl Modifiers {
     }
 }
 
+/// What happened to a key: the kitty keyboard protocol reports repeats
+/// and releases to a program that asks (flag 2); otherwise a repeat is a
+/// press and a release sends nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum KeyEvent {
+    /// Pressed.
+    #[default]
+    Press,
+    /// Held down: the keyboard's auto-repeat.
+    Repeat,
+    /// Released.
+    Release,
+}
+
 /// A key with its modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Key {
@@ -67,6 +105,9 @@ pub struct Key {
     pub code: KeyCode,
     /// The modifiers held.
     pub mods: Modifiers,
+    /// Press, repeat or release (absent from older peers: a press).
+    #[serde(default)]
+    pub event: KeyEvent,
 }
 
 /// A key name that [`parse_key`] does not know.
@@ -137,7 +178,11 @@ pub fn parse_key(name: &str) -> Result<Key, UnknownKey> {
         (Some(c), None) => KeyCode::Char(c),
         _ => named(rest, &mut mods).ok_or_else(unknown)?,
     };
-    Ok(Key { code, mods })
+    Ok(Key {
+        code,
+        mods,
+        event: KeyEvent::Press,
+    })
 }
 
 fn named(name: &str, mods: &mut Modifiers) -> Option<KeyCode> {
@@ -164,6 +209,7 @@ mod tests {
         Key {
             code,
             mods: Modifiers { shift, alt, ctrl },
+            event: KeyEvent::Press,
         }
     }
 

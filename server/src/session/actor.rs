@@ -472,7 +472,7 @@ impl Live {
             Input::Keys(keys) => {
                 let modes = self.actor.term.modes();
                 keys.iter()
-                    .flat_map(|key| encode_key(key.code, key.mods, &modes))
+                    .flat_map(|key| encode_key(key, &modes))
                     .collect()
             }
             Input::Paste(text) => encode_paste(&text, &self.actor.term.modes()),

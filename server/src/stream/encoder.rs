@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use panecast_proto as proto;
 
 use super::lines::{encode_row, wire_style};
-use crate::term::{CursorShape, Mode, Modes, MouseTracking, Snapshot};
+use crate::term::{CursorShape, KeyboardFlags, Mode, Modes, MouseTracking, Snapshot};
 
 /// Everything a frame is computed from: where the viewer stands and the
 /// snapshot's state. Rows are identified by the generation (a row's content
@@ -459,6 +459,7 @@ fn wire_cursor(snap: &Snapshot) -> proto::Cursor {
 }
 
 fn wire_modes(modes: &Modes, alternate: bool) -> proto::Modes {
+    let keyboard = modes.keyboard().flags;
     proto::Modes {
         app_cursor: modes.get(Mode::AppCursor),
         bracketed_paste: modes.get(Mode::BracketedPaste),
@@ -474,5 +475,7 @@ fn wire_modes(modes: &Modes, alternate: bool) -> proto::Modes {
             MouseTracking::Drag => proto::MouseTracking::Drag,
             MouseTracking::Motion => proto::MouseTracking::Motion,
         },
+        key_releases: keyboard.contains(KeyboardFlags::EVENT_TYPES),
+        key_all: keyboard.contains(KeyboardFlags::ALL_KEYS),
     }
 }

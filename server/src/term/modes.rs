@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::keyboard::{KeyboardFlags, KeyboardMode, OtherKeys};
+
 /// Whether a mode is set with `CSI Pm h` (ANSI) or `CSI ? Pm h` (DEC private).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ModeKind {
@@ -115,7 +117,13 @@ impl Mode {
     }
 }
 
-/// The current value of every mode, one bit each.
+/// Where [`Modes`] keeps the kitty keyboard flags (5 bits) and the
+/// `modifyOtherKeys` level (2 bits), above the table's modes.
+const KEYBOARD_SHIFT: u32 = 48;
+const OTHER_KEYS_SHIFT: u32 = 56;
+
+/// The current value of every mode, one bit each, and the keyboard's
+/// encoding ([`Modes::keyboard`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Modes(u64);
 
@@ -144,6 +152,26 @@ impl Modes {
         } else {
             self.0 &= !(1 << mode as u64);
         }
+    }
+
+    /// How keys are encoded: the kitty keyboard flags and the
+    /// `modifyOtherKeys` level in force.
+    pub fn keyboard(&self) -> KeyboardMode {
+        KeyboardMode {
+            flags: KeyboardFlags::from_bits((self.0 >> KEYBOARD_SHIFT) as u16 & 0x1f),
+            other_keys: OtherKeys::from_level((self.0 >> OTHER_KEYS_SHIFT) as u16 & 3)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// These modes with the keyboard encoding `keyboard`.
+    pub fn with_keyboard(self, keyboard: KeyboardMode) -> Modes {
+        let cleared = self.0 & !(0x1f << KEYBOARD_SHIFT | 3 << OTHER_KEYS_SHIFT);
+        Modes(
+            cleared
+                | u64::from(keyboard.flags.bits()) << KEYBOARD_SHIFT
+                | u64::from(keyboard.other_keys.level()) << OTHER_KEYS_SHIFT,
+        )
     }
 
     /// Which mouse events the program asked for.
@@ -214,7 +242,25 @@ mod tests {
             assert_eq!(mode.number(), *number);
             assert_eq!(Modes::default().get(*mode), *default);
         }
-        assert!(MODES.len() <= 64, "one bit per mode in a u64");
+        assert!(
+            MODES.len() <= KEYBOARD_SHIFT as usize,
+            "one bit per mode below the keyboard's bits"
+        );
+    }
+
+    #[test]
+    fn keyboard_round_trips_beside_the_modes() {
+        let keyboard = KeyboardMode {
+            flags: KeyboardFlags::ALL,
+            other_keys: OtherKeys::from_level(2).unwrap_or_default(),
+        };
+        let modes = Modes::default().with_keyboard(keyboard);
+        assert_eq!(modes.keyboard(), keyboard);
+        for (mode, .., default) in MODES {
+            assert_eq!(modes.get(*mode), *default);
+        }
+        let back = modes.with_keyboard(KeyboardMode::default());
+        assert_eq!(back, Modes::default());
     }
 
     #[test]

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::charset::Charsets;
 use super::grid::Grid;
+use super::keyboard::KeyboardStack;
 use super::row::Row;
 use super::style::Style;
 
@@ -35,6 +36,9 @@ pub(crate) struct Screen {
     cursor: Cursor,
     saved: SavedCursor,
     charsets: Charsets,
+    /// The kitty keyboard flags stack: each screen has its own.
+    #[serde(default)]
+    keyboard: KeyboardStack,
 }
 
 impl Screen {
@@ -92,6 +96,17 @@ impl Screen {
     #[inline]
     pub fn charsets_mut(&mut self) -> &mut Charsets {
         &mut self.charsets
+    }
+
+    /// The kitty keyboard flags stack.
+    #[inline]
+    pub fn keyboard(&self) -> &KeyboardStack {
+        &self.keyboard
+    }
+
+    /// The kitty keyboard flags stack, to push, pop or set.
+    pub fn keyboard_mut(&mut self) -> &mut KeyboardStack {
+        &mut self.keyboard
     }
 
     /// The saved cursor.

@@ -57,7 +57,7 @@ test('typing reaches the session and the echo is painted on the canvas', async (
   assert.equal(text[1], 'hello');
   assert.equal(await page.evaluate(() => window.panecast.text().split('\n')[1]), 'hello');
   assert.ok(received(s, 'text').length >= 1, 'typed text went as Text');
-  assert.deepEqual(received(s, 'key').at(-1), { type: 'key', key: { named: 'Enter' }, mods: [], role: 'control' });
+  assert.deepEqual(received(s, 'key').at(-1), { type: 'key', key: { named: 'Enter' }, mods: [], event: 'press', role: 'control' });
   await finish(page, 'mock-typing');
 });
 

@@ -98,7 +98,8 @@ export function frame(m) {
   const c = m.cursor || {};
   const md = m.modes || {};
   const modes = (md.app_cursor ? 1 : 0) | (md.bracketed_paste ? 2 : 0) | (md.app_keypad ? 4 : 0) | (md.alt_screen ? 8 : 0)
-    | (md.focus_events ? 16 : 0) | (md.mouse_sgr ? 32 : 0) | (md.reverse_video ? 64 : 0) | (MOUSE.indexOf(md.mouse || 'off') << 7);
+    | (md.focus_events ? 16 : 0) | (md.mouse_sgr ? 32 : 0) | (md.reverse_video ? 64 : 0) | (MOUSE.indexOf(md.mouse || 'off') << 7)
+    | (md.key_releases ? 1024 : 0) | (md.key_all ? 2048 : 0);
   const w = new W().u8(3).varint(m.seq || 0).varint(m.cols).varint(m.rows)
     .u8((m.full ? 1 : 0) | (m.title !== null && m.title !== undefined ? 2 : 0))
     .u8(SHAPES.indexOf(c.shape || 'block') | (c.visible === false ? 0 : 4) | (c.blink ? 8 : 0))
@@ -149,7 +150,7 @@ export const encoders = { hello, styles, frame, bell, exit, error, scrollback, p
 
 // ---- client -> server decoding ----
 
-const KEY_NAMES = { 1: 'Enter', 2: 'Tab', 3: 'Backspace', 4: 'Escape', 5: 'Up', 6: 'Down', 7: 'Left', 8: 'Right', 9: 'Home', 10: 'End', 11: 'PageUp', 12: 'PageDown', 13: 'Insert', 14: 'Delete', 0x4a: 'KpDecimal', 0x4b: 'KpDivide', 0x4c: 'KpMultiply', 0x4d: 'KpSubtract', 0x4e: 'KpAdd', 0x4f: 'KpEnter', 0x50: 'KpEqual' };
+const KEY_NAMES = { 1: 'Enter', 2: 'Tab', 3: 'Backspace', 4: 'Escape', 5: 'Up', 6: 'Down', 7: 'Left', 8: 'Right', 9: 'Home', 10: 'End', 11: 'PageUp', 12: 'PageDown', 13: 'Insert', 14: 'Delete', 0x4a: 'KpDecimal', 0x4b: 'KpDivide', 0x4c: 'KpMultiply', 0x4d: 'KpSubtract', 0x4e: 'KpAdd', 0x4f: 'KpEnter', 0x50: 'KpEqual', 0x60: 'ShiftLeft', 0x61: 'ShiftRight', 0x62: 'ControlLeft', 0x63: 'ControlRight', 0x64: 'AltLeft', 0x65: 'AltRight', 0x66: 'MetaLeft', 0x67: 'MetaRight' };
 for (let n = 1; n <= 24; n++) KEY_NAMES[0x1f + n] = 'F' + n;
 for (let n = 0; n <= 9; n++) KEY_NAMES[0x40 + n] = 'Kp' + n;
 const MODS = ['shift', 'alt', 'ctrl', 'meta'];
@@ -178,7 +179,8 @@ export function decodeClient(bytes) {
     case 0x81: {
       const k = b[p++];
       const key = k === 0 ? { char: String.fromCodePoint(num()) } : { named: KEY_NAMES[k] };
-      m = { type: 'key', key, mods: mods(b[p++]) };
+      const event = ['press', 'repeat', 'release'][b[p] >> 4];
+      m = { type: 'key', key, mods: mods(b[p++] & 15), event };
       break;
     }
     case 0x82: m = { type: 'text', text: str() }; break;

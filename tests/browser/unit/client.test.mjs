@@ -40,6 +40,17 @@ test('mapKey: characters', () => {
   assert.deepEqual(mapKey(ev('😀', { alt: true })), { key: { char: '😀' }, mods: 2 });
 });
 
+test('mapKey: with every key asked for (kitty flag 8), plain text keys are keys too', () => {
+  assert.deepEqual(mapKey(ev('a'), false, true), { key: { char: 'a' }, mods: 0 });
+  assert.deepEqual(mapKey(ev('A', { shift: true }), false, true), { key: { char: 'A' }, mods: 1 });
+  assert.deepEqual(mapKey(ev('Shift', { shift: true, code: 'ShiftLeft' }), false, true), { key: 'ShiftLeft', mods: 1 }, 'modifier keys alone too');
+  assert.deepEqual(mapKey(ev('Control', { code: 'ControlRight' }), false, true), { key: 'ControlRight', mods: 0 }, 'released: no longer held');
+  assert.equal(mapKey(ev('Shift', { shift: true, code: 'ShiftLeft' }), false, true, false), null, 'not without flag 8');
+  assert.equal(mapKey(ev('Shift', { shift: true, code: 'ShiftLeft' })), null);
+  assert.equal(mapKey(ev('a', { composing: true }), false, true), null, 'an input method keeps its keys');
+  assert.equal(mapKey(ev('ø', { alt: true }), true, true), null, 'Option still types on a Mac');
+});
+
 test('clipboard shortcuts', () => {
   assert.equal(clipboardAction(ev('C', { ctrl: true, shift: true, code: 'KeyC' })), 'copy');
   assert.equal(clipboardAction(ev('V', { ctrl: true, shift: true, code: 'KeyV' })), 'paste');

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import {
   decode, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
   encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
+  KEY_PRESS, KEY_REPEAT, KEY_RELEASE,
 } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
@@ -36,12 +37,16 @@ for (const v of s2c) {
   });
 }
 
+const KEY_EVENTS = [];
+KEY_EVENTS[KEY_PRESS] = 'press';
+KEY_EVENTS[KEY_REPEAT] = 'repeat';
+KEY_EVENTS[KEY_RELEASE] = 'release';
 const MODS = { shift: M_SHIFT, alt: M_ALT, ctrl: M_CTRL, meta: M_META };
 const modBits = (list) => list.reduce((a, m) => a | MODS[m], 0);
 
 function encodeJson(type, m) {
   switch (type) {
-    case 'key': return encodeKey(m.key.named ?? { char: m.key.char }, modBits(m.mods));
+    case 'key': return encodeKey(m.key.named ?? { char: m.key.char }, modBits(m.mods), KEY_EVENTS.indexOf(m.event));
     case 'text': return encodeText(m.text);
     case 'paste': return encodePaste(m.text);
     case 'mouse': return encodeMouse(m.kind, m.button, modBits(m.mods), m.row, m.col);
@@ -159,7 +164,7 @@ test('malformed messages are rejected with the right close code', () => {
   rejects([0x02, 0x02, 0x00, 0x00], 1002, /reserved/);
   // Frame header checks: cursor shape 3, reserved mode bits, mouse mode 5, scroll on a full frame.
   rejects([0x03, 0x00, 0x05, 0x01, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00], 1002, /shape/);
-  rejects([0x03, 0x00, 0x05, 0x01, 0x00, 0x04, 0x00, 0x00, 0x80, 0x08, 0x00, 0x00], 1002, /mode/);
+  rejects([0x03, 0x00, 0x05, 0x01, 0x00, 0x04, 0x00, 0x00, 0x80, 0x20, 0x00, 0x00], 1002, /mode/);
   rejects([0x03, 0x00, 0x05, 0x01, 0x00, 0x04, 0x00, 0x00, 0x80, 0x05, 0x00, 0x00], 1002, /mouse/);
   rejects([0x03, 0x00, 0x05, 0x01, 0x01, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00], 1002, /scroll/);
   rejects([0x03, 0x00, 0x05, 0x01, 0x00, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00], 1002, /cursor row/);

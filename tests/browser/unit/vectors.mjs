@@ -48,7 +48,7 @@ export function lineJson(l) {
 const MODE_KEYS = {
   appCursor: 'app_cursor', bracketedPaste: 'bracketed_paste', appKeypad: 'app_keypad',
   altScreen: 'alt_screen', focusEvents: 'focus_events', mouseSgr: 'mouse_sgr',
-  reverseVideo: 'reverse_video', mouse: 'mouse',
+  reverseVideo: 'reverse_video', mouse: 'mouse', keyReleases: 'key_releases', keyAll: 'key_all',
 };
 
 export function messageJson(m) {

@@ -4,6 +4,7 @@
 use super::colors::ColorOverrides;
 use super::{CursorShape, Emulator};
 use crate::term::cell::Cell;
+use crate::term::keyboard::OtherKeys;
 use crate::term::modes::{Mode, Modes};
 use crate::term::screen::Screen;
 use crate::term::style::Style;
@@ -279,7 +280,8 @@ impl Emulator {
     /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
     /// As xterm.js, every mode it tracks goes back to its default (bracketed
     /// paste, focus events and synchronized output included) and so does the
-    /// cursor style; mouse tracking, LNM and the alternate screen stay.
+    /// cursor style; mouse tracking, LNM and the alternate screen stay. Both
+    /// screens' kitty keyboard flags are emptied, as kitty does.
     pub fn soft_reset(&mut self) {
         const RESET: [Mode; 12] = [
             Mode::CursorVisible,
@@ -300,6 +302,7 @@ impl Emulator {
             self.modes.set(mode, defaults.get(mode));
         }
         self.reset_pen_region_and_charsets();
+        self.reset_keyboard();
         self.screen.forget_saved();
         self.screen.cursor_mut().pending_wrap = false;
     }
@@ -348,6 +351,7 @@ impl Emulator {
         self.saved_modes = Modes::default();
         self.colors = ColorOverrides::default();
         self.last_printed = None;
+        self.other_keys = OtherKeys::OFF;
         self.reset_pen_region_and_charsets();
     }
 }

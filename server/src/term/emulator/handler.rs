@@ -189,6 +189,15 @@ impl Actions for Emulator {
             }
             ([], 's') => self.save_cursor(),
             ([], 'u') => self.restore_cursor(),
+            ([b'>'], 'u') => self.push_keyboard_flags(a.raw(0)),
+            ([b'<'], 'u') => self.pop_keyboard_flags(a.or(0, 1)),
+            ([b'='], 'u') => self.set_keyboard_flags(a.raw(0), a.or(1, 1) as u16),
+            ([b'?'], 'u') => self.report_keyboard_flags(),
+            // The parser reads an absent parameter as 0.
+            ([b'>'], 'm') if a.raw(0) == 0 => self.reset_key_modifier_options(),
+            ([b'>'], 'm') => self.set_key_modifier_option(a.raw(0), a.raw(1)),
+            ([b'>'], 'n') => self.disable_key_modifier_option(a.raw(0)),
+            ([b'?'], 'm') => self.report_key_modifier_option(a.raw(0)),
             ([], 't') => self.window_op(a.raw(0), a.raw(1)),
             ([b' '], 'q') => self.set_cursor_style(a.raw(0)),
             ([b' '], '@') => self.scroll_columns(-(a.or(0, 1) as isize)),

@@ -12,6 +12,7 @@ mod edit;
 mod file_offer;
 mod handler;
 mod interning;
+mod keyboard;
 mod margins;
 mod rect;
 mod rectangles;
@@ -29,6 +30,7 @@ pub use file_offer::FileOffer;
 use super::cell::Cell;
 use super::dcs_request::DcsRequest;
 use super::grid::Grid;
+use super::keyboard::{KeyboardMode, OtherKeys};
 use super::links::{new_link_table, LinkTable};
 use super::modes::{Mode, Modes};
 use super::push_log::{PushLog, CHANGED_NOW};
@@ -86,6 +88,9 @@ pub(crate) struct Emulator {
     dcs_request: Option<DcsRequest>,
     cursor_shape: CursorShape,
     cursor_blink: bool,
+    /// xterm's `modifyOtherKeys` level (`CSI > 4 ; n m`).
+    #[serde(default)]
+    other_keys: OtherKeys,
     replies: Vec<u8>,
     /// The latest OSC 52 write, until the session takes it.
     clipboard: Option<String>,
@@ -168,6 +173,7 @@ impl Emulator {
             rect_attr_extent: false,
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
+            other_keys: OtherKeys::OFF,
             replies: Vec::new(),
             clipboard: None,
             file_cap: 0,
@@ -274,9 +280,12 @@ impl Emulator {
         self.rows
     }
 
-    /// The modes in force.
+    /// The modes in force, with the keyboard encoding of the screen shown.
     pub fn modes(&self) -> Modes {
-        self.modes
+        self.modes.with_keyboard(KeyboardMode {
+            flags: self.screen.keyboard().current(),
+            other_keys: self.other_keys,
+        })
     }
 
     /// The window and icon titles.

@@ -181,3 +181,17 @@ fn an_idle_screen_saves_small() {
     let restored = Term::restore(&saved).expect("restores");
     assert_eq!(restored.save(), saved);
 }
+
+#[test]
+fn keyboard_flags_of_both_screens_and_modify_other_keys_are_kept() {
+    let mut term = Term::new(20, 5, 100);
+    term.advance(b"\x1b[>1u\x1b[>4;2m\x1b[?1049h\x1b[>27u");
+    let mut restored = Term::restore(&term.save()).expect("reads back");
+    let keyboard = restored.modes().keyboard();
+    assert_eq!(
+        (keyboard.flags.bits(), keyboard.other_keys.level()),
+        (27, 2)
+    );
+    restored.advance(b"\x1b[?1049l");
+    assert_eq!(restored.modes().keyboard().flags.bits(), 1);
+}
