@@ -730,21 +730,21 @@ async fn replay_changed(
 
 /// The close for an error reading the socket: a message over the size
 /// limit is 1009, a WebSocket protocol error 1002; anything else means the
-/// connection broke. (axum hands the WebSocket error over as text.)
+/// connection broke. (axum wraps the WebSocket library's error, which is
+/// matched by its type.)
 fn receive_error(error: &axum::Error) -> Ending {
-    let text = error.to_string();
-    if text.contains("Message too long") {
-        Ending::error(
+    use std::error::Error as _;
+    use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
+    match error.source().and_then(|e| e.downcast_ref::<WsError>()) {
+        Some(WsError::Capacity(CapacityError::MessageTooLong { .. })) => Ending::error(
             close::MESSAGE_TOO_BIG,
             "message too big: the limit is 1 MiB",
-        )
-    } else if text.contains("protocol error") {
-        Ending::error(
+        ),
+        Some(WsError::Protocol(e)) => Ending::error(
             close::PROTOCOL_ERROR,
-            clip(&text, MAX_CLOSE_REASON).to_string(),
-        )
-    } else {
-        Ending::gone()
+            clip(&format!("WebSocket protocol error: {e}"), MAX_CLOSE_REASON).to_string(),
+        ),
+        _ => Ending::gone(),
     }
 }
 
@@ -812,6 +812,27 @@ fn wire_key(key: proto::Key, mods: proto::Modifiers, event: proto::KeyEvent) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn receive_errors_are_told_apart_by_type() {
+        use tokio_tungstenite::tungstenite::error::{
+            CapacityError, Error as WsError, ProtocolError,
+        };
+        let too_long = axum::Error::new(WsError::Capacity(CapacityError::MessageTooLong {
+            size: 3 << 20,
+            max_size: 2 << 20,
+        }));
+        assert_eq!(receive_error(&too_long).code, close::MESSAGE_TOO_BIG);
+        let masked = axum::Error::new(WsError::Protocol(ProtocolError::UnmaskedFrameFromClient));
+        let ending = receive_error(&masked);
+        assert_eq!(ending.code, close::PROTOCOL_ERROR);
+        assert!(ending.reason.len() <= MAX_CLOSE_REASON, "{}", ending.reason);
+        let broken = axum::Error::new(WsError::ConnectionClosed);
+        assert_eq!(receive_error(&broken), Ending::gone());
+        // Text that merely mentions a protocol error is no protocol error.
+        let io = axum::Error::new(std::io::Error::other("protocol error: Message too long"));
+        assert_eq!(receive_error(&io), Ending::gone());
+    }
 
     #[test]
     fn keys_from_the_wire() {
