@@ -279,7 +279,9 @@ impl Emulator {
     /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
     /// As xterm.js, every mode it tracks goes back to its default (bracketed
     /// paste, focus events and synchronized output included) and so does the
-    /// cursor style; mouse tracking, LNM and the alternate screen stay.
+    /// cursor style; mouse tracking, LNM, the alternate screen and grapheme
+    /// clustering (2027: Ghostty has no soft reset of it, kitty and WezTerm
+    /// cannot turn it off) stay.
     pub fn soft_reset(&mut self) {
         const RESET: [Mode; 12] = [
             Mode::CursorVisible,
