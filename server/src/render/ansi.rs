@@ -16,7 +16,9 @@
 //! Nothing is printed after the bottom-right cell and no row ends with a
 //! newline, so the screen never scrolls up. Last come the title, the cursor
 //! shape, the cursor position and its visibility. Not reproduced: soft-wrap
-//! flags, DECSCA protection, the pending-wrap state, modes. Known misses,
+//! flags, DECSCA protection, the pending-wrap state, modes (but grapheme
+//! clustering, 2027, is set first when the snapshot has it: the widths of
+//! clusters depend on it). Known misses,
 //! drawn as written cells that look the same: rows made only of styled empty
 //! cells on a one-row screen or on a screen made only of such rows, and
 //! combining marks on an empty cell in the last column.
@@ -26,7 +28,7 @@ pub(crate) mod sgr;
 
 use std::fmt::Write;
 
-use crate::term::{Cell, CursorShape, Row, Snapshot, Style};
+use crate::term::{Cell, CursorShape, Mode, Row, Snapshot, Style};
 
 /// The wide character used to make styled empty cells; it never stays on screen.
 const WIDE_FILLER: char = '\u{4e2d}';
@@ -42,6 +44,9 @@ pub fn render(snapshot: &Snapshot) -> String {
     };
     if snapshot.alternate {
         painter.out.push_str("\x1b[?1049h");
+    }
+    if snapshot.modes.get(Mode::GraphemeCluster) {
+        painter.out.push_str("\x1b[?2027h");
     }
     painter.out.push_str("\x1b[0m\x1b[H\x1b[2J");
     let drawn = painter.bottom_blank_rows();
@@ -285,6 +290,30 @@ mod tests {
             3,
             "中a文\r\ne\u{301}x\u{1f468}\u{200d}\u{1f469}\x1b[3;9H字",
         );
+    }
+
+    #[test]
+    fn grapheme_clusters_round_trip_with_their_mode() {
+        let ansi = round_trip(
+            6,
+            3,
+            "\x1b[?2027h\u{2764}\u{fe0f}\u{1f1eb}\u{1f1f7}a\u{2764}\u{fe0f}\r\n\u{231a}\u{fe0e}",
+        );
+        assert!(ansi.contains("\x1b[?2027h"), "{ansi:?}");
+        // The widths too (the cursor is placed explicitly, lines compare text).
+        let widths = |snapshot: &Snapshot| -> Vec<Vec<u8>> {
+            let lines = snapshot.lines.iter();
+            lines
+                .map(|row| row.cells().iter().map(|c| c.width()).collect())
+                .collect()
+        };
+        let original = snapshot(6, 3, "\x1b[?2027h\u{2764}\u{fe0f}\u{1f1eb}\u{1f1f7}");
+        assert_eq!(
+            widths(&snapshot(6, 3, &render(&original))),
+            widths(&original)
+        );
+        let plain = round_trip(6, 3, "\u{2764}\u{fe0f}");
+        assert!(!plain.contains("2027"), "{plain:?}");
     }
 
     #[test]

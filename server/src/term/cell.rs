@@ -58,6 +58,13 @@ impl Cell {
         }
     }
 
+    /// The same cell shown `width` columns wide (a cluster that a VS16 or a
+    /// joined emoji widened, or a VS15 narrowed).
+    #[inline]
+    pub(crate) fn with_width(self, width: u8) -> Cell {
+        Cell { width, ..self }
+    }
+
     /// An empty cell carrying `style` (what erase leaves behind).
     #[inline]
     pub fn blank(style: StyleId) -> Cell {

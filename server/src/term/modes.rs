@@ -95,6 +95,10 @@ modes! {
     BracketedPaste = (Dec, 2004, false);
     /// Synchronized output (2026): hold frames until reset.
     SynchronizedOutput = (Dec, 2026, false);
+    /// Grapheme clustering (2027): a grapheme cluster takes one cell of the
+    /// width its presentation asks (emulator/grapheme.rs). Kept last: a
+    /// mode's bit is its place in this table, and saved states hold the bits.
+    GraphemeCluster = (Dec, 2027, false);
 }
 
 impl Mode {

@@ -280,8 +280,10 @@ impl Emulator {
     /// DECSTR: soft reset of modes, pen, region and saved cursor; the screen stays.
     /// As xterm.js, every mode it tracks goes back to its default (bracketed
     /// paste, focus events and synchronized output included) and so does the
-    /// cursor style; mouse tracking, LNM and the alternate screen stay. Both
-    /// screens' kitty keyboard flags are emptied, as kitty does.
+    /// cursor style; mouse tracking, LNM, the alternate screen and grapheme
+    /// clustering (2027: Ghostty has no soft reset of it, kitty and WezTerm
+    /// cannot turn it off) stay. Both screens' kitty keyboard flags are
+    /// emptied, as kitty does.
     pub fn soft_reset(&mut self) {
         const RESET: [Mode; 12] = [
             Mode::CursorVisible,

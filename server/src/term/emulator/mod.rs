@@ -10,6 +10,7 @@ mod colors;
 mod device_reports;
 mod edit;
 mod file_offer;
+mod grapheme;
 mod handler;
 mod interning;
 mod keyboard;
@@ -456,9 +457,10 @@ impl Emulator {
     /// Writes printable characters (not ASCII, which takes
     /// [`Emulator::write_ascii`]). Plain cases are written a row segment at a
     /// time, as in `write_ascii`; the rest (wrapping, combining marks,
-    /// repairs, insert mode, ...) take [`Emulator::print`] one by one.
+    /// repairs, insert mode, grapheme clustering, ...) take
+    /// [`Emulator::print`] one by one.
     pub fn write_text(&mut self, text: &[char]) {
-        let plain = self.writes_plainly();
+        let plain = self.writes_plainly() && !self.clustering();
         if !plain {
             text.iter().for_each(|&c| self.print(c));
             return;
@@ -496,10 +498,14 @@ impl Emulator {
         let width = if (c as u32) < 0x7f {
             1
         } else {
-            match c.width() {
-                Some(w) => w,
-                None => return,
+            let Some(width) = c.width() else {
+                return;
+            };
+            // Under mode 2027 a character may join the cluster before it.
+            if self.clustering() && self.join_cluster(c) {
+                return;
             }
+            width
         };
         if width == 0 {
             self.combine(c);

@@ -35,6 +35,18 @@ fn a_state_reads_back_and_goes_on_identically() {
 }
 
 #[test]
+fn grapheme_clustering_and_a_cut_cluster_survive_a_restore() {
+    let mut term = Term::new(10, 2, 0);
+    term.advance("\x1b[?2027h\u{2764}".as_bytes());
+    let mut restored = Term::restore(&term.save()).expect("reads back");
+    restored.advance("\u{fe0f}".as_bytes());
+    let snapshot = restored.snapshot();
+    assert!(snapshot.modes.get(crate::term::Mode::GraphemeCluster));
+    assert_eq!(snapshot.lines[0].cells()[0].width(), 2);
+    assert_eq!(snapshot.cursor.col, 2);
+}
+
+#[test]
 fn an_unknown_version_is_refused() {
     let mut state = busy().save();
     state[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&(STATE_VERSION + 1).to_le_bytes());
