@@ -10,8 +10,8 @@
 
 use crate::term::KeyboardFlags;
 
-use super::encode::{encode_char, function_number, modifier_param, ESC};
 use super::keys::{Key, KeyCode, KeyEvent, ModifierKey, Modifiers};
+use super::legacy::{encode_char, function_number, modifier_param, ESC};
 
 /// True when `flags` change any key's bytes: report alternate keys (4) and
 /// report text (16) only add to escape codes the other flags produce.

@@ -7,6 +7,7 @@
 mod encode;
 mod keys;
 mod kitty;
+mod legacy;
 mod mouse;
 mod other_keys;
 mod paste;

@@ -7,8 +7,8 @@
 
 use crate::term::OtherKeys;
 
-use super::encode::{control_code, modifier_param};
 use super::keys::{KeyCode, Modifiers};
+use super::legacy::{control_code, modifier_param};
 
 /// `CSI 27 ; m ; code ~` for `key` with `mods`, when `level` asks for it.
 pub(super) fn encode(key: KeyCode, mods: Modifiers, level: OtherKeys) -> Option<Vec<u8>> {
