@@ -17,7 +17,7 @@ use crate::config::RecordingLimits;
 use crate::time::rfc3339;
 
 use super::retention::{self, Candidate};
-use super::writer::{Header, Recorder, CUT_PREFIX};
+use super::writer::{Header, LiveRecording, Recorder, CUT_PREFIX};
 
 /// The extension of recording files.
 const EXTENSION: &str = "cast";
@@ -112,14 +112,13 @@ pub struct Recordings {
 }
 
 /// A live recording's place in the registry, released when dropped.
-pub struct LiveEntry {
+struct LiveEntry {
     name: String,
     recordings: Arc<Recordings>,
 }
 
-impl LiveEntry {
-    /// The recording's name.
-    pub fn name(&self) -> &str {
+impl LiveRecording for LiveEntry {
+    fn name(&self) -> &str {
         &self.name
     }
 
@@ -127,7 +126,7 @@ impl LiveEntry {
     /// live from then on. The live state ends before the reason is kept,
     /// and [`Recordings::info`] reads the reason first, so no listing shows
     /// a recording both cut and live.
-    pub fn cut(&self, reason: String) {
+    fn cut(&self, reason: String) {
         self.recordings.lock().remove(&self.name);
         lock(&self.recordings.cut).insert(self.name.clone(), reason);
     }
@@ -198,7 +197,7 @@ impl Recordings {
             line.len() as u64,
             self.limits.max_bytes,
             session.options.input,
-            live,
+            Box::new(live),
             std::time::Duration::ZERO,
         )?)
     }
@@ -232,7 +231,7 @@ impl Recordings {
             offset,
             self.limits.max_bytes,
             input,
-            live,
+            Box::new(live),
             elapsed,
         )?)
     }

@@ -15,7 +15,6 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::json;
-use super::store::LiveEntry;
 use super::utf8::Utf8Stream;
 
 /// Buffered bytes that are written out at once, without waiting for a publish.
@@ -126,6 +125,16 @@ pub struct Recorder {
     record_input: bool,
 }
 
+/// The recordings' hold on a live recording, released when dropped (the
+/// store's entry): the writer names the recording by it and says when it
+/// is cut short.
+pub(super) trait LiveRecording: Send {
+    /// The recording's name.
+    fn name(&self) -> &str;
+    /// The recording was cut short, and why: it is no longer live.
+    fn cut(&self, reason: String);
+}
+
 impl Recorder {
     /// A recorder writing to `file`, which already holds `header_bytes`,
     /// its clock at `elapsed` (zero for a new recording).
@@ -134,7 +143,7 @@ impl Recorder {
         header_bytes: u64,
         max_bytes: u64,
         record_input: bool,
-        live: LiveEntry,
+        live: Box<dyn LiveRecording>,
         elapsed: std::time::Duration,
     ) -> std::io::Result<Recorder> {
         let name = live.name().to_owned();
@@ -256,7 +265,7 @@ struct CastWriter {
     /// Set once the byte cap was reached or a write failed.
     stopped: bool,
     /// Ends the recording's live state when the thread is done.
-    live: LiveEntry,
+    live: Box<dyn LiveRecording>,
 }
 
 impl CastWriter {
