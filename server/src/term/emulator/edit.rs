@@ -34,6 +34,9 @@ impl Emulator {
             line.put(end, Cell::blank(spacer.style()));
         }
         line.fill(start, end, Cell::blank(erase));
+        if line.has_images() {
+            line.cut_images(start, end);
+        }
         if end == cols {
             line.set_wrapped(false);
         }
@@ -106,8 +109,10 @@ impl Emulator {
                 for row in 0..self.rows {
                     self.erase_span(row, 0, self.cols, selective);
                 }
+                self.clear_screen_images();
             }
             3 => {
+                self.clear_screen_images();
                 self.spend(self.scrollback.len());
                 self.scrollback.clear(&mut self.styles);
             }
@@ -348,6 +353,7 @@ impl Emulator {
         self.saved_modes = Modes::default();
         self.colors = ColorOverrides::default();
         self.last_printed = None;
+        self.reset_graphics();
         self.reset_pen_region_and_charsets();
     }
 }

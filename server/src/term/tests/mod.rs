@@ -19,6 +19,7 @@ mod device_reports;
 mod editing;
 mod file_offer;
 mod generations;
+mod images;
 mod margins;
 mod modes;
 mod osc;
