@@ -34,7 +34,8 @@ pub(crate) struct Graphics {
     /// Kitty placements on the screen by placement serial: (id, placement id).
     placements: BTreeMap<u32, (u32, u32)>,
     /// The kitty transmission being received in chunks: its first command
-    /// and the base64 so far (`None` once it passed the cap).
+    /// and the data so far (`None` once it passed the cap or a chunk was
+    /// not base64).
     chunked: Option<(Command, Option<Vec<u8>>)>,
     sixel: Option<SixelDecoder>,
     next_placement: u32,
@@ -286,41 +287,45 @@ impl Emulator {
         self.spend(data.len() / PIXELS_PER_WORK + 1);
         let (keys, payload) = kitty::split(&data[1..]);
         let command = Command::parse(keys);
-        let cap = self.image_file_cap() as usize * 4 / 3;
+        let cap = self.image_file_cap() as usize;
+        // Each chunk is base64 of its own (programs pad every chunk).
+        let payload = decode_base64(payload);
         if let Some((first, buffer)) = &mut self.graphics.chunked {
-            if let Some(text) = buffer {
-                if text.len() + payload.len() > cap {
-                    *buffer = None;
-                } else {
-                    text.extend_from_slice(payload);
+            *buffer = match (buffer.take(), payload) {
+                (Some(mut b), Some(p)) if b.len() + p.len() <= cap => {
+                    b.extend_from_slice(&p);
+                    Some(b)
                 }
-            }
+                _ => None,
+            };
             if command.more {
                 return;
             }
             let mut first = first.clone();
             first.quiet = first.quiet.max(command.quiet);
-            let text = buffer.take();
+            let data = buffer.take();
             self.graphics.chunked = None;
-            let result = match text {
-                Some(text) => self.kitty_run(&mut first, &text),
-                None => Err("EFBIG:image data too large".to_owned()),
+            let result = match data {
+                Some(data) => self.kitty_run(&mut first, &data),
+                None => Err("EINVAL:bad base64, or image data too large".to_owned()),
             };
             self.kitty_reply(&first, result);
             return;
         }
-        if command.more
-            && matches!(
-                command.action,
-                Action::Transmit | Action::TransmitAndPlace | Action::Query
-            )
-        {
-            let text = (payload.len() <= cap).then(|| payload.to_vec());
-            self.graphics.chunked = Some((command, text));
+        let transmits = matches!(
+            command.action,
+            Action::Transmit | Action::TransmitAndPlace | Action::Query
+        );
+        if command.more && transmits {
+            let data = payload.filter(|p| p.len() <= cap);
+            self.graphics.chunked = Some((command, data));
             return;
         }
         let mut command = command;
-        let result = self.kitty_run(&mut command, payload);
+        let result = match payload {
+            Some(data) => self.kitty_run(&mut command, &data),
+            None => Err("EINVAL:bad base64".to_owned()),
+        };
         self.kitty_reply(&command, result);
     }
 
@@ -330,7 +335,7 @@ impl Emulator {
         }
     }
 
-    /// Runs one whole command with its base64 payload.
+    /// Runs one whole command with its (decoded) payload.
     fn kitty_run(&mut self, command: &mut Command, payload: &[u8]) -> Result<(), String> {
         match command.action {
             Action::Delete => {
@@ -386,7 +391,7 @@ impl Emulator {
     }
 
     /// Decodes a transmission's payload (refusing what is not direct data).
-    fn kitty_decode(&mut self, command: &Command, payload: &[u8]) -> Result<Image, String> {
+    fn kitty_decode(&mut self, command: &Command, data: &[u8]) -> Result<Image, String> {
         if command.medium != b'd' {
             return Err(
                 "EINVAL:only direct transmission (t=d): the program is not on the viewer's machine"
@@ -394,7 +399,6 @@ impl Emulator {
             );
         }
         let max_pixels = self.graphics.store.max_pixels();
-        let data = decode_base64(payload).ok_or_else(|| "EINVAL:bad base64".to_owned())?;
         self.spend(data.len() / PIXELS_PER_WORK);
         let bpp = match command.format {
             24 => 3,
@@ -416,9 +420,9 @@ impl Emulator {
             } else {
                 self.image_file_cap() as usize
             };
-            inflate(&data, cap).ok_or_else(|| "EINVAL:bad or oversized zlib data".to_owned())?
+            inflate(data, cap).ok_or_else(|| "EINVAL:bad or oversized zlib data".to_owned())?
         } else {
-            data
+            data.to_vec()
         };
         if bpp == 0 {
             return decode_picture(&data, max_pixels).map_err(|e| format!("EBADPNG:{e}"));

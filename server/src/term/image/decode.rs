@@ -11,10 +11,13 @@ use base64::Engine;
 
 use super::Image;
 
-/// Standard base64, padding optional.
+/// Standard base64, padding optional, trailing bits allowed (chafa pads
+/// each kitty chunk with them set).
 const BASE64: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
 );
 
 /// Decodes standard base64 (padding optional), `None` when it is not.

@@ -136,7 +136,8 @@ fn kitty_transmits_places_and_answers() {
 fn kitty_chunks_zlib_and_png() {
     let image = Image::new(2, 2, [9, 8, 7, 255].repeat(4)).unwrap();
     let png = STANDARD.encode(&*image.png());
-    let (a, b) = png.split_at(png.len() / 2);
+    // Chunks hold whole base64 quads, as the protocol asks.
+    let (a, b) = png.split_at(png.len() / 8 * 4);
     let mut t = screen(20, 6, b"");
     t.advance(format!("\x1b_Ga=T,f=100,i=1,m=1;{a}\x1b\\\x1b_Gm=0;{b}\x1b\\").as_bytes());
     assert_eq!(replies(&mut t), "\x1b_Gi=1;OK\x1b\\");
@@ -240,4 +241,77 @@ fn an_overlong_apc_is_dropped_whole_and_text_continues() {
     t.advance(format!("\x1b_Ga=T,f=24,s=1,v=1,i=1;{long}\x1b\\after").as_bytes());
     assert_eq!(replies(&mut t), "");
     assert_eq!(t.snapshot().lines[0].text(), "after");
+}
+
+/// Hostile image output: each case leaves memory within the budget and
+/// the terminal reading the next text correctly.
+#[test]
+fn hostile_images_stay_within_the_budget_and_text_goes_on() {
+    let budget = 1 << 20;
+    let png_bomb = {
+        let mut png = Image::new(1, 1, vec![1, 2, 3, 4]).unwrap().png().to_vec();
+        png[16..20].copy_from_slice(&60_000u32.to_be_bytes());
+        png[20..24].copy_from_slice(&60_000u32.to_be_bytes());
+        STANDARD.encode(png)
+    };
+    let zlib_bomb = {
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut z, &vec![0u8; 16 << 20]).unwrap();
+        STANDARD.encode(z.finish().unwrap())
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "a 20,000 x 20,000 sixel",
+            b"\x1bPq\"1;1;20000;20000#1;2;100;0;0#1!20000~-!20000~-!20000~\x1b\\".to_vec(),
+        ),
+        (
+            "a truncated kitty chunk sequence",
+            format!(
+                "\x1b_Ga=T,f=32,s=4,v=4,i=1,m=1;{}\x1b\\",
+                "AAAA".repeat(1000)
+            )
+            .into_bytes(),
+        ),
+        (
+            "bad base64",
+            b"\x1b_Ga=T,f=100,i=2;!!!!\x1b\\\x1b]1337;File=inline=1:%%%%\x07".to_vec(),
+        ),
+        (
+            "a PNG bomb",
+            format!("\x1b_Ga=T,f=100,i=3;{png_bomb}\x1b\\").into_bytes(),
+        ),
+        (
+            "a zlib bomb",
+            format!("\x1b_Ga=T,f=32,s=512,v=512,o=z,i=4;{zlib_bomb}\x1b\\").into_bytes(),
+        ),
+        ("a thousand images", {
+            let mut out = Vec::new();
+            for i in 0..1000u32 {
+                out.extend(kitty_rgb(
+                    "a=T",
+                    32,
+                    32,
+                    i.to_le_bytes()[..3].try_into().unwrap(),
+                ));
+                out.extend(sixel(32, ((i % 100) as u8, 0, 0)));
+            }
+            out
+        }),
+    ];
+    for (what, bytes) in cases {
+        let mut t = screen(40, 10, b"");
+        t.limit_images(budget, 1 << 20);
+        // Split anywhere: the cases must hold across chunk boundaries.
+        for chunk in bytes.chunks(4093) {
+            t.advance(chunk);
+            assert!(
+                t.image_bytes() <= budget as usize,
+                "{what}: {} bytes",
+                t.image_bytes()
+            );
+        }
+        t.take_replies();
+        t.advance(b"\x1b_Gm=0;\x1b\\\x1b[2J\x1b[Hnext text");
+        assert_eq!(t.snapshot().lines[0].text(), "next text", "{what}");
+    }
 }
