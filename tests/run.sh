@@ -30,6 +30,14 @@ if ! command -v tmux >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux >/dev/null
 fi
 
+step "install: chafa and img2sixel (Debian), the image programs of server/tests/images.rs"
+if ! command -v chafa >/dev/null || ! command -v img2sixel >/dev/null; then
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chafa libsixel-bin >/dev/null
+fi
+
 step "cargo test (unit, conformance, integration)"
 cargo test --workspace --locked
 

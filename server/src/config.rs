@@ -281,6 +281,11 @@ pub struct Limits {
     /// Largest file moved in or out of a session (`files = true`
     /// profiles): an upload, an API download or an in-band offer.
     pub upload_bytes: u64,
+    /// Decoded inline-image memory one session may hold (sixel, kitty,
+    /// iTerm2); the oldest images go first past it.
+    pub image_bytes: u64,
+    /// Most pixels one inline image may have (at most 10,000 on a side).
+    pub image_pixels: u64,
     /// Longest `timeout_ms` a wait may ask for (`POST .../wait`).
     pub max_wait_ms: u64,
     /// Waits open on one session at once, from every credential.
@@ -326,6 +331,8 @@ impl Default for Limits {
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
             upload_bytes: DEFAULT_UPLOAD_BYTES,
+            image_bytes: crate::term::image::DEFAULT_IMAGE_BYTES as u64,
+            image_pixels: crate::term::image::DEFAULT_IMAGE_PIXELS,
             max_wait_ms: 300_000,
             max_waits_per_session: 1000,
             max_waits_per_credential: 64,
@@ -567,6 +574,8 @@ impl Config {
             ("header_timeout_secs", l.header_timeout_secs),
             ("cookie_max_age_secs", l.cookie_max_age_secs),
             ("upload_bytes", l.upload_bytes),
+            ("image_bytes", l.image_bytes),
+            ("image_pixels", l.image_pixels),
             ("max_waits_per_session", l.max_waits_per_session as u64),
             (
                 "max_waits_per_credential",

@@ -1,6 +1,6 @@
 //! No session can stall the server. The real binary runs two sessions that
-//! flood it with adversarial output (a new 24-bit colour every cell, 100,000
-//! hyperlinks, a 20 MB line without a newline) while one of them is resized
+//! flood it with adversarial output (a new 24-bit colour every cell, hostile
+//! inline images, 100,000 hyperlinks, a 20 MB line without a newline) while one of them is resized
 //! to 10 columns and back; meanwhile `/healthz` and a third session's echo
 //! are timed. Then the floods are deleted, the server's memory must fall
 //! back; a 1000x1000 session printing a whole-screen DECRARA in a loop (9
@@ -139,7 +139,13 @@ impl Payloads {
         }
         links.extend_from_slice(b"\r\n");
         let line = vec![b'w'; 20 << 20];
-        for (name, bytes) in [("colours", colours), ("links", links), ("line", line)] {
+        let images = hostile_images();
+        for (name, bytes) in [
+            ("colours", colours),
+            ("links", links),
+            ("line", line),
+            ("images", images),
+        ] {
             std::fs::write(dir.join(name), bytes).expect("write a payload");
         }
         Payloads { dir }
@@ -153,8 +159,9 @@ impl Payloads {
     /// then `done`, then waits.
     fn flood(&self, times: u32, done: &str) -> String {
         let each = format!(
-            "cat {} {} {}",
+            "cat {} {} {} {}",
             self.path("colours"),
+            self.path("images"),
             self.path("links"),
             self.path("line")
         );
@@ -171,6 +178,42 @@ impl Drop for Payloads {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Hostile inline images: a sixel declaring 20,000 x 20,000 and painting
+/// 20,000-pixel bands, bad base64 (kitty and iTerm2), a PNG declaring
+/// 60,000 x 60,000, a zlib bomb (16 MiB of zeros for a 512 x 512 image), a
+/// thousand distinct images, and last a kitty chunk sequence that never ends.
+fn hostile_images() -> Vec<u8> {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use panecast::term::image::Image;
+
+    let mut out = b"\x1bPq\"1;1;20000;20000#1;2;100;0;0#1!20000~-!20000~-!20000~\x1b\\".to_vec();
+    out.extend_from_slice(b"\x1b_Ga=T,f=100,i=2;!!!!\x1b\\\x1b]1337;File=inline=1:%%%%\x07");
+    let mut png = Image::new(1, 1, vec![1, 2, 3, 4])
+        .expect("an image")
+        .png()
+        .to_vec();
+    png[16..20].copy_from_slice(&60_000u32.to_be_bytes());
+    png[20..24].copy_from_slice(&60_000u32.to_be_bytes());
+    out.extend(format!("\x1b_Ga=T,f=100,i=3;{}\x1b\\", STANDARD.encode(png)).bytes());
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut z, &vec![0u8; 16 << 20]).expect("deflate");
+    let bomb = STANDARD.encode(z.finish().expect("deflate"));
+    out.extend(format!("\x1b_Ga=T,f=32,s=512,v=512,o=z,i=4;{bomb}\x1b\\").bytes());
+    for i in 0..1000u32 {
+        let pixels: Vec<u8> = (0..32 * 32).flat_map(|_| i.to_le_bytes()).collect();
+        out.extend(format!("\x1b_Ga=T,f=32,s=32,v=32;{}\x1b\\", STANDARD.encode(pixels)).bytes());
+    }
+    out.extend(
+        format!(
+            "\x1b_Ga=T,f=32,s=4,v=4,i=1,m=1;{}\x1b\\\r\n",
+            "AAAA".repeat(1000)
+        )
+        .bytes(),
+    );
+    out
 }
 
 /// Times `/healthz` every 10 ms until stopped.

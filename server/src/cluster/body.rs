@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::term::image::ImageSet;
 use crate::term::{
     CursorState, Hyperlink, Modes, PublishedSet, RecentPushes, Row, SetChunk, Snapshot, Style,
     MAX_DIMENSION,
@@ -209,6 +210,8 @@ impl Body {
             bells: self.bells,
             scrollback_len: usize::try_from(self.scrollback_len)
                 .map_err(|_| "scrollback length out of range")?,
+            // Images do not cross the cluster link yet.
+            images: ImageSet::default(),
         })
     }
 }

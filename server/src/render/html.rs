@@ -6,10 +6,14 @@
 //! monospace font for its width. Hyperlinks whose scheme is one of
 //! [`super::LINK_SCHEMES`] become `<a href>` (underlined, as the emulator reports linked
 //! text); other targets stay plain text. Blinking is not shown. Trailing cells
-//! that are blank and unstyled are left out.
+//! that are blank and unstyled are left out. Inline images are spans placed
+//! absolutely at their cells (in `ch` and `em`), their PNGs given once each
+//! as custom properties of the `<pre>`, under the text when their z-index
+//! is below 0 and over it otherwise.
 
 use std::fmt::Write;
 
+use super::images::{self, Piece};
 use super::markup::{cell_text, escape, is_safe_link, visible_len};
 use super::theme::{self, hex, DEFAULT_BG, DEFAULT_FG};
 use crate::term::{Attrs, Color, Row, Snapshot, Style, Underline};
@@ -20,13 +24,28 @@ const FONT: &str = "ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace";
 /// The screen as a `<pre>` fragment.
 pub fn render(snapshot: &Snapshot) -> String {
     let mut out = String::new();
+    let pieces = images::pieces(snapshot);
+    let uris = images::data_uris(snapshot, &pieces);
+    let mut vars = String::new();
+    if !pieces.is_empty() {
+        vars.push_str("position:relative;isolation:isolate;");
+        for (n, uri) in uris.values().enumerate() {
+            let _ = write!(vars, "--pc-i{n}:url({uri});");
+        }
+    }
     let _ = write!(
         out,
         "<pre class=\"panecast\" style=\"margin:0;font-family:{FONT};line-height:1.2;\
-         color:{};background-color:{}\">",
+         color:{};background-color:{};{vars}\">",
         hex(DEFAULT_FG),
         hex(DEFAULT_BG)
     );
+    for piece in &pieces {
+        let n = uris.keys().position(|h| *h == piece.image).unwrap_or(0);
+        if let Some(image) = snapshot.image(piece.image) {
+            push_piece(&mut out, piece, n, image.width(), image.height());
+        }
+    }
     for (r, row) in snapshot.lines.iter().enumerate() {
         if r > 0 {
             out.push('\n');
@@ -35,6 +54,35 @@ pub fn render(snapshot: &Snapshot) -> String {
     }
     out.push_str("</pre>\n");
     out
+}
+
+/// Appends an absolutely placed span showing one row's piece of an image
+/// (custom property `--pc-i{n}`), under the text when its z is below 0.
+fn push_piece(out: &mut String, piece: &Piece, n: usize, width: u32, height: u32) {
+    let (a, b) = piece.cols;
+    let (vx, vy, vw, vh) = piece.view;
+    // Cells per image pixel, across (ch) and down (em, 1.2 a row).
+    let sx = (b - a) as f64 / vw.max(f64::EPSILON);
+    let sy = 1.2 / vh.max(f64::EPSILON);
+    let _ = write!(
+        out,
+        "<span style=\"position:absolute;left:{a}ch;top:{}em;width:{}ch;height:1.2em;\
+         z-index:{};background-image:var(--pc-i{n});background-repeat:no-repeat;\
+         background-size:{}ch {}em;background-position:{}ch {}em\"></span>",
+        num(piece.row as f64 * 1.2),
+        b - a,
+        if piece.z < 0 { -1 } else { 1 },
+        num(f64::from(width) * sx),
+        num(f64::from(height) * sy),
+        num(-vx * sx),
+        num(-vy * sy),
+    );
+}
+
+/// A CSS number: at most three decimals, no trailing zeros.
+fn num(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// Appends one row: a span (or link) per run of cells sharing a style.

@@ -31,6 +31,35 @@ pub struct ScreenJson {
     pub lines: Vec<String>,
     /// Each row's runs of non-default style: `[start, end_exclusive, style]`.
     pub styles: Vec<Vec<(usize, usize, String)>>,
+    /// The image placements visible, bottom first (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageJson>,
+}
+
+/// An image placement in the screen JSON.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct ImageJson {
+    /// The placement's id, unique in the session.
+    pub placement: u32,
+    /// The image's content hash (32 hex digits).
+    pub image: String,
+    /// The placement's top row (negative when it starts above the screen)
+    /// and left column.
+    pub row: i32,
+    /// Left column.
+    pub col: u16,
+    /// The visible rows that show it, first and last.
+    pub first_row: u16,
+    /// Last visible row showing it.
+    pub last_row: u16,
+    /// Its size on the terminal in pixels (cells of 8 x 17).
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The part of the image shown: `[x, y, width, height]` in its pixels.
+    pub src: [u32; 4],
+    /// Its z-index: below 0 under the text.
+    pub z: i32,
 }
 
 impl ScreenJson {
@@ -68,6 +97,26 @@ impl ScreenJson {
             title: snapshot.title.to_string(),
             lines: snapshot.lines.iter().map(|l| l.text()).collect(),
             styles,
+            images: snapshot
+                .placements()
+                .iter()
+                .map(|p| {
+                    let src = p.slice.src();
+                    let (width, height) = p.slice.size();
+                    ImageJson {
+                        placement: p.id,
+                        image: p.image.to_string(),
+                        row: p.top,
+                        col: p.slice.col(),
+                        first_row: p.first_row,
+                        last_row: p.last_row,
+                        width,
+                        height,
+                        src: [src.x, src.y, src.w, src.h],
+                        z: p.slice.z(),
+                    }
+                })
+                .collect(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod ansi;
 mod html;
+mod images;
 mod json;
 mod markup;
 mod svg;
@@ -13,7 +14,7 @@ use std::str::FromStr;
 
 use crate::term::Snapshot;
 
-pub use json::{RevisedScreen, ScreenJson};
+pub use json::{ImageJson, RevisedScreen, ScreenJson};
 pub use markup::LINK_SCHEMES;
 pub use svg::{CELL_HEIGHT, CELL_WIDTH};
 

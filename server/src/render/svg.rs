@@ -9,12 +9,19 @@
 //! character starts at the left of its two cells), and the cursor when it is
 //! visible: a translucent block, an underline or a bar. The window title, if
 //! any, is the image's `<title>`. Colours come from the built-in [`theme`];
-//! hyperlinks, blinking and underline colours are not drawn.
+//! hyperlinks, blinking and underline colours are not drawn. Inline images
+//! are `<image>`s in `<defs>` (one PNG data URI each), shown per row by a
+//! nested `<svg>` over the cells, before the text when their z-index is
+//! below 0 and after it otherwise.
 
 use std::fmt::Write;
 
+use std::collections::BTreeMap;
+
+use super::images::{self, Piece};
 use super::markup::{cell_text, escape, visible_len};
 use super::theme::{self, hex, DEFAULT_BG, DEFAULT_FG};
+use crate::term::image::ImageHash;
 use crate::term::{Attrs, CursorShape, Row, Snapshot, Style, Underline};
 
 pub use crate::term::{CELL_HEIGHT, CELL_WIDTH};
@@ -65,6 +72,25 @@ pub fn render(snapshot: &Snapshot) -> String {
             }
         }
     }
+    let pieces = images::pieces(snapshot);
+    let uris = images::data_uris(snapshot, &pieces);
+    if !uris.is_empty() {
+        out.push_str("<defs>");
+        for (n, (hash, uri)) in uris.iter().enumerate() {
+            if let Some(image) = snapshot.image(*hash) {
+                let _ = write!(
+                    out,
+                    "<image id=\"pc-i{n}\" width=\"{}\" height=\"{}\" \
+                     preserveAspectRatio=\"none\" href=\"{uri}\"/>",
+                    image.width(),
+                    image.height()
+                );
+            }
+        }
+        out.push_str("</defs>");
+    }
+    let under = pieces.iter().filter(|p| p.z < 0);
+    under.for_each(|p| push_piece(&mut out, p, &uris));
     for (r, row) in snapshot.lines.iter().enumerate() {
         for (start, stop, style) in runs(snapshot, row) {
             if !style.attrs.contains(Attrs::INVISIBLE) {
@@ -72,9 +98,32 @@ pub fn render(snapshot: &Snapshot) -> String {
             }
         }
     }
+    let over = pieces.iter().filter(|p| p.z >= 0);
+    over.for_each(|p| push_piece(&mut out, p, &uris));
     push_cursor(&mut out, snapshot);
     out.push_str("</svg>\n");
     out
+}
+
+/// Appends one row's piece of an image: a nested `<svg>` over its cells
+/// whose viewBox is the part of the image they show.
+fn push_piece(out: &mut String, piece: &Piece, uris: &BTreeMap<ImageHash, String>) {
+    let n = uris.keys().position(|h| *h == piece.image).unwrap_or(0);
+    let (a, b) = piece.cols;
+    let (vx, vy, vw, vh) = piece.view;
+    let _ = write!(
+        out,
+        "<svg x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"{} {} {} {}\" \
+         preserveAspectRatio=\"none\"><use href=\"#pc-i{n}\"/></svg>",
+        num(a as f64 * CELL_WIDTH),
+        num(piece.row as f64 * CELL_HEIGHT),
+        num((b - a) as f64 * CELL_WIDTH),
+        num(CELL_HEIGHT),
+        num(vx),
+        num(vy),
+        num(vw),
+        num(vh)
+    );
 }
 
 /// The runs `(start, end_exclusive, style)` of a row worth painting.

@@ -283,6 +283,7 @@ impl Sessions {
         let mut term = Term::new(spec.spawn.cols, spec.spawn.rows, spec.scrollback);
         term.limit_scrollback_cells(self.limits.max_scrollback_cells);
         term.offer_files(spec.files);
+        term.limit_images(self.limits.image_bytes, self.limits.image_pixels);
         let started = Started {
             info,
             term,

@@ -33,6 +33,7 @@ mod dcs_request;
 mod effect;
 mod emulator;
 mod grid;
+pub mod image;
 mod keyboard;
 mod links;
 mod modes;
@@ -66,7 +67,7 @@ pub use persist::{StateError, STATE_VERSION};
 pub use published_set::{PublishedSet, SetChunk};
 pub use push_log::RecentPushes;
 pub use row::Row;
-pub use snapshot::{CursorShape, CursorState, Snapshot};
+pub use snapshot::{CursorShape, CursorState, Placement, Snapshot};
 pub use style::{Attrs, Color, Style, StyleId, Underline};
 
 use emulator::Emulator;
@@ -125,6 +126,18 @@ impl Term {
     /// `inline=0`) up to `cap` bytes each; 0 (the default) takes none.
     pub fn offer_files(&mut self, cap: u64) {
         self.emu.offer_files(cap);
+    }
+
+    /// Bounds inline images: `bytes` of decoded pixels in all (the oldest
+    /// images go first past it) and `pixels` in one image.
+    pub fn limit_images(&mut self, bytes: u64, pixels: u64) {
+        let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+        self.emu.limit_images(bytes, pixels);
+    }
+
+    /// Decoded image bytes held now.
+    pub fn image_bytes(&self) -> usize {
+        self.emu.image_bytes()
     }
 
     /// Feeds bytes the program wrote. Chunks may split anywhere, UTF-8
@@ -327,6 +340,7 @@ impl Term {
             pushes: self.pushes.clone(),
             bells: emu.bells(),
             scrollback_len: emu.scrollback().len(),
+            images: emu.images(),
         }
     }
 }

@@ -18,6 +18,7 @@
 use compact_str::CompactString;
 
 use super::cell::Cell;
+use super::image::ImageSlice;
 use super::row::Row;
 use super::screen::Cursor;
 use super::scrollback::{Scrollback, StoredLine};
@@ -62,6 +63,14 @@ impl Physical<'_> {
         }
     }
 
+    /// Adds the image slices on the line to `out`.
+    fn images(&self, out: &mut Vec<ImageSlice>) {
+        match self {
+            Physical::Stored(line) => out.extend(line.images()),
+            Physical::Screen(row) => out.extend_from_slice(row.images()),
+        }
+    }
+
     /// The clusters among the first `take` cells, as (column, text).
     fn clusters(&self, take: usize, mut f: impl FnMut(usize, &CompactString)) {
         match self {
@@ -92,6 +101,8 @@ pub(super) struct Source<'a> {
 struct Logical {
     cells: Vec<Cell>,
     clusters: Vec<(usize, CompactString)>,
+    /// The image slices of its physical lines: they go on its first row.
+    images: Vec<ImageSlice>,
 }
 
 impl<'a> Source<'a> {
@@ -107,7 +118,7 @@ impl<'a> Source<'a> {
         while len > keep
             && screen
                 .get(len - 1 - scrollback.len())
-                .is_some_and(|r| r.stored_len() == 0 && !r.is_wrapped())
+                .is_some_and(|r| r.stored_len() == 0 && !r.is_wrapped() && !r.has_images())
         {
             len -= 1;
         }
@@ -144,11 +155,13 @@ impl<'a> Source<'a> {
             physical.clusters(take, |col, text| {
                 line.clusters.push((base + col, text.clone()))
             });
+            physical.images(&mut line.images);
             last_wrapped = physical.wrapped();
             if !last_wrapped {
                 f(&line, &pieces);
                 line.cells.clear();
                 line.clusters.clear();
+                line.images.clear();
                 pieces.clear();
             }
         }
@@ -172,6 +185,8 @@ struct Out<'a> {
     clusters: &'a [(u16, CompactString)],
     wrapped: bool,
     start: usize,
+    /// The logical line's image slices, on its first row only.
+    images: &'a [ImageSlice],
 }
 
 impl Wrapper {
@@ -200,6 +215,7 @@ impl Wrapper {
                     clusters: &self.clusters,
                     wrapped: true,
                     start,
+                    images: if start == 0 { &line.images } else { &[] },
                 });
                 self.cells.clear();
                 self.clusters.clear();
@@ -224,6 +240,7 @@ impl Wrapper {
             clusters: &self.clusters,
             wrapped: false,
             start,
+            images: if start == 0 { &line.images } else { &[] },
         });
     }
 }
@@ -318,14 +335,20 @@ pub(super) fn write(
         wrapper.wrap(line, |out| {
             if row >= first_kept && row < split {
                 scrollback.push_parts(out.cells, out.clusters, out.wrapped, styles);
+                scrollback.add_images(out.images, cols);
             } else if row >= split && row < split + rows {
-                screen.push(Row::from_parts(
+                let mut new = Row::from_parts(
                     out.cells.to_vec(),
                     out.clusters.to_vec(),
                     out.wrapped,
                     cols,
                     0,
-                ));
+                );
+                for slice in out.images {
+                    new.add_image(*slice);
+                }
+                new.resize(cols);
+                screen.push(new);
             }
             row += 1;
         });

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::{style_runs, Cell};
+use super::image::slice_cut as cut;
+use super::image::ImageSlice;
 use super::style::{StyleId, StyleTable};
 
 /// Cells cut from a row with their cluster text, columns counted from the
@@ -38,6 +40,9 @@ pub struct Row {
     tally: Vec<(StyleId, u16)>,
     /// True when `tally` matches the cells.
     tallied: bool,
+    /// The slices of images placed on this row (not persisted).
+    #[serde(skip)]
+    images: Vec<ImageSlice>,
 }
 
 /// Rows are equal when they show the same thing; the tally is bookkeeping.
@@ -48,10 +53,14 @@ impl PartialEq for Row {
             && self.generation == other.generation
             && self.used == other.used
             && self.wrapped == other.wrapped
+            && self.images == other.images
     }
 }
 
 impl Eq for Row {}
+
+/// Most image slices one row holds; the oldest go first.
+const MAX_SLICES: usize = 16;
 
 impl Row {
     /// A row of `cols` empty cells in `style`.
@@ -65,6 +74,7 @@ impl Row {
             styled: style != StyleId::DEFAULT,
             tally: Vec::new(),
             tallied: style == StyleId::DEFAULT,
+            images: Vec::new(),
         }
     }
 
@@ -91,6 +101,7 @@ impl Row {
             styled: true,
             tally: Vec::new(),
             tallied: false,
+            images: Vec::new(),
         }
     }
 
@@ -339,6 +350,7 @@ impl Row {
         self.fill(0, end, Cell::blank(style));
         self.styled = style != StyleId::DEFAULT;
         self.clusters.clear();
+        self.images.clear();
         self.wrapped = false;
     }
 
@@ -355,6 +367,54 @@ impl Row {
             }
         }
         self.shift_clusters(cols, 0, cols);
+        if self.has_images() {
+            let cols = cols.min(u16::MAX as usize) as u16;
+            self.images.retain_mut(|s| match s.keep(0, cols) {
+                Some(kept) => {
+                    *s = kept;
+                    true
+                }
+                None => false,
+            });
+        }
+    }
+
+    /// The slices of images placed on this row.
+    pub fn images(&self) -> &[ImageSlice] {
+        &self.images
+    }
+
+    /// True when some image is placed on this row.
+    #[inline]
+    pub fn has_images(&self) -> bool {
+        !self.images.is_empty()
+    }
+
+    /// Places a slice of an image on this row, over the others; the oldest
+    /// go past [`MAX_SLICES`].
+    pub(crate) fn add_image(&mut self, slice: ImageSlice) {
+        if self.images.len() >= MAX_SLICES {
+            self.images.remove(0);
+        }
+        self.images.push(slice);
+    }
+
+    /// Keeps the slices `keep` selects.
+    pub(crate) fn retain_images(&mut self, keep: impl FnMut(&ImageSlice) -> bool) {
+        self.images.retain(keep);
+    }
+
+    /// Cuts columns `start..end` out of the slices text replaces (sixel
+    /// and iTerm2 images; kitty placements stay under text).
+    #[cold]
+    pub(crate) fn cut_images(&mut self, start: usize, end: usize) {
+        let clamp = |c: usize| c.min(u16::MAX as usize) as u16;
+        cut(
+            &mut self.images,
+            clamp(start),
+            clamp(end),
+            ImageSlice::text_cuts,
+        );
     }
 
     /// True when some cell may have a style other than the default.
@@ -417,6 +477,7 @@ impl Row {
             cells: self.cells.clone(),
             clusters: self.clusters.clone(),
             tally: Vec::new(),
+            images: self.images.clone(),
             ..*self
         }
     }

@@ -11,6 +11,7 @@ use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use super::cell::Cell;
+use super::image::ImageSlice;
 use super::row::Row;
 use super::style::StyleTable;
 
@@ -33,6 +34,9 @@ struct Block {
     lines: Vec<LineMeta>,
     /// (line index in block, column, text) of grapheme clusters.
     clusters: Vec<(u32, u16, CompactString)>,
+    /// (line index in block, slice) of images (not persisted).
+    #[serde(skip)]
+    images: Vec<(u32, ImageSlice)>,
 }
 
 /// A line read back from the scrollback.
@@ -43,6 +47,7 @@ pub struct StoredLine<'a> {
     /// True when the line continues on the next one.
     pub wrapped: bool,
     clusters: &'a [(u32, u16, CompactString)],
+    images: &'a [(u32, ImageSlice)],
     line: u32,
 }
 
@@ -56,16 +61,30 @@ impl<'a> StoredLine<'a> {
             .map(|(_, c, t)| (*c, t))
     }
 
+    /// The slices of images placed on this line.
+    pub fn images(self) -> impl Iterator<Item = &'a ImageSlice> + 'a {
+        let line = self.line;
+        self.images
+            .iter()
+            .filter(move |(l, _)| *l == line)
+            .map(|(_, s)| s)
+    }
+
     /// Turns the stored line back into a row of `cols` columns.
     pub fn to_row(self, cols: usize, generation: u64) -> Row {
         let clusters = self.clusters().map(|(c, t)| (c, t.clone())).collect();
-        Row::from_parts(
+        let mut row = Row::from_parts(
             self.cells.to_vec(),
             clusters,
             self.wrapped,
             cols,
             generation,
-        )
+        );
+        for slice in self.images() {
+            row.add_image(*slice);
+        }
+        row.resize(cols);
+        row
     }
 }
 
@@ -142,6 +161,27 @@ impl Scrollback {
             row.is_styled(),
             styles,
         );
+        self.add_images(row.images(), usize::MAX);
+    }
+
+    /// Places image slices on the newest line, clipped to `cols` columns.
+    pub fn add_images(&mut self, slices: &[ImageSlice], cols: usize) {
+        if slices.is_empty() || self.len == 0 {
+            return;
+        }
+        let cols = cols.min(u16::MAX as usize) as u16;
+        if let Some(block) = self.blocks.back_mut() {
+            let line = block.lines.len().saturating_sub(1) as u32;
+            let kept = slices.iter().filter_map(|s| s.keep(0, cols));
+            block.images.extend(kept.map(|slice| (line, slice)));
+        }
+    }
+
+    /// Every image slice held, for finding the images still in use.
+    pub fn images(&self) -> impl Iterator<Item = &ImageSlice> {
+        self.blocks
+            .iter()
+            .flat_map(|b| b.images.iter().map(|(_, s)| s))
     }
 
     /// Appends a line given as its cells (trailing default blanks are not
@@ -235,6 +275,7 @@ impl Scrollback {
                     cells: &block.cells[start..start + meta.len as usize],
                     wrapped: meta.wrapped,
                     clusters: &block.clusters,
+                    images: &block.images,
                     line: i as u32,
                 });
             }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::image::{Image, ImageHash, ImageSet, ImageSlice};
 use super::links::Hyperlink;
 use super::modes::Modes;
 use super::published_set::PublishedSet;
@@ -37,6 +38,22 @@ pub struct CursorState {
     pub shape: CursorShape,
     /// Whether it blinks.
     pub blink: bool,
+}
+
+/// A placement on the screen, as [`Snapshot::placements`] gathers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Unique per placement in this terminal.
+    pub id: u32,
+    /// The image shown.
+    pub image: ImageHash,
+    /// The screen row of the placement's top (negative above the screen).
+    pub top: i32,
+    /// The first and last visible rows that show it.
+    pub first_row: u16,
+    pub last_row: u16,
+    /// Its first visible slice: the geometry, source rectangle and z-index.
+    pub slice: ImageSlice,
 }
 
 /// The screen at one moment.
@@ -76,12 +93,52 @@ pub struct Snapshot {
     pub bells: u64,
     /// Lines in the scrollback.
     pub scrollback_len: usize,
+    /// The images the rows' slices show, by hash (see [`Snapshot::image`]).
+    pub images: ImageSet,
 }
 
 impl Snapshot {
     /// The style behind an id (default for unknown ids).
     pub fn style(&self, id: StyleId) -> Style {
         self.styles.get(id.0 as usize).copied().unwrap_or_default()
+    }
+
+    /// The image slices on visible row `row` (top is 0), bottom first:
+    /// each names its image, its placement's cell rectangle and source
+    /// rectangle, and its z-index. A row's generation changes whenever its
+    /// slices do, so the rows to resend say which placements moved.
+    pub fn row_images(&self, row: usize) -> &[ImageSlice] {
+        self.lines.get(row).map_or(&[], |line| line.images())
+    }
+
+    /// The placements visible on the screen, merged from the rows' slices:
+    /// one per placement, with the rows it shows (its top may be above the
+    /// screen, its bottom below).
+    pub fn placements(&self) -> Vec<Placement> {
+        let mut out: Vec<Placement> = Vec::new();
+        for (r, line) in self.lines.iter().enumerate() {
+            for slice in line.images() {
+                let top = r as i32 - i32::from(slice.row());
+                match out.iter_mut().find(|p| p.id == slice.placement()) {
+                    Some(p) => p.last_row = r as u16,
+                    None => out.push(Placement {
+                        id: slice.placement(),
+                        image: slice.image(),
+                        top,
+                        first_row: r as u16,
+                        last_row: r as u16,
+                        slice: *slice,
+                    }),
+                }
+            }
+        }
+        out
+    }
+
+    /// The image with this hash, if the snapshot holds it: its pixels, and
+    /// [`Image::png`] for them as a PNG file (encoded once per image).
+    pub fn image(&self, hash: ImageHash) -> Option<&Arc<Image>> {
+        self.images.get(hash)
     }
 
     /// The hyperlink of a style, if any.

@@ -5,10 +5,10 @@ use super::Emulator;
 use crate::term::modes::{Mode, ModeKind};
 
 /// DA1: a VT525-class terminal with what xterm's default build lists: 132
-/// columns, printer port, selective erase, national charsets, technical set,
-/// locator, state reports, user windows, horizontal scrolling, colour,
-/// rectangular editing and the text locator.
-const PRIMARY_ATTRIBUTES: &[u8] = b"\x1b[?65;1;2;6;9;15;16;17;18;21;22;28;29c";
+/// columns, printer port, sixel graphics, selective erase, national
+/// charsets, technical set, locator, state reports, user windows,
+/// horizontal scrolling, colour, rectangular editing and the text locator.
+const PRIMARY_ATTRIBUTES: &[u8] = b"\x1b[?65;1;2;4;6;9;15;16;17;18;21;22;28;29c";
 
 /// DA2: terminal type 64 (VT520), the xterm patch level whose behaviour the
 /// emulator follows, no options.

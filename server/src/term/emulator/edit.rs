@@ -35,6 +35,9 @@ impl Emulator {
             line.put(end, Cell::blank(spacer.style()));
         }
         line.fill(start, end, Cell::blank(erase));
+        if line.has_images() {
+            line.cut_images(start, end);
+        }
         if end == cols {
             line.set_wrapped(false);
         }
@@ -107,8 +110,10 @@ impl Emulator {
                 for row in 0..self.rows {
                     self.erase_span(row, 0, self.cols, selective);
                 }
+                self.clear_screen_images();
             }
             3 => {
+                self.clear_screen_images();
                 self.spend(self.scrollback.len());
                 self.scrollback.clear(&mut self.styles);
             }
@@ -354,6 +359,7 @@ impl Emulator {
         self.colors = ColorOverrides::default();
         self.last_printed = None;
         self.other_keys = OtherKeys::OFF;
+        self.reset_graphics();
         self.reset_pen_region_and_charsets();
     }
 }

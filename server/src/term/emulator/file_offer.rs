@@ -4,12 +4,14 @@
 //! set ([`Emulator::offer_files`]; none: no file is taken); a file over the
 //! cap, a `size` that does not match, bad base64 or a name that is not
 //! UTF-8 is dropped without a stall. A complete file waits for the host
-//! as the latest offer.
+//! as the latest offer. An `inline=1` file is an image, decoded and placed
+//! at the cursor (`graphics.rs`), whatever the file cap.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
 use super::Emulator;
+use crate::term::image::iterm::InlineArgs;
 
 /// Longest name kept, in bytes (longer: cut at a character boundary).
 const MAX_NAME: usize = 255;
@@ -36,6 +38,8 @@ pub(super) enum Incoming {
         size: Option<u64>,
         decoder: Decoder,
     },
+    /// An inline image (`inline=1`), within the image cap.
+    Image { args: InlineArgs, decoder: Decoder },
     /// Over the cap or malformed: the rest of its data is skipped.
     Dropping,
 }
@@ -156,6 +160,14 @@ impl Emulator {
     /// `OSC 1337 ; File=ARGS :` read: takes the data when files are
     /// offered and this is a download (`inline=0`).
     pub(super) fn file_start(&mut self, args: &[u8]) -> bool {
+        if let Some(args) = InlineArgs::parse(args) {
+            self.spend(1);
+            self.incoming = Some(Incoming::Image {
+                args,
+                decoder: Decoder::default(),
+            });
+            return true;
+        }
         if self.file_cap == 0 {
             return false;
         }
@@ -177,6 +189,14 @@ impl Emulator {
     pub(super) fn file_data(&mut self, data: &[u8]) {
         self.spend(data.len() / BYTES_PER_WORK + 1);
         let cap = self.file_cap;
+        let image_cap = self.image_file_cap();
+        if let Some(Incoming::Image { decoder, .. }) = &mut self.incoming {
+            // Not base64, or over the image cap: dropped (no error reply
+            // exists in iTerm2's protocol).
+            if !decoder.feed(data) || decoder.decoded() > image_cap {
+                self.incoming = Some(Incoming::Dropping);
+            }
+        }
         if let Some(Incoming::Taking { size, decoder, .. }) = &mut self.incoming {
             let limit = size.map_or(cap, |s| s.min(cap));
             // Three bytes per four characters: past this, it is too large.
@@ -188,6 +208,15 @@ impl Emulator {
 
     /// The end of the data: a whole, matching file becomes the offer.
     pub(super) fn file_end(&mut self, complete: bool) {
+        if let Some(Incoming::Image { .. }) = &self.incoming {
+            if let Some(Incoming::Image { args, decoder }) = self.incoming.take() {
+                // One cut short is dropped.
+                if let (Some(data), true) = (decoder.finish(), complete) {
+                    self.show_inline_image(args, &data);
+                }
+            }
+            return;
+        }
         let Some(Incoming::Taking {
             name,
             size,

@@ -148,6 +148,7 @@ impl Actions for Emulator {
             ([], 'Z') => self.back_tab(a.or(0, 1)),
             ([], 'b') => self.repeat(preceding, a.or(0, 1)),
             ([], 'c') if a.raw(0) == 0 => self.primary_attributes(),
+            ([b'?'], 'S') => self.graphics_attributes(a.raw(0), a.raw(1)),
             ([b'>'], 'c') if a.raw(0) == 0 => self.secondary_attributes(),
             ([b'='], 'c') if a.raw(0) == 0 => self.tertiary_attributes(),
             ([b'$'], 'x') => {
@@ -280,14 +281,21 @@ impl Actions for Emulator {
 
     fn hook(&mut self, _params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         self.end_run_for_dcs();
-        if !ignore {
+        if ignore {
+            return;
+        }
+        if intermediates.is_empty() && action == 'q' {
+            self.sixel_start();
+        } else {
             self.dcs_request = DcsRequest::start(intermediates, action);
         }
     }
 
     fn put(&mut self, byte: u8) {
         self.spend(1);
-        if let Some(request) = &mut self.dcs_request {
+        if self.sixel_active() {
+            self.sixel_put(byte);
+        } else if let Some(request) = &mut self.dcs_request {
             request.push(byte);
         }
     }
@@ -297,7 +305,15 @@ impl Actions for Emulator {
         self.work_spent()
     }
 
+    fn apc_dispatch(&mut self, data: &[u8]) {
+        self.kitty_graphics(data);
+    }
+
     fn unhook(&mut self) {
+        if self.sixel_active() {
+            self.sixel_end();
+            return;
+        }
         match self.dcs_request.take() {
             Some(DcsRequest::StatusString(request)) => self.report_status_string(&request),
             Some(DcsRequest::Termcap(request)) => self.report_termcap(&request),

@@ -11,6 +11,7 @@ mod device_reports;
 mod edit;
 mod file_offer;
 mod grapheme;
+mod graphics;
 mod handler;
 mod interning;
 mod keyboard;
@@ -105,6 +106,9 @@ pub(crate) struct Emulator {
     /// The latest file offered whole, until the session takes it.
     #[serde(skip)]
     file_offer: Option<FileOffer>,
+    /// Inline images: the store, kitty's ids, a transmission in progress.
+    #[serde(skip)]
+    graphics: graphics::Graphics,
     bells: u64,
     /// Last generation handed out to a row.
     counter: u64,
@@ -180,6 +184,7 @@ impl Emulator {
             file_cap: 0,
             incoming: None,
             file_offer: None,
+            graphics: graphics::Graphics::default(),
             bells: 0,
             counter: 0,
             observed: 0,
@@ -436,6 +441,9 @@ impl Emulator {
                 i += 1;
                 continue;
             }
+            if line.has_images() {
+                line.cut_images(col, col + n);
+            }
             mark_changed(line, self.observed, &mut self.counter);
             i += n;
             if col + n >= self.cols {
@@ -473,6 +481,9 @@ impl Emulator {
                 let row = cursor.row;
                 let line = &mut self.screen.grid_mut()[row];
                 let (n, col) = line.write_text(cursor.col, &text[i..], pen);
+                if n > 0 && line.has_images() {
+                    line.cut_images(cursor.col, col);
+                }
                 if n > 0 {
                     self.touch(row);
                     self.screen.cursor_mut().col = col;
@@ -543,6 +554,9 @@ impl Emulator {
         }
         let line = &mut self.screen.grid_mut()[row];
         let old = line.put(col, cell);
+        if line.has_images() {
+            line.cut_images(col, col + width);
+        }
         if old.width() != 1 || old.has_cluster() {
             self.fix_overwrite(row, col, old);
         }

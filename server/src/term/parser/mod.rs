@@ -31,6 +31,10 @@ use params::MAX_PARAMS;
 /// Longest OSC string kept, in bytes.
 pub const MAX_OSC_BYTES: usize = 8 * 1024;
 
+/// Longest APC string kept, in bytes: a kitty graphics chunk (at most
+/// 4096 bytes of payload) and its keys. A longer one is dropped whole.
+pub const MAX_APC_BYTES: usize = 8 * 1024;
+
 /// Most `;`-separated parameters an OSC string is split into; the last one
 /// keeps the rest of the string, separators included.
 const MAX_OSC_PARAMS: usize = 16;
@@ -78,6 +82,10 @@ pub trait Actions {
     fn put(&mut self, byte: u8);
     /// The end of the DCS string.
     fn unhook(&mut self);
+    /// A complete APC string that starts with `G` (kitty graphics), `G`
+    /// included, at most [`MAX_APC_BYTES`] long. Other APC strings, and
+    /// longer ones, are dropped.
+    fn apc_dispatch(&mut self, _data: &[u8]) {}
     /// The `:` of `OSC 1337 ; File=ARGS :` was read: true when the host
     /// takes the data ([`Actions::osc_file_data`], then
     /// [`Actions::osc_file_end`]); false (the default) keeps the string
@@ -115,6 +123,8 @@ enum State {
     OscString,
     /// The data of an OSC string that carries a file, taken by the host.
     OscFile,
+    /// An APC string, kept (bounded) for [`Actions::apc_dispatch`].
+    ApcString,
     SosPmApcString,
 }
 
@@ -130,6 +140,12 @@ pub struct Parser {
     /// Set when a sequence overflowed a limit.
     ignoring: bool,
     osc: Vec<u8>,
+    /// The APC string being read.
+    #[serde(default)]
+    apc: Vec<u8>,
+    /// Set when the APC string being read passed [`MAX_APC_BYTES`].
+    #[serde(default)]
+    apc_overflow: bool,
     partial: utf8::Partial,
 }
 
@@ -447,6 +463,7 @@ impl Parser {
             },
             State::DcsIgnore | State::SosPmApcString => self.anywhere(actions, b),
             State::OscString => self.osc_byte(actions, b),
+            State::ApcString => self.apc_byte(actions, b),
             State::OscFile => {
                 self.osc_file(actions, &[b], 0);
             }
@@ -473,7 +490,12 @@ impl Parser {
                 self.osc.clear();
                 self.state = State::OscString;
             }
-            b'X' | b'^' | b'_' => self.state = State::SosPmApcString,
+            b'_' => {
+                self.apc.clear();
+                self.apc_overflow = false;
+                self.state = State::ApcString;
+            }
+            b'X' | b'^' => self.state = State::SosPmApcString,
             0x30..=0x7e => self.esc_dispatch(actions, b),
             0x18 | 0x1a => {
                 actions.execute(b);
@@ -586,6 +608,32 @@ impl Parser {
             }
             _ if self.osc.len() < MAX_OSC_BYTES => self.osc.push(b),
             _ => {}
+        }
+    }
+
+    /// A byte of an APC string: kept up to the bound; at ESC, a kept
+    /// graphics string is dispatched.
+    fn apc_byte<A: Actions>(&mut self, actions: &mut A, b: u8) {
+        match b {
+            0x18 | 0x1a => {
+                self.apc.clear();
+                actions.execute(b);
+                self.state = State::Ground;
+            }
+            0x1b => {
+                if !self.apc_overflow && self.apc.first() == Some(&b'G') {
+                    actions.apc_dispatch(&self.apc);
+                }
+                self.apc.clear();
+                self.enter_escape();
+            }
+            0x00..=0x1f => {}
+            _ if self.apc_overflow => {}
+            _ if self.apc.len() < MAX_APC_BYTES => self.apc.push(b),
+            _ => {
+                self.apc_overflow = true;
+                self.apc.clear();
+            }
         }
     }
 

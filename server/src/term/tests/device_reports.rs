@@ -7,7 +7,7 @@ use super::{replies, screen};
 
 #[test]
 fn primary_and_secondary_device_attributes() {
-    let da1 = "\x1b[?65;1;2;6;9;15;16;17;18;21;22;28;29c";
+    let da1 = "\x1b[?65;1;2;4;6;9;15;16;17;18;21;22;28;29c";
     assert_eq!(replies(&mut screen(10, 3, "\x1b[c")), da1);
     assert_eq!(replies(&mut screen(10, 3, "\x1b[0c")), da1);
     assert_eq!(replies(&mut screen(10, 3, "\x1b[>c")), "\x1b[>64;380;0c");

@@ -20,6 +20,7 @@ mod editing;
 mod file_offer;
 mod generations;
 mod grapheme;
+mod images;
 mod keyboard;
 mod margins;
 mod modes;
