@@ -1,0 +1,157 @@
+//! The WebSocket stream, `GET /api/sessions/{id}/ws?role=view|control`.
+//!
+//! One task per connection. It waits on the session's `watch` of screens and
+//! sends each viewer only what it lacks (see [`crate::stream`]); while its
+//! socket is slow it simply does not look, so it skips screens and the
+//! session never waits for it. Client messages are decoded with
+//! `panecast-proto` and turned into input by the session actor, with the
+//! terminal's current modes.
+//!
+//! Its rooms: this module upgrades the request and picks the role;
+//! [`viewer`] is the connection's life (the select loop and its end),
+//! [`writing`] sends frames and messages, [`reading`] handles what the
+//! client sends, and [`closing`] says how a connection ends.
+
+mod closing;
+mod reading;
+mod viewer;
+mod writing;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Extension;
+use panecast_proto::{self as proto, close, Role};
+use serde::Deserialize;
+
+use super::error::{ApiError, ErrorBody};
+use super::guard::{stream_role, Caller, PROTOCOL};
+use super::origin::OriginRefusal;
+use super::AppState;
+use crate::access::Role as AccessRole;
+use crate::config::ClipboardAccess;
+use crate::session::{SessionHandle, StreamRefusal};
+use closing::{close_with, Ending};
+pub(super) use viewer::Viewer;
+
+/// Frames up to this size are read whole, so that a message over the 1 MiB
+/// limit is refused (1009) with the stream still in step, and the client,
+/// which is done sending, reads the close. A bigger frame is refused from
+/// its header, unread: the close is sent, but a client still busy sending
+/// the rest may see the connection reset instead.
+const FRAME_LIMIT: usize = 2 * proto::limits::MAX_CLIENT_MESSAGE;
+/// The socket's read buffer: clients send little (tungstenite's default of
+/// 128 KiB a connection adds up with hundreds of viewers).
+const READ_BUFFER: usize = 4096;
+/// The query of the upgrade request.
+#[derive(Deserialize)]
+pub struct WsQuery {
+    role: Option<String>,
+}
+
+/// The answer to a request on a stream route that is not a WebSocket
+/// upgrade: 426, as JSON like every other error.
+pub(super) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
+    ApiError::new(
+        StatusCode::UPGRADE_REQUIRED,
+        "upgrade_required",
+        rejection.body_text(),
+    )
+}
+
+/// Checks the origin (for a cookie-borne credential) and the role, then
+/// upgrades. The guard has authenticated the caller and found the session
+/// within its scope.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/ws",
+    params(
+        ("id" = String, Path, description = "The session's id or name"),
+        ("role" = Option<String>, Query, description = "`control` (default) or `view`"),
+    ),
+    responses(
+        (status = 101, description = "Switching to the WebSocket stream (proto/PROTOCOL.md); closed at once with 4006 and why when a cookie-borne credential comes from another origin"),
+        (status = 400, description = "bad_role, bad_query", body = ErrorBody),
+        (status = 426, description = "upgrade_required: not a WebSocket upgrade request", body = ErrorBody),
+    )
+)]
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Extension(session): Extension<SessionHandle>,
+    query: Result<Query<WsQuery>, QueryRejection>,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let ws = ws.map_err(not_an_upgrade)?;
+    if let Err(refused) = caller.check_stream_origin(&headers, &state.config.allowed_origins) {
+        return Ok(refuse_origin(ws, PROTOCOL, refused));
+    }
+    let asked = match query.role.as_deref() {
+        None | Some("control") => AccessRole::Control,
+        Some("view") => AccessRole::View,
+        Some(other) => {
+            return Err(ApiError::bad_request(
+                "bad_role",
+                format!("role must be 'view' or 'control', not '{other}'"),
+            ))
+        }
+    };
+    let role = stream_role(caller.grant(), asked);
+    let clipboard =
+        state.config.clipboard == ClipboardAccess::Control && role.wire() == Role::Control;
+    let files = role.wire() == Role::Control
+        && super::files::enabled(&state, session.info().profile.as_deref());
+    let ping_every = state.config.limits.ping_interval();
+    let sessions = std::sync::Arc::clone(&state.sessions);
+    Ok(ws
+        .protocols([PROTOCOL])
+        .read_buffer_size(READ_BUFFER)
+        .max_message_size(proto::limits::MAX_CLIENT_MESSAGE)
+        .max_frame_size(FRAME_LIMIT)
+        .on_upgrade(move |mut socket| async move {
+            let joined = sessions.join_stream(
+                &session,
+                caller.grant().credential(),
+                role.wire(),
+                caller.badge(),
+            );
+            match joined {
+                Ok(slot) => {
+                    Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
+                        .with_clipboard(clipboard)
+                        .with_files(files)
+                        .run()
+                        .await
+                }
+                Err(refusal) => refuse(&mut socket, refusal).await,
+            }
+        }))
+}
+
+/// Answers an upgrade whose Origin was refused: accepted only to be closed
+/// at once with 4006 (an `Error` and the close, both saying what would
+/// allow it), since a page's WebSocket cannot read an HTTP refusal's body
+/// and would retry it for ever. Nothing of the session is sent.
+pub(super) fn refuse_origin(
+    ws: WebSocketUpgrade,
+    protocol: &'static str,
+    refused: OriginRefusal,
+) -> Response {
+    ws.protocols([protocol])
+        .on_upgrade(move |mut socket| async move {
+            let ending = Ending::error(close::ORIGIN_FORBIDDEN, refused.fix());
+            close_with(&mut socket, ending).await;
+        })
+}
+
+/// Closes a stream that found no place among the session's viewers: 4029
+/// with the reason.
+pub(super) async fn refuse(socket: &mut WebSocket, refusal: StreamRefusal) {
+    let ending = Ending::error(close::TOO_MANY_VIEWERS, refusal.to_string());
+    close_with(socket, ending).await;
+}
