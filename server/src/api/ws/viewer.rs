@@ -10,7 +10,6 @@ use tokio::time::{interval_at, Instant, MissedTickBehavior};
 use tracing::Instrument;
 
 use super::closing::{close_with, receive_error, Ending};
-use super::writing::STALLED_AFTER;
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::api::audit;
 use crate::api::guard::Caller;
@@ -23,6 +22,14 @@ use crate::stream::{FrameCache, ViewerState};
 const DEAD_AFTER_PINGS: u32 = 3;
 /// The clipboard text the terminal keeps always fits a `Clipboard` message.
 const _: () = assert!(crate::term::MAX_CLIPBOARD <= panecast_proto::limits::MAX_CLIPBOARD);
+
+/// A frame piece the socket has not taken for this long means the client
+/// has stopped reading: the viewer lets go of the rest of the frame rather
+/// than hold it (a piece is at most 16,384 cells of rows, some 20 KiB of
+/// text, so a client that reads at all takes one well within this). Each
+/// frame given up in a row doubles the wait for the next, so a client that
+/// reads, however slowly, ends up with a whole frame.
+pub(super) const STALLED_AFTER: Duration = Duration::from_secs(1);
 
 /// One connection.
 pub(in crate::api) struct Viewer {

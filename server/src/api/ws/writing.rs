@@ -3,7 +3,6 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::ws::Message;
 use panecast_proto::ServerMessage;
@@ -11,16 +10,8 @@ use tokio::time::error::Elapsed;
 use tokio::time::timeout;
 
 use super::closing::Ending;
-use super::viewer::Viewer;
+use super::viewer::{Viewer, STALLED_AFTER};
 use crate::term::Snapshot;
-
-/// A frame piece the socket has not taken for this long means the client
-/// has stopped reading: the viewer lets go of the rest of the frame rather
-/// than hold it (a piece is at most 16,384 cells of rows, some 20 KiB of
-/// text, so a client that reads at all takes one well within this). Each
-/// frame given up in a row doubles the wait for the next, so a client that
-/// reads, however slowly, ends up with a whole frame.
-pub(super) const STALLED_AFTER: Duration = Duration::from_secs(1);
 
 impl Viewer {
     /// Sends one message. A socket that has not taken it after
