@@ -37,20 +37,8 @@ fn start(server: &Server) -> String {
     let response = server.call("POST", "/api/sessions", Some(r#"{"profile":"files"}"#));
     assert_eq!(response.status, 201, "{}", response.body);
     let id = session_id(&response.json());
-    run(server, &id, "true", 0);
+    server.run_line(&id, "true", 0);
     id
-}
-
-/// Types `line` and Enter, then an echo of marker `n` (quoted so that the
-/// typed line does not show it), and waits for the marker's line.
-fn run(server: &Server, id: &str, line: &str, n: u32) {
-    let body = json!({ "text": format!("{line}; echo 'DO''NE{n}'\r") }).to_string();
-    let r = server.call("POST", &format!("/api/sessions/{id}/input"), Some(&body));
-    assert_eq!(r.status, 204, "{}", r.body);
-    let marker = format!("DONE{n}");
-    server.wait_screen(id, &marker, |s| {
-        s.lines().any(|l| l.trim_end().ends_with(&marker))
-    });
 }
 
 fn put(server: &Server, id: &str, name: &str, body: &[u8]) -> common::Response {
@@ -83,7 +71,7 @@ fn an_upload_lands_in_the_shells_directory_and_comes_back() {
         .collect();
     assert!(names.is_empty(), "no temporary file left: {names:?}");
     // The shell sees it.
-    run(&server, &id, "cat hello.txt | tr a-z A-Z", 1);
+    server.run_line(&id, "cat hello.txt | tr a-z A-Z", 1);
     assert!(server.screen(&id).contains("HELLO, FILES"));
 
     let r = server.call(
@@ -120,14 +108,14 @@ fn an_upload_lands_in_the_shells_directory_and_comes_back() {
 fn the_directory_follows_the_shells_cd() {
     let server = Server::start(files_config());
     let id = start(&server);
-    run(&server, &id, "mkdir sub && cd sub", 1);
+    server.run_line(&id, "mkdir sub && cd sub", 1);
     let r = put(&server, &id, "there.txt", b"in sub");
     assert_eq!(r.status, 201, "{}", r.body);
     let dir = PathBuf::from(r.json()["directory"].as_str().expect("a directory"));
     assert!(dir.ends_with("sub"), "{dir:?}");
-    run(&server, &id, "ls", 2);
+    server.run_line(&id, "ls", 2);
     assert!(server.screen(&id).contains("there.txt"));
-    run(&server, &id, "cd ..", 3);
+    server.run_line(&id, "cd ..", 3);
     let r = server.call(
         "GET",
         &format!("/api/sessions/{id}/files?path=sub/there.txt"),

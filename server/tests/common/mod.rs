@@ -171,6 +171,19 @@ impl Server {
         response.json()
     }
 
+    /// Types `line` into a shell session, then an echo of marker `n`
+    /// (quoted so that the typed line does not show it), and waits for the
+    /// marker's line: `line` has run.
+    pub fn run_line(&self, id: &str, line: &str, n: u32) {
+        let body = serde_json::json!({ "text": format!("{line}; echo 'DO''NE{n}'\r") }).to_string();
+        let r = self.call("POST", &format!("/api/sessions/{id}/input"), Some(&body));
+        assert_eq!(r.status, 204, "{}", r.body);
+        let marker = format!("DONE{n}");
+        self.wait_screen(id, &marker, |s| {
+            s.lines().any(|l| l.trim_end().ends_with(&marker))
+        });
+    }
+
     /// Polls the screen until `done` holds, and returns it.
     pub fn wait_screen(&self, id: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
         self.wait_screen_within(id, what, DEADLINE, done)

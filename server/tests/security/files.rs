@@ -40,18 +40,6 @@ fn start(server: &Server, profile: &str) -> String {
     session_id(&r.json())
 }
 
-/// Types `line` and an echo of marker `n` (quoted so the typed line does
-/// not show it), and waits for the marker's line.
-fn run(server: &Server, id: &str, line: &str, n: u32) {
-    let body = json!({ "text": format!("{line}; echo 'DO''NE{n}'\r") }).to_string();
-    let r = server.call("POST", &format!("/api/sessions/{id}/input"), Some(&body));
-    assert_eq!(r.status, 204, "{}", r.body);
-    let marker = format!("DONE{n}");
-    server.wait_screen(id, &marker, |s| {
-        s.lines().any(|l| l.trim_end().ends_with(&marker))
-    });
-}
-
 fn put(server: &Server, id: &str, name: &str, body: &[u8]) -> Response {
     let auth = format!("Bearer {TOKEN}");
     server.raw(
@@ -166,9 +154,7 @@ fn bad_names_are_refused_and_nothing_is_written() {
 fn paths_out_of_the_working_directory_are_refused() {
     let server = Server::start(files_config());
     let id = start(&server, "files");
-    run(
-        &server,
-        &id,
+    server.run_line(&id,
         "mkdir -p sub && echo inside > sub/f && ln -s /etc/passwd far && ln -s ../.. sub/up && ln -s sub/f near",
         1,
     );
@@ -204,8 +190,7 @@ fn an_existing_name_or_link_is_not_replaced_unless_asked_and_a_link_is_never_fol
     let dir = directory(&server, &id);
     let outside = std::env::temp_dir().join(format!("panecast-victim-{id}"));
     std::fs::write(&outside, b"keep me").expect("written");
-    run(
-        &server,
+    server.run_line(
         &id,
         &format!("echo old > kept; ln -s {} link", outside.display()),
         1,
@@ -249,12 +234,7 @@ fn an_upload_over_the_cap_is_refused_with_or_without_its_length_and_leaves_nothi
     after.sort();
     assert_eq!(entries(&dir), after, "no 'big', no temporary file");
     // A download over the cap is refused too.
-    run(
-        &server,
-        &id,
-        &format!("head -c {} /dev/zero > large", CAP + 1),
-        1,
-    );
+    server.run_line(&id, &format!("head -c {} /dev/zero > large", CAP + 1), 1);
     let r = get(&server, &id, "large");
     assert_eq!((r.status, r.code().as_str()), (413, "too_large"));
 }
@@ -339,12 +319,12 @@ fn files_are_read_and_written_as_the_sessions_user() {
         "owned by the session's uid, not root"
     );
     // Where root could write and the session's user may not: refused.
-    run(&server, &id, "cd /", 1);
+    server.run_line(&id, "cd /", 1);
     let r = put(&server, &id, "planted", b"x");
     assert_eq!((r.status, r.code().as_str()), (403, "file_denied"));
     assert!(!std::path::Path::new("/planted").exists());
     // What root could read and the session's user may not: refused.
-    run(&server, &id, "cd /etc", 2);
+    server.run_line(&id, "cd /etc", 2);
     let r = get(&server, &id, "shadow");
     assert_eq!((r.status, r.code().as_str()), (403, "file_denied"));
 }
