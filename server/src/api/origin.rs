@@ -146,7 +146,7 @@ pub fn refusal(headers: &HeaderMap, secure: bool) -> Option<OriginRefusal> {
     let (scheme, authority) = origin.split_once("://").unwrap_or(("", origin));
     let (origin_name, origin_port) = name_and_port(authority, scheme);
     let (host_name, host_port) = name_and_port(host, seen);
-    let host_names_a_port = host.rfind(':').is_some_and(|at| !host[at..].contains(']'));
+    let host_names_a_port = split_port(host).1.is_some();
     let same_name = origin_name.eq_ignore_ascii_case(host_name);
     let owned = |s: &str| s.to_owned();
     if same_name && !scheme.eq_ignore_ascii_case(seen) {
@@ -177,13 +177,20 @@ fn name_and_port<'a>(authority: &'a str, scheme: &str) -> (&'a str, Option<u16>)
         "http" => Some(80),
         _ => None,
     };
-    let split = match authority.rfind(':') {
-        Some(at) if !authority[at..].contains(']') => Some(at),
-        _ => None,
-    };
-    match split {
-        Some(at) => (&authority[..at], authority[at + 1..].parse().ok()),
-        None => (authority, default),
+    match split_port(authority) {
+        (name, Some(port)) => (name, port.parse().ok()),
+        (name, None) => (name, default),
+    }
+}
+
+/// A `host[:port]` split into its name and the port it writes, if any
+/// (an IPv6 address keeps its brackets: `[::1]:80` is `[::1]` and `80`).
+fn split_port(authority: &str) -> (&str, Option<&str>) {
+    match authority.rfind(':') {
+        Some(at) if !authority[at..].contains(']') => {
+            (&authority[..at], Some(&authority[at + 1..]))
+        }
+        _ => (authority, None),
     }
 }
 
