@@ -29,7 +29,7 @@ use super::guard::Caller;
 use super::AppState;
 use crate::access::LinkTicket;
 use crate::session::{Room, SessionHandle, Status, ViewerSlot};
-use crate::stream::events::{Event, Events, Resume};
+use crate::stream::events::{Event, Events, Member, Resume};
 use crate::term::Snapshot;
 
 /// One event of the stream as an SSE client reads it (also what the
@@ -161,12 +161,12 @@ impl Feed {
     ) -> Feed {
         let mut screens = session.subscribe();
         let mut room = session.watch_room();
-        let mut events = Events::new(&room.borrow_and_update());
+        let mut events = Events::new(members(&room.borrow_and_update()));
         let mut queue: VecDeque<Event> = events
             .start(Arc::clone(&screens.borrow_and_update()), resume)
             .into();
         let mut status = session.watch_status();
-        let exit = Events::exit(&status.borrow_and_update());
+        let exit = exit(&status.borrow_and_update());
         let done = exit.is_some();
         queue.extend(exit);
         Feed {
@@ -206,12 +206,12 @@ impl Feed {
                     Err(_) => self.screens_open = false,
                 },
                 Ok(()) = self.room.changed() => {
-                    let room = self.room.borrow_and_update().clone();
-                    self.queue.extend(self.events.room(&room));
+                    let now = members(&self.room.borrow_and_update());
+                    self.queue.extend(self.events.room(now));
                 }
                 changed = self.status.changed() => {
                     let status = self.status.borrow_and_update().clone();
-                    if let Some(exit) = Events::exit(&status) {
+                    if let Some(exit) = exit(&status) {
                         // The final screen was published before the status.
                         let screen = Arc::clone(&self.screens.borrow_and_update());
                         self.queue.extend(self.events.screen(screen));
@@ -222,5 +222,21 @@ impl Feed {
                 }
             }
         }
+    }
+}
+
+/// The room's connections, as the `viewer` events describe them.
+fn members(room: &Room) -> Vec<Member> {
+    room.members()
+        .into_iter()
+        .map(|(id, badge, role)| Member::new(id, Arc::from(badge.name()), badge.kind(), role))
+        .collect()
+}
+
+/// The `exit` event, once `status` says the program ended.
+fn exit(status: &Status) -> Option<Event> {
+    match status {
+        Status::Running => None,
+        Status::Exited { status, .. } => Some(Events::exit(status.code, status.signal.as_deref())),
     }
 }

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use panecast_proto::{MemberKind, Role};
 use serde_json::{json, Value};
 
-use crate::session::{Badge, MemberId, Room, Status};
 use crate::term::{Row, Snapshot};
 
 /// One event: its name, its id (for `screen` events) and its JSON data.
@@ -57,21 +56,43 @@ impl Resume {
     }
 }
 
+/// One connection in the room, as `viewer` events describe it: the
+/// transport reads these from the session's room.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    id: u64,
+    name: Arc<str>,
+    kind: MemberKind,
+    role: Role,
+}
+
+impl Member {
+    /// Connection `id` (unique in its room), shown as `name`.
+    pub fn new(id: u64, name: Arc<str>, kind: MemberKind, role: Role) -> Member {
+        Member {
+            id,
+            name,
+            kind,
+            role,
+        }
+    }
+}
+
 /// The events of one client's stream, from the screens, rooms and
-/// statuses it is shown.
+/// exits it is shown.
 pub struct Events {
     /// The screen the last `screen` event described.
     shown: Option<Arc<Snapshot>>,
     /// Who was in the room.
-    members: Vec<(MemberId, Badge, Role)>,
+    members: Vec<Member>,
 }
 
 impl Events {
-    /// The events of a stream whose room is `room` when it starts.
-    pub fn new(room: &Room) -> Events {
+    /// The events of a stream whose room holds `members` when it starts.
+    pub fn new(members: Vec<Member>) -> Events {
         Events {
             shown: None,
-            members: room.members(),
+            members,
         }
     }
 
@@ -127,43 +148,38 @@ impl Events {
         events
     }
 
-    /// `viewer` events for who joined and left since the room before.
-    pub fn room(&mut self, room: &Room) -> Vec<Event> {
-        let now = room.members();
-        let viewer = |change: &str, (_, badge, role): &(MemberId, Badge, Role)| {
+    /// `viewer` events for who joined and left since the room before,
+    /// which now holds `now`.
+    pub fn room(&mut self, now: Vec<Member>) -> Vec<Event> {
+        let viewer = |change: &str, member: &Member| {
             Event::new(
                 "viewer",
                 json!({
                     "change": change,
-                    "name": badge.name(),
-                    "kind": kind(badge.kind()),
-                    "role": if *role == Role::Control { "control" } else { "view" },
+                    "name": &*member.name,
+                    "kind": kind(member.kind),
+                    "role": if member.role == Role::Control { "control" } else { "view" },
                 }),
             )
         };
         let left = self
             .members
             .iter()
-            .filter(|m| !now.iter().any(|n| n.0 == m.0))
+            .filter(|m| !now.iter().any(|n| n.id == m.id))
             .map(|m| viewer("left", m));
         let joined = now
             .iter()
-            .filter(|n| !self.members.iter().any(|m| m.0 == n.0))
+            .filter(|n| !self.members.iter().any(|m| m.id == n.id))
             .map(|n| viewer("joined", n));
         let events = left.chain(joined).collect();
         self.members = now;
         events
     }
 
-    /// The `exit` event, once `status` says the program ended.
-    pub fn exit(status: &Status) -> Option<Event> {
-        match status {
-            Status::Running => None,
-            Status::Exited { status, .. } => Some(Event::new(
-                "exit",
-                json!({ "code": status.code, "signal": status.signal }),
-            )),
-        }
+    /// The `exit` event of a program that ended with `code` or by
+    /// `signal` (as `strsignal` names it).
+    pub fn exit(code: Option<u32>, signal: Option<&str>) -> Event {
+        Event::new("exit", json!({ "code": code, "signal": signal }))
     }
 }
 
@@ -206,7 +222,6 @@ fn kind(kind: MemberKind) -> &'static str {
 mod tests {
     use super::*;
     use crate::term::Term;
-    use panecast_proto::SizePolicy;
 
     fn changed(event: &Event) -> Vec<(u64, String)> {
         event.data["changed"]
@@ -225,7 +240,7 @@ mod tests {
     #[test]
     fn screens_give_changed_rows_resize_title_and_bell() {
         let mut term = Term::new(10, 3, 100);
-        let mut events = Events::new(&Room::new(SizePolicy::Driver));
+        let mut events = Events::new(Vec::new());
         term.advance(b"one\r\ntwo");
         let first = events.start(Arc::new(term.snapshot()), None);
         assert_eq!(first.len(), 1);
@@ -261,20 +276,46 @@ mod tests {
         let mut term = Term::new(10, 3, 100);
         term.advance(b"a\r\nb");
         let before = Arc::new(term.snapshot());
-        let id = Events::new(&Room::default()).start(Arc::clone(&before), None)[0]
+        let id = Events::new(Vec::new()).start(Arc::clone(&before), None)[0]
             .id
             .clone()
             .expect("an id");
         term.advance(b"c");
         let now = Arc::new(term.snapshot());
-        let resumed = Events::new(&Room::default()).start(Arc::clone(&now), Resume::parse(&id));
+        let resumed = Events::new(Vec::new()).start(Arc::clone(&now), Resume::parse(&id));
         assert_eq!(resumed[0].data["full"], false);
         assert_eq!(changed(&resumed[0]), vec![(1, "bc".to_owned())]);
         // After a scroll, or with an id it cannot read: the whole screen.
         term.advance(b"\r\nd\r\ne");
-        let scrolled =
-            Events::new(&Room::default()).start(Arc::new(term.snapshot()), Resume::parse(&id));
+        let scrolled = Events::new(Vec::new()).start(Arc::new(term.snapshot()), Resume::parse(&id));
         assert_eq!(scrolled[0].data["full"], true);
         assert_eq!(Resume::parse("garbage"), None);
+    }
+
+    #[test]
+    fn room_changes_give_joined_and_left_viewers() {
+        let member =
+            |id, name: &str, role| Member::new(id, Arc::from(name), MemberKind::Person, role);
+        let mut events = Events::new(vec![member(1, "ann", Role::Control)]);
+        let changes = events.room(vec![member(2, "bob", Role::View)]);
+        let said: Vec<(String, String, String)> = changes
+            .iter()
+            .map(|e| {
+                let field = |k: &str| e.data[k].as_str().unwrap_or_default().to_owned();
+                (field("change"), field("name"), field("role"))
+            })
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("left".into(), "ann".into(), "control".into()),
+                ("joined".into(), "bob".into(), "view".into())
+            ]
+        );
+        assert!(events.room(vec![member(2, "bob", Role::View)]).is_empty());
+        assert_eq!(
+            Events::exit(Some(1), Some("Hangup")).data,
+            json!({ "code": 1, "signal": "Hangup" })
+        );
     }
 }
