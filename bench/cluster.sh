@@ -40,19 +40,10 @@ FLOOD_LINES=${FLOOD_LINES:-2000000}
 export VIEWERS=${VIEWERS:-300}
 export SESSIONS=${SESSIONS:-3000}
 CLIENT_NICE=${CLIENT_NICE:-0}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$CARGO_TARGET_DIR/release
-
-WORK=$(mktemp -d)
-# A server run as root gives each session a uid of its own: the files the
-# sessions read from here must be readable by others.
-chmod 755 "$WORK"
-SERVER_PID=
 NATS_PID=
 NODE_PIDS=()
 PTY_MAX_BEFORE=
-cleanup() {
-    stop_panecast
+on_exit() {
     for pid in "${NODE_PIDS[@]}"; do
         kill "$pid" 2>/dev/null || true
     done
@@ -66,12 +57,9 @@ cleanup() {
     if [ -n "$PTY_MAX_BEFORE" ]; then
         echo "$PTY_MAX_BEFORE" > /proc/sys/kernel/pty/max
     fi
-    rm -rf "$WORK"
 }
-trap cleanup EXIT
-
-echo "== building (release)" >&2
-(cd "$ROOT" && cargo build --release --quiet -p panecast-server --bin panecast --example cluster_bench)
+bench_start
+build_release cluster_bench
 
 command -v nats-server > /dev/null || { echo "nats-server is not installed"; exit 1; }
 

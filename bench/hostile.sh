@@ -16,23 +16,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$CARGO_TARGET_DIR/release
-
-WORK=$(mktemp -d)
-# A server run as root gives each session a uid of its own: the files the
-# sessions read from here must be readable by others.
-chmod 755 "$WORK"
-SERVER_PID=
-cleanup() {
-    stop_panecast
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-echo "== building (release)" >&2
-(cd "$ROOT" && cargo build --release --quiet -p panecast-server --bin panecast --example hostile_bench)
-echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+bench_start
+build_release hostile_bench
 
 # Recordings (for the replay attack) go to the work directory.
 cd "$WORK"

@@ -40,3 +40,40 @@ stop_panecast() {
         SERVER_PID=
     fi
 }
+
+# bench_start: the preamble every server benchmark shares. Exports
+# CARGO_TARGET_DIR (default ROOT/target, ROOT being the checkout), sets BIN
+# (its release directory) and WORK (a fresh directory others can read: a
+# server run as root gives each session a uid of its own), and on exit runs
+# the script's `on_exit` function if it defines one, stops the server
+# start_panecast started and removes WORK.
+bench_start() {
+    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+    BIN=$CARGO_TARGET_DIR/release
+    WORK=$(mktemp -d)
+    chmod 755 "$WORK"
+    SERVER_PID=
+    trap bench_cleanup EXIT
+}
+
+# bench_cleanup: what bench_start arranges to run on exit.
+bench_cleanup() {
+    if declare -F on_exit > /dev/null; then
+        on_exit
+    fi
+    stop_panecast
+    rm -rf "$WORK"
+}
+
+# build_release EXAMPLE...: builds the panecast binary and the named
+# examples of panecast-server, release, then prints the load average (to
+# stderr, beside the figures it qualifies).
+build_release() {
+    echo "== building (release)" >&2
+    local examples=()
+    for example in "$@"; do
+        examples+=(--example "$example")
+    done
+    (cd "$ROOT" && cargo build --release --quiet -p panecast-server --bin panecast "${examples[@]}")
+    echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+}

@@ -19,22 +19,8 @@ RUNS=${RUNS:-5}
 FLOOD_LINES=${FLOOD_LINES:-2000000}
 COLS=104
 ROWS=59
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$CARGO_TARGET_DIR/release
-
-WORK=$(mktemp -d)
-# A server run as root gives each session a uid of its own: the files the
-# sessions read from here must be readable by others.
-chmod 755 "$WORK"
-SERVER_PID=
-cleanup() {
-    stop_panecast
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-echo "== building (release)"
-(cd "$ROOT" && cargo build --release --quiet -p panecast-server --bin panecast --example flood_client)
+bench_start
+build_release flood_client
 
 FILE=$WORK/flood.txt
 echo "== generating $FLOOD_LINES lines in $FILE"

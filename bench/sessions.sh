@@ -26,29 +26,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
 SESSIONS=${SESSIONS:-10000}
 ISOLATION=${ISOLATION:-user}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$CARGO_TARGET_DIR/release
-
-WORK=$(mktemp -d)
-# Sessions run as other uids: what they read from here must be readable.
-chmod 755 "$WORK"
-SERVER_PID=
 PTY_MAX_BEFORE=
-cleanup() {
-    if [ -n "${SERVER_PID:-}" ]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
+on_exit() {
     if [ -n "$PTY_MAX_BEFORE" ]; then
         echo "$PTY_MAX_BEFORE" > /proc/sys/kernel/pty/max
     fi
-    rm -rf "$WORK"
 }
-trap cleanup EXIT
-
-echo "== building (release)"
-(cd "$ROOT" && cargo build --release --quiet -p panecast-server \
-    --bin panecast --example sessions_bench)
+bench_start
+build_release sessions_bench
 
 PTY_MAX=$(cat /proc/sys/kernel/pty/max)
 if [ "$PTY_MAX" -lt $((SESSIONS + 1100)) ] && [ -w /proc/sys/kernel/pty/max ]; then

@@ -21,22 +21,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
 FLOOD_LINES=${FLOOD_LINES:-2000000}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$CARGO_TARGET_DIR/release
-
-WORK=$(mktemp -d)
-# A server run as root gives each session a uid of its own: the files the
-# sessions read from here must be readable by others.
-chmod 755 "$WORK"
-SERVER_PID=
-cleanup() {
-    stop_panecast
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-echo "== building (release)" >&2
-(cd "$ROOT" && cargo build --release --quiet -p panecast-server --bin panecast --example stream_bench)
+bench_start
+build_release stream_bench
 
 FILE=$WORK/flood.txt
 echo "== generating $FLOOD_LINES lines in $FILE" >&2

@@ -17,20 +17,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
 ROUNDS=${ROUNDS:-1000}
 WAITERS=${WAITERS:-1000}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$CARGO_TARGET_DIR/release
-
-WORK=$(mktemp -d)
-SERVER_PID=
-cleanup() {
-    stop_panecast
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-echo "== building (release)" >&2
-(cd "$ROOT" && cargo build --release --quiet -p panecast-server --bin panecast --example wait_bench)
-echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+bench_start
+build_release wait_bench
 
 # Every waiter is a connection of its own, all from one address.
 printf '[limits]\nmax_connections = 4096\nmax_connections_per_address = 4096\n' > "$WORK/panecast.toml"
