@@ -91,11 +91,19 @@ async fn each_connection_gets_a_picture_once_and_only_while_something_places_it(
     assert!(viewer.model.frames > frames, "new frames came");
     assert!(placed(&viewer), "still placed");
     assert_eq!(viewer.model.images.len(), 1, "sent once");
-    assert_eq!(control.model.images, std::slice::from_ref(&picture), "a second viewer");
+    assert_eq!(
+        control.model.images,
+        std::slice::from_ref(&picture),
+        "a second viewer"
+    );
 
     drop(viewer);
     let again = attach(&server, &id, "view").await;
-    assert_eq!(again.model.images, std::slice::from_ref(&picture), "a reconnect");
+    assert_eq!(
+        again.model.images,
+        std::slice::from_ref(&picture),
+        "a reconnect"
+    );
 
     // Scroll it off the screen, into the scrollback.
     let mut n = 0;
