@@ -42,12 +42,14 @@ for a in "$@"; do
   esac
 done
 
-step "install: chromium, fonts (Debian), playwright-core, @axe-core/playwright, asciinema-player, oidc-provider and @modelcontextprotocol/sdk (npm)"
+step "install: chromium, fonts, chafa (Debian), playwright-core, @axe-core/playwright, asciinema-player, oidc-provider and @modelcontextprotocol/sdk (npm)"
 missing=()
 [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 # CJK and emoji glyphs, so the CJK/emoji tests paint real glyphs.
 [[ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]] || missing+=(fonts-wqy-microhei)
 [[ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]] || missing+=(fonts-noto-color-emoji)
+# The picture program of tests/browser/images.test.mjs.
+command -v chafa >/dev/null || missing+=(chafa)
 if ((${#missing[@]})); then
   SUDO=""
   [[ $(id -u) -eq 0 ]] || SUDO="sudo"

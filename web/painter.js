@@ -165,6 +165,7 @@ export class Painter {
     this.setFill(this.defBg);
     ctx.fillRect(0, y0, this.W, ch);
     if (!line) return;
+    this.pics(screen, line, y0, 1);
     const st = line.style, n = Math.min(cols, line.text.length);
     for (let c = 0; c < n;) {
       const id = st[c];
@@ -192,6 +193,16 @@ export class Painter {
     if (clipped) {
       ctx.restore();
       this.font = this.fill = null;
+    }
+    this.pics(screen, line, y0, 0);
+  }
+
+  /** Draws `line`'s image pieces under the text (z < 0) or over it, the source clipped to the picture and the cells in proportion. */
+  pics(screen, line, y0, under) {
+    for (const { hash, z, col, w, src: [x, y, sw, sh] } of line.images || []) {
+      const b = screen.images.get(hash), dx = this.x(col);
+      const cw = b && Math.min(sw, b.width - x), chh = b && Math.min(sh, b.height - y);
+      if (z < 0 == under && cw > 0 && chh > 0) this.ctx.drawImage(b, x, y, cw, chh, dx, y0, (this.x(col + w) - dx) * cw / sw, this.ch * chh / sh);
     }
   }
 

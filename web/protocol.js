@@ -100,6 +100,10 @@ class Reader {
     if (n > this.b.length - this.p) bad('truncated');
     return this.b.slice(this.p, (this.p += n));
   }
+  hash() {
+    if (this.p + 16 > this.b.length) bad('truncated');
+    return String(this.b.subarray(this.p, (this.p += 16)));
+  }
   count(max, what) {
     const n = this.varint32();
     if (n > max) throw new ProtocolError(what + ' too long', 1009);
@@ -152,7 +156,7 @@ function readStyle(r) {
 
 /** Decodes one Line (PROTOCOL.md section 5) and lays it out to `cols` columns. */
 function readLine(r, cols) {
-  const flags = r.flags(0x0f, 'line flags');
+  const flags = r.flags(0x1f, 'line flags');
   const text = r.string(128000, 'line text');
   const wide = [];
   if (flags & 2) {
@@ -188,6 +192,16 @@ function readLine(r, cols) {
     wire.push(style, len);
   }
   const fill = flags & 8 ? r.varint32() : 0;
+  // Image pieces (PROTOCOL.md section 5, "Images"): source in 1/16 pixels.
+  let images;
+  if (flags & 16) {
+    images = [];
+    for (let n = r.count(16, 'images') || bad('empty image list'); n--;) {
+      const hash = r.hash(), z = r.varint32(), col = r.range(0, cols - 1, 'image col');
+      images.push({ hash, z: (z >>> 1) ^ -(z & 1), col, w: r.range(1, cols - col, 'image cols'),
+        src: [r.varint32() / 16, r.varint32() / 16, r.range(1, 2 ** 32, 'image w') / 16, r.range(1, 2 ** 32, 'image h') / 16] });
+    }
+  }
 
   // Lay out the cells.
   const cellText = new Array(cols);
@@ -253,7 +267,7 @@ function readLine(r, cols) {
   }
   if (fill && columns < cols) style.fill(fill, columns, cols);
   return {
-    wrapped: (flags & 1) !== 0, columns, fill,
+    wrapped: (flags & 1) !== 0, columns, fill, images,
     simple: wide.length === 0 && clusters.length === 0 && text.length === columns,
     text: cellText, width, style,
     raw: { text, wide, clusters, runs },
@@ -403,6 +417,9 @@ export function decode(data) {
     }
     case 0x0d:
       m = { type: 'file_offer', name: r.string(255, 'file name'), data: r.bytes(1 << 28, 'file data') };
+      break;
+    case 0x0e:
+      m = { type: 'image', hash: r.hash(), w: r.range(1, 1e4, 'image width'), h: r.range(1, 1e4, 'image height'), png: r.bytes(1 << 24, 'image png') };
       break;
     default:
       if (type === 0 || type >= 0x80) bad('not a server message type');

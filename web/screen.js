@@ -28,6 +28,7 @@ export class Screen {
     this.base = 0;
     this.scrollback = new Map(); // absolute line -> line, least recently used first
     this.total = 0; // scrollback lines the session holds (from the last frame or answer)
+    this.images = new Map(); // image hash -> ImageBitmap, for this connection
     this.resize(80, 24);
   }
 
@@ -42,6 +43,7 @@ export class Screen {
 
   /** A new connection: nothing carries over (style ids are per connection). */
   hello(m) {
+    this.images = new Map();
     this.role = m.role;
     this.sessionId = m.sessionId;
     this.styles.clear();

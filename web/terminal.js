@@ -245,6 +245,13 @@ export class Terminal extends EventTarget {
         this.room = m;
         this.dispatchEvent(new CustomEvent('room', { detail: m }));
         break;
+      case 'image':
+        createImageBitmap(new Blob([m.png])).then((b) => {
+          this.screen.images.set(m.hash, b);
+          this.dirtyAll = true;
+          this.schedule();
+        }, () => {});
+        break;
       case 'file_offer': this.dispatchEvent(new CustomEvent('file_offer', { detail: m })); break;
       case 'presence':
         this.presence = { view: m.view, control: m.control };

@@ -17,6 +17,7 @@ mod client;
 pub mod close;
 mod error;
 mod frame;
+mod image;
 pub mod limits;
 mod line;
 mod reader;
@@ -32,6 +33,7 @@ pub use client::{
 };
 pub use error::{DecodeError, LineError};
 pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};
+pub use image::{Image, ImageHash, ImagePiece};
 pub use line::{Cell, Cells, Cluster, Line, LineBuilder, StyleRun, WideRun};
 pub use replay::{ReplayControl, ReplayMarker, ReplayState};
 pub use room::{MemberKind, Room, RoomEntry, SizePolicy};

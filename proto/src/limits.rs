@@ -47,6 +47,17 @@ pub const MAX_CELL_CODEPOINTS: u8 = 32;
 /// longest allowed cluster of 4-byte codepoints.
 pub const MAX_LINE_TEXT: usize = MAX_COLS as usize * MAX_CELL_CODEPOINTS as usize * 4;
 
+/// Most image pieces one line carries.
+pub const MAX_LINE_IMAGES: usize = 16;
+
+/// Most pixels on either side of an `Image`.
+pub const MAX_IMAGE_SIDE: u32 = 10_000;
+
+/// Largest PNG of one `Image` message, in bytes (16 MiB). The panecast
+/// server does not send an image whose PNG is bigger: its pieces still
+/// come in lines, and the client, lacking the picture, paints none.
+pub const MAX_IMAGE_PNG: usize = 16 << 20;
+
 /// Most style definitions in one `Styles` message.
 pub const MAX_STYLE_DEFS: usize = 1 << 16;
 

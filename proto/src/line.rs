@@ -4,9 +4,9 @@
 //!
 //! PROTOCOL.md ("Lines") gives the byte layout and the client's algorithm.
 
-use crate::limits::{MAX_CELL_CODEPOINTS, MAX_COLS, MAX_LINE_TEXT};
+use crate::limits::{MAX_CELL_CODEPOINTS, MAX_COLS, MAX_LINE_IMAGES, MAX_LINE_TEXT};
 use crate::reader::Reader;
-use crate::{writer, DecodeError, LineError};
+use crate::{writer, DecodeError, ImagePiece, LineError};
 
 /// Consecutive wide cells: the cells starting at `col`, `col + 2`, ...,
 /// `col + 2 * (count - 1)` are two columns wide; the column right of each is
@@ -64,12 +64,14 @@ pub struct Line {
     runs: Vec<StyleRun>,
     fill: u32,
     columns: u16,
+    images: Vec<ImagePiece>,
 }
 
 const WRAPPED: u8 = 1;
 const HAS_WIDE: u8 = 1 << 1;
 const HAS_CLUSTERS: u8 = 1 << 2;
 const HAS_FILL: u8 = 1 << 3;
+const HAS_IMAGES: u8 = 1 << 4;
 
 impl Line {
     /// Builds a line `cols` columns wide from its cells, left to right, as
@@ -122,6 +124,20 @@ impl Line {
         &self.runs
     }
 
+    /// This line showing `images` (at most
+    /// [`MAX_LINE_IMAGES`](crate::limits::MAX_LINE_IMAGES), bottom first; the
+    /// rest are dropped), each within the width the line is sent at.
+    pub fn with_images(mut self, mut images: Vec<ImagePiece>) -> Line {
+        images.truncate(MAX_LINE_IMAGES);
+        self.images = images;
+        self
+    }
+
+    /// The pieces of images this line shows, bottom first.
+    pub fn images(&self) -> &[ImagePiece] {
+        &self.images
+    }
+
     /// The sent cells, left to right (spacers and fill cells not included).
     pub fn cells(&self) -> Cells<'_> {
         Cells {
@@ -146,6 +162,9 @@ impl Line {
         }
         if self.fill != 0 {
             flags |= HAS_FILL;
+        }
+        if !self.images.is_empty() {
+            flags |= HAS_IMAGES;
         }
         out.push(flags);
         writer::str(out, &self.text);
@@ -180,11 +199,20 @@ impl Line {
         if self.fill != 0 {
             writer::uint(out, self.fill);
         }
+        if !self.images.is_empty() {
+            writer::len(out, self.images.len());
+            for piece in &self.images {
+                piece.encode_into(out);
+            }
+        }
     }
 
     /// Decodes a line that must fit in `cols` columns.
     pub(crate) fn decode(r: &mut Reader<'_>, cols: u16) -> Result<Line, DecodeError> {
-        let flags = r.flags(WRAPPED | HAS_WIDE | HAS_CLUSTERS | HAS_FILL, "line flags")?;
+        let flags = r.flags(
+            WRAPPED | HAS_WIDE | HAS_CLUSTERS | HAS_FILL | HAS_IMAGES,
+            "line flags",
+        )?;
         let text = r.str(MAX_LINE_TEXT, "line text")?;
 
         let mut wide = Vec::new();
@@ -255,6 +283,14 @@ impl Line {
         }
 
         let fill = if flags & HAS_FILL != 0 { r.u32()? } else { 0 };
+        let mut images = Vec::new();
+        if flags & HAS_IMAGES != 0 {
+            let n = nonzero(r.count(MAX_LINE_IMAGES, "line images")?, "line images")?;
+            images.reserve(n);
+            for _ in 0..n {
+                images.push(ImagePiece::decode(r, cols)?);
+            }
+        }
         Ok(Line {
             text: text.to_owned(),
             wrapped: flags & WRAPPED != 0,
@@ -263,6 +299,7 @@ impl Line {
             runs,
             fill,
             columns,
+            images,
         })
     }
 }
@@ -734,11 +771,67 @@ mod tests {
         );
         // Reserved flag bits.
         assert_eq!(
-            decode(&[0x10, 0x00, 0x00], 80),
+            decode(&[0x20, 0x00, 0x00], 80),
             Err(DecodeError::OutOfRange {
                 field: "line flags"
             })
         );
+    }
+
+    /// An empty line with one image piece: `col`, `cols`, source `w`.
+    fn image_line(col: u8, cols: u8, w: u8) -> Vec<u8> {
+        let mut bytes = vec![HAS_IMAGES, 0x00, 0x00, 0x01];
+        bytes.extend_from_slice(&[7; 16]);
+        bytes.extend_from_slice(&[0x01, col, cols, 0x00, 0x00, w, 0x10]);
+        bytes
+    }
+
+    #[test]
+    fn image_pieces_round_trip_and_stay_inside_the_line() {
+        let line = decode(&image_line(3, 2, 0x20), 5).unwrap();
+        let piece = line.images()[0];
+        assert_eq!(
+            (piece.hash, piece.z, piece.col, piece.cols, piece.src),
+            ([7; 16], -1, 3, 2, [0, 0, 0x20, 0x10])
+        );
+        let mut out = Vec::new();
+        line.encode_into(&mut out);
+        assert_eq!(out, image_line(3, 2, 0x20));
+        let past = Err(DecodeError::OutOfRange {
+            field: "image columns",
+        });
+        assert_eq!(decode(&image_line(3, 3, 0x20), 5), past);
+        assert_eq!(
+            decode(&image_line(5, 1, 0x20), 5),
+            Err(DecodeError::OutOfRange {
+                field: "image column"
+            })
+        );
+        assert_eq!(
+            decode(&image_line(0, 1, 0), 5),
+            Err(DecodeError::OutOfRange {
+                field: "image source"
+            })
+        );
+        assert_eq!(
+            decode(&[HAS_IMAGES, 0x00, 0x00, 0x00], 5),
+            Err(DecodeError::OutOfRange {
+                field: "line images"
+            })
+        );
+    }
+
+    #[test]
+    fn a_line_keeps_at_most_its_share_of_images() {
+        let piece = ImagePiece {
+            hash: [1; 16],
+            z: 0,
+            col: 0,
+            cols: 1,
+            src: [0, 0, 16, 16],
+        };
+        let line = ascii(4, "a", 0).with_images(vec![piece; MAX_LINE_IMAGES + 3]);
+        assert_eq!(line.images().len(), MAX_LINE_IMAGES);
     }
 
     #[test]

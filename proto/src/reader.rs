@@ -39,6 +39,13 @@ impl<'a> Reader<'a> {
         Ok(first)
     }
 
+    /// `N` bytes as they are (no length prefix).
+    pub(crate) fn fixed<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
     /// A fixed two-byte little-endian u16.
     pub(crate) fn u16_le(&mut self) -> Result<u16, DecodeError> {
         let b = self.take(2)?;

@@ -1,6 +1,7 @@
 //! Server-to-client messages.
 
 use crate::frame::FRAME;
+use crate::image::IMAGE;
 use crate::limits::{
     MAX_CLIPBOARD, MAX_COLS, MAX_ERROR_MESSAGE, MAX_FILE_NAME, MAX_FILE_OFFER, MAX_ROWS,
     MAX_SCROLLBACK_LINES, MAX_SESSION_ID, MAX_STYLE_DEFS,
@@ -8,7 +9,7 @@ use crate::limits::{
 use crate::reader::Reader;
 use crate::replay::REPLAY_STATE;
 use crate::room::ROOM;
-use crate::{varint, writer, DecodeError, Frame, Line, ReplayState, Room, Style, StyleDef};
+use crate::{varint, writer, DecodeError, Frame, Image, Line, ReplayState, Room, Style, StyleDef};
 
 /// The protocol version this crate speaks, sent in every `Hello`.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -129,6 +130,9 @@ pub enum ServerMessage {
         /// [`MAX_FILE_OFFER`](crate::limits::MAX_FILE_OFFER).
         data: Vec<u8>,
     },
+    /// 0x0E: a picture that lines show (see [`ImagePiece`](crate::ImagePiece)),
+    /// sent before the first message that places it, once per connection.
+    Image(Image),
 }
 
 const HELLO: u8 = 0x01;
@@ -298,6 +302,7 @@ impl ServerMessage {
                 writer::str(out, name);
                 writer::bytes(out, data);
             }
+            ServerMessage::Image(image) => image.encode_into(out),
         }
     }
 
@@ -337,6 +342,7 @@ impl ServerMessage {
                 name: r.str(MAX_FILE_NAME, "file name")?.to_owned(),
                 data: r.bytes(MAX_FILE_OFFER, "file data")?.to_vec(),
             },
+            IMAGE => ServerMessage::Image(Image::decode_body(&mut r)?),
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;

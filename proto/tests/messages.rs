@@ -720,3 +720,37 @@ fn a_file_offer_with_a_name_too_long_is_refused() {
         Err(DecodeError::Truncated)
     );
 }
+
+#[test]
+fn an_image_out_of_bounds_is_refused() {
+    use panecast_proto::limits::{MAX_IMAGE_PNG, MAX_IMAGE_SIDE};
+    let image = |width, height, png: Vec<u8>| {
+        ServerMessage::Image(Image {
+            hash: [9; 16],
+            width,
+            height,
+            png,
+        })
+    };
+    let ok = image(MAX_IMAGE_SIDE, 1, vec![1, 2, 3]);
+    assert_eq!(ServerMessage::decode(&ok.encode()), Ok(ok));
+    for (width, height) in [(0, 1), (1, 0), (MAX_IMAGE_SIDE + 1, 1)] {
+        assert!(matches!(
+            ServerMessage::decode(&image(width, height, Vec::new()).encode()),
+            Err(DecodeError::OutOfRange { .. })
+        ));
+    }
+    assert_eq!(
+        ServerMessage::decode(&image(1, 1, vec![0; MAX_IMAGE_PNG + 1]).encode()),
+        Err(DecodeError::TooLarge {
+            field: "image png",
+            len: MAX_IMAGE_PNG as u64 + 1,
+            max: MAX_IMAGE_PNG as u64
+        })
+    );
+    // A hash cut short is truncated.
+    assert_eq!(
+        ServerMessage::decode(&[0x0e, 1, 2, 3]),
+        Err(DecodeError::Truncated)
+    );
+}

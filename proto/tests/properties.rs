@@ -32,9 +32,36 @@ fn build(cols: u16, wrapped: bool, cells: &[CellSpec]) -> (Line, Vec<CellSpec>) 
     (builder.finish(wrapped), taken)
 }
 
+/// An image piece within `cols` columns.
+fn piece(cols: u16) -> impl Strategy<Value = ImagePiece> {
+    (0..cols).prop_flat_map(move |col| {
+        (
+            any::<[u8; 16]>(),
+            any::<i32>(),
+            1..=cols - col,
+            any::<[u32; 2]>(),
+            1..=u32::MAX,
+            1..=u32::MAX,
+        )
+            .prop_map(move |(hash, z, width, [x, y], w, h)| ImagePiece {
+                hash,
+                z,
+                col,
+                cols: width,
+                src: [x, y, w, h],
+            })
+    })
+}
+
 fn line(cols: u16) -> impl Strategy<Value = Line> {
-    (any::<bool>(), prop::collection::vec(cell(), 0..48))
-        .prop_map(move |(wrapped, cells)| build(cols, wrapped, &cells).0)
+    (
+        any::<bool>(),
+        prop::collection::vec(cell(), 0..48),
+        prop::collection::vec(piece(cols), 0..3),
+    )
+        .prop_map(move |(wrapped, cells, images)| {
+            build(cols, wrapped, &cells).0.with_images(images)
+        })
 }
 
 fn color() -> impl Strategy<Value = Color> {
@@ -160,6 +187,18 @@ fn server_message() -> impl Strategy<Value = ServerMessage> {
         ".{0,40}".prop_map(|text| ServerMessage::Clipboard { text }),
         (".{0,40}", proptest::collection::vec(any::<u8>(), 0..64))
             .prop_map(|(name, data)| ServerMessage::FileOffer { name, data }),
+        (
+            any::<[u8; 16]>(),
+            1u32..=10_000,
+            1u32..=10_000,
+            proptest::collection::vec(any::<u8>(), 0..64)
+        )
+            .prop_map(|(hash, width, height, png)| ServerMessage::Image(Image {
+                hash,
+                width,
+                height,
+                png
+            })),
     ]
 }
 

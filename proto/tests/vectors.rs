@@ -93,6 +93,11 @@ fn client(name: &'static str, description: &'static str, m: ClientMessage) -> Ca
     }
 }
 
+/// The hash the image vectors name their picture by.
+const IMAGE_HASH: ImageHash = [
+    0x3f, 0x1c, 0x52, 0x9e, 0x07, 0x81, 0xd2, 0x44, 0x6b, 0x90, 0x0a, 0xee, 0x15, 0x73, 0xc8, 0x2d,
+];
+
 fn cases() -> Vec<Case> {
     vec![
         server(
@@ -398,6 +403,64 @@ fn cases() -> Vec<Case> {
                 pushed: 0,
                 kept: 0,
                 lines: vec![],
+            }),
+        ),
+        server(
+            "image",
+            "A 2x1 picture (red, then green) as a PNG, named by its hash.",
+            ServerMessage::Image(Image {
+                hash: IMAGE_HASH,
+                width: 2,
+                height: 1,
+                png: vec![0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0xf4, 0x22, 0x7f, 0x8a, 0x00, 0x00, 0x00, 0x0e, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8, 0xcf, 0xc0, 0x00, 0x42, 0xff, 0x01, 0x0f, 0xf9, 0x03, 0xfd, 0x98, 0x79, 0xd7, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82],
+            }),
+        ),
+        server(
+            "frame_image",
+            "Two rows of a 16x30-pixel picture (cells of 8x17 pixels) shown 2 columns wide from column 3 over text, and a picture under the text of row 1 (z -1), cut to columns 5-7: source rectangles in 1/16 pixels, the second row's reaching past the picture's bottom.",
+            ServerMessage::Frame(Frame {
+                seq: 12,
+                cols: 20,
+                rows: 3,
+                full: false,
+                cursor: cursor(2, 0),
+                modes: shell_modes(),
+                title: None,
+                scroll: 0,
+                scrollback: 0,
+                pushed: 0,
+                kept: 0,
+                lines: vec![
+                    row(
+                        0,
+                        line(20, false, &[("$ show", 0)]).with_images(vec![ImagePiece {
+                            hash: IMAGE_HASH,
+                            z: 0,
+                            col: 3,
+                            cols: 2,
+                            src: [0, 0, 256, 272],
+                        }]),
+                    ),
+                    row(
+                        1,
+                        line(20, false, &[("text over", 0)]).with_images(vec![
+                            ImagePiece {
+                                hash: [0xab; 16],
+                                z: -1,
+                                col: 5,
+                                cols: 3,
+                                src: [640, 0, 384, 272],
+                            },
+                            ImagePiece {
+                                hash: IMAGE_HASH,
+                                z: 0,
+                                col: 3,
+                                cols: 2,
+                                src: [0, 272, 256, 272],
+                            },
+                        ]),
+                    ),
+                ],
             }),
         ),
         server("bell", "The program rang the bell.", ServerMessage::Bell),
@@ -713,6 +776,11 @@ fn cases() -> Vec<Case> {
 
 // ---- describing messages as JSON ----
 
+/// Bytes as lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn u64_json(value: u64) -> Value {
     Value::String(value.to_string())
 }
@@ -784,6 +852,13 @@ fn line_json(line: &Line) -> Value {
         "runs": line.runs().iter().map(|r| json!([r.len, r.style])).collect::<Vec<_>>(),
         "columns": line.columns(),
         "fill": line.fill(),
+        "images": line.images().iter().map(|p| json!({
+            "hash": hex(&p.hash),
+            "z": p.z,
+            "col": p.col,
+            "cols": p.cols,
+            "src": p.src,
+        })).collect::<Vec<_>>(),
         "cells": line.cells().map(|c| json!({
             "col": c.col,
             "text": c.text,
@@ -886,7 +961,16 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
             "file_offer",
             json!({
                 "name": name,
-                "data_hex": data.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                "data_hex": hex(data),
+            }),
+        ),
+        ServerMessage::Image(i) => (
+            "image",
+            json!({
+                "hash": hex(&i.hash),
+                "width": i.width,
+                "height": i.height,
+                "png_hex": hex(&i.png),
             }),
         ),
         ServerMessage::Presence { view, control } => {
@@ -1081,8 +1165,9 @@ fn every_message_type_has_a_vector() {
     assert_eq!(
         types,
         [
-            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x81,
-            0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
+            0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e,
+            0x8f
         ]
     );
 }

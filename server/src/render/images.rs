@@ -12,7 +12,7 @@ use crate::term::{Snapshot, CELL_HEIGHT, CELL_WIDTH};
 
 /// What one row shows of one placement.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Piece {
+pub(crate) struct Piece {
     /// The screen row.
     pub row: usize,
     /// The visible columns, `start..end`.
@@ -33,7 +33,7 @@ fn cell_px() -> (f64, f64) {
 
 impl Piece {
     /// The piece of `slice` on screen row `row`.
-    pub fn of(row: usize, slice: &ImageSlice) -> Piece {
+    pub(crate) fn of(row: usize, slice: &ImageSlice) -> Piece {
         let (cw, ch) = cell_px();
         let src = slice.src();
         let (w, h) = slice.size();

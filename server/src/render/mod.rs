@@ -3,7 +3,7 @@
 
 pub(crate) mod ansi;
 mod html;
-mod images;
+pub(crate) mod images;
 mod json;
 mod markup;
 mod svg;

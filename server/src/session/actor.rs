@@ -38,6 +38,7 @@ use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
 use crate::stream::{encode_row, wire_style_linked};
+use crate::term::image::Image;
 use crate::term::Mode;
 use crate::term::{Effect, FileOffer, Snapshot, StyleId, Term};
 
@@ -741,11 +742,20 @@ pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines
     let start = start.max(1);
     let per_answer = (limits::MAX_SCROLLBACK_ANSWER_CELLS / usize::from(cols.max(1))).max(1);
     let count = u64::from(count.min(limits::MAX_SCROLLBACK_LINES)).min(per_answer as u64);
-    let lines: Vec<_> = (start..start.saturating_add(count))
+    let rows: Vec<_> = (start..start.saturating_add(count))
         .take_while(|&i| i <= total)
         .filter_map(|i| term.scrollback_row((total - i) as usize))
-        .map(|row| encode_row(&row, cols))
         .collect();
+    let lines: Vec<_> = rows.iter().map(|row| encode_row(row, cols)).collect();
+    let held = term.images();
+    let mut images: Vec<Arc<Image>> = Vec::new();
+    for slice in rows.iter().flat_map(|row| row.images()) {
+        if let Some(image) = held.get(slice.image()) {
+            if !images.iter().any(|i| i.hash() == slice.image()) {
+                images.push(Arc::clone(image));
+            }
+        }
+    }
     let mut ids: Vec<u16> = lines
         .iter()
         .flat_map(|line| {
@@ -765,6 +775,7 @@ pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines
         .collect();
     ScrollbackLines {
         styles,
+        images,
         answer: Scrollback {
             total,
             start,

@@ -174,6 +174,10 @@ pub struct ScrollbackLines {
     /// The styles the lines use, as the terminal defined them when they
     /// were read: (id, stamp, style). A viewer is sent those it lacks first.
     pub styles: Vec<(u16, u32, panecast_proto::Style)>,
+    /// The pictures the lines place that the session still holds (none
+    /// from another node of a cluster). A viewer is sent those it lacks
+    /// first.
+    pub images: Vec<std::sync::Arc<crate::term::image::Image>>,
 }
 
 /// A session could not do what was asked.

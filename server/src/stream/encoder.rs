@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use panecast_proto as proto;
 
+use super::images::{image_message, ImagesSent};
 use super::lines::{encode_row, wire_style};
+use crate::term::image::Image;
 use crate::term::{CursorShape, KeyboardFlags, Mode, Modes, MouseTracking, Snapshot};
 
 /// Everything a frame is computed from: where the viewer stands and the
@@ -72,6 +74,8 @@ pub(super) struct CachedFrame {
 pub enum Outgoing {
     /// A message already encoded for this viewer (styles, bell).
     Bytes(Vec<u8>),
+    /// A picture the frame after it places, encoded when it is sent.
+    Image(Arc<Image>),
     /// Piece `index` of a shared frame, numbered `seq` on this connection.
     Piece {
         /// The frame's pieces, shared by the viewers at that point.
@@ -88,6 +92,7 @@ impl Outgoing {
     pub fn into_bytes(self) -> Vec<u8> {
         match self {
             Outgoing::Bytes(bytes) => bytes,
+            Outgoing::Image(image) => image_message(&image),
             Outgoing::Piece { pieces, index, seq } => {
                 let piece = &pieces[index];
                 let mut message = Vec::with_capacity(piece.body_len() + 10);
@@ -166,6 +171,8 @@ pub struct ViewerState {
     styles_sent: Vec<u32>,
     /// The client has only part of its last frame: the next one is full.
     partial: bool,
+    /// The pictures this connection has.
+    images: ImagesSent,
 }
 
 impl Default for ViewerState {
@@ -177,6 +184,7 @@ impl Default for ViewerState {
             bells: None,
             styles_sent: Vec::new(),
             partial: false,
+            images: ImagesSent::default(),
         }
     }
 }
@@ -270,6 +278,14 @@ impl ViewerState {
         let (pieces, used) = cache.get_or_encode(key, || encode_frame(snap, from, with_title));
         self.define_styles(snap, &used, &mut bytes);
         out.extend(bytes.into_iter().map(Outgoing::Bytes));
+        // Only the pictures placed on the screen the frame brings: a viewer
+        // that skipped frames never gets those it no longer needs.
+        out.extend(
+            self.images
+                .for_screen(snap)
+                .into_iter()
+                .map(Outgoing::Image),
+        );
         for index in 0..pieces.len() {
             out.push(Outgoing::Piece {
                 pieces: Arc::clone(&pieces),
@@ -337,6 +353,13 @@ impl ViewerState {
         push_definitions(defs, epoch, out);
     }
 
+    /// Appends the `Image` messages a scrollback answer placing `images`
+    /// needs first: those this viewer lacks.
+    pub fn send_answer_images(&mut self, images: &[Arc<Image>], out: &mut Vec<Vec<u8>>) {
+        let new = self.images.for_answer(images);
+        out.extend(new.iter().map(|image| image_message(image)));
+    }
+
     /// Notes that this viewer has definition `stamp` of style `id`; true
     /// when it had another one (or none) and must be sent it.
     fn note_sent(&mut self, id: u16, stamp: u32) -> bool {
@@ -390,7 +413,7 @@ fn encode_frame(
     let mut lines = Vec::new();
     for (r, row) in snap.lines.iter().enumerate() {
         let changed = row.generation() > since;
-        let blank = row.stored_len() == 0 && !row.is_wrapped();
+        let blank = row.stored_len() == 0 && !row.is_wrapped() && row.images().is_empty();
         if !changed || (from.is_none() && blank) {
             continue;
         }

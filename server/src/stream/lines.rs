@@ -2,9 +2,11 @@
 
 use panecast_proto as proto;
 
+use super::images::row_pieces;
 use crate::term::{Color, Hyperlink, Row, Snapshot, Style, Underline};
 
-/// A row as a wire line `cols` wide, with the grid's style ids as wire ids.
+/// A row as a wire line `cols` wide, with the grid's style ids as wire ids
+/// and the pieces of images it shows.
 pub fn encode_row(row: &Row, cols: u16) -> proto::Line {
     let mut builder = proto::LineBuilder::new(cols);
     let mut buf = [0u8; 4];
@@ -27,7 +29,9 @@ pub fn encode_row(row: &Row, cols: u16) -> proto::Line {
             let _ = builder.push(" ", 1, cell.style().0 as u32);
         }
     }
-    builder.finish(row.is_wrapped())
+    builder
+        .finish(row.is_wrapped())
+        .with_images(row_pieces(row, cols))
 }
 
 fn wire_color(color: Color) -> proto::Color {

@@ -9,11 +9,13 @@
 
 mod encoder;
 pub mod events;
+mod images;
 mod lines;
 pub mod redraw;
 mod scrollback;
 
 pub use encoder::{FrameCache, Outgoing, ViewerState, PIECE_CELLS};
+pub use images::{image_message, ImagesSent};
 pub use lines::{encode_row, wire_style, wire_style_linked};
 pub use scrollback::{decode_answer, encode_answer, rebase_scrollback, AnswerError};
 

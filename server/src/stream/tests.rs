@@ -497,7 +497,7 @@ fn a_big_screen_goes_out_in_shared_pieces_and_converges() {
         out.iter()
             .filter_map(|o| match o {
                 Outgoing::Piece { index, seq, .. } => Some((*index, *seq)),
-                Outgoing::Bytes(_) => None,
+                Outgoing::Bytes(_) | Outgoing::Image(_) => None,
             })
             .collect()
     };
@@ -557,7 +557,7 @@ fn a_viewer_that_gives_up_the_rest_of_a_frame_gets_a_full_one_next() {
     }
     viewer.give_up_rest(&mut rest);
     assert!(
-        rest.iter().all(|m| matches!(m, Outgoing::Bytes(_))),
+        rest.iter().all(|m| !matches!(m, Outgoing::Piece { .. })),
         "no piece is left to send"
     );
     // Unchanged since, the screen still comes whole, numbered on from the
@@ -574,4 +574,73 @@ fn a_viewer_that_gives_up_the_rest_of_a_frame_gets_a_full_one_next() {
     }
     assert!(full, "the next frame is full");
     check(&client, &snap);
+}
+
+/// A 16 x 12 sixel of one colour (`r` percent red, the rest blue).
+fn sixel(r: u8) -> String {
+    format!("\x1bPq#1;2;{r};0;{};#1!16~-#1!16~\x1b\\", 100 - r)
+}
+
+/// The hashes of the `Image` messages that bring `viewer` to `term`'s
+/// screen, checking that each comes before the frame that places it.
+fn images_sent(viewer: &mut ViewerState, term: &mut Term, cache: &FrameCache) -> Vec<[u8; 16]> {
+    let mut out = Vec::new();
+    viewer.update(&term.snapshot(), cache, &mut out);
+    let mut hashes = Vec::new();
+    for bytes in out {
+        match proto::ServerMessage::decode(&bytes).expect("decodes") {
+            proto::ServerMessage::Image(image) => hashes.push(image.hash),
+            proto::ServerMessage::Frame(frame) => {
+                for piece in frame.lines.iter().flat_map(|l| l.line.images()) {
+                    assert!(hashes.contains(&piece.hash), "sent before it is placed");
+                }
+            }
+            _ => {}
+        }
+    }
+    hashes
+}
+
+#[test]
+fn a_picture_goes_once_per_viewer_until_the_store_forgets_it() {
+    let mut term = Term::new(20, 5, 100);
+    // Room for one 16 x 12 picture (768 bytes of RGBA), not two.
+    term.limit_images(1000, 1 << 20);
+    let cache = FrameCache::default();
+    let mut viewer = ViewerState::new();
+    term.advance(sixel(100).as_bytes());
+    let red = images_sent(&mut viewer, &mut term, &cache);
+    assert_eq!(red.len(), 1, "the first frame's picture");
+    term.advance(b"\r\ntext");
+    assert!(
+        images_sent(&mut viewer, &mut term, &cache).is_empty(),
+        "once"
+    );
+    assert_eq!(
+        images_sent(&mut ViewerState::new(), &mut term, &cache),
+        red,
+        "another viewer"
+    );
+    // A blue picture evicts the red one; when red comes back, it is sent
+    // again: the viewer forgot it with the store.
+    term.advance(format!("\x1b[2J\x1b[H{}", sixel(0)).as_bytes());
+    let blue = images_sent(&mut viewer, &mut term, &cache);
+    assert_eq!(blue.len(), 1);
+    assert_ne!(blue, red);
+    term.advance(format!("\x1b[2J\x1b[H{}", sixel(100)).as_bytes());
+    assert_eq!(images_sent(&mut viewer, &mut term, &cache), red, "again");
+}
+
+#[test]
+fn a_slow_viewer_gets_only_the_pictures_its_frame_places() {
+    let mut term = Term::new(20, 5, 100);
+    let cache = FrameCache::default();
+    let mut viewer = ViewerState::new();
+    assert!(images_sent(&mut viewer, &mut term, &cache).is_empty());
+    // Two pictures come and go between two of its frames.
+    term.advance(sixel(100).as_bytes());
+    term.advance(b"\x1b[2J\x1b[H");
+    term.advance(sixel(0).as_bytes());
+    let blue = term.snapshot().row_images(0)[0].image().0.to_be_bytes();
+    assert_eq!(images_sent(&mut viewer, &mut term, &cache), [blue]);
 }

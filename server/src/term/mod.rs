@@ -238,6 +238,11 @@ impl Term {
         self.emu.scrollback().len()
     }
 
+    /// The images the terminal keeps (screen and scrollback), by hash.
+    pub fn images(&self) -> image::ImageSet {
+        self.emu.images()
+    }
+
     /// Scrollback line `index`, counted from the oldest, as a row of the current width.
     pub fn scrollback_row(&self, index: usize) -> Option<Row> {
         let line = self.emu.scrollback().get(index)?;

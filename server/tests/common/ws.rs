@@ -74,6 +74,8 @@ pub struct Model {
     pub replay: Option<proto::ReplayState>,
     /// The latest `Room`.
     pub room: Option<proto::Room>,
+    /// `Image` messages, in the order they came.
+    pub images: Vec<proto::Image>,
 }
 
 /// What `Model::apply` saw.
@@ -92,6 +94,7 @@ pub enum Kind {
     FileOffer,
     Replay,
     Room,
+    Image,
 }
 
 impl Model {
@@ -175,6 +178,13 @@ impl Model {
                 self.room = Some(room);
                 Kind::Room
             }
+            ServerMessage::Image(image) => {
+                if self.images.iter().any(|i| i.hash == image.hash) {
+                    return Err("an image sent twice".into());
+                }
+                self.images.push(image);
+                Kind::Image
+            }
             ServerMessage::ReplayState(state) => {
                 if self.frames == 0 {
                     return Err("ReplayState before the first frame".into());
@@ -231,7 +241,18 @@ impl Model {
         Ok(())
     }
 
+    /// Every piece of `line` names an image already sent.
+    fn check_images(&self, line: &proto::Line) -> Result<(), String> {
+        for piece in line.images() {
+            if !self.images.iter().any(|i| i.hash == piece.hash) {
+                return Err("an image placed before it was sent".into());
+            }
+        }
+        Ok(())
+    }
+
     fn check_styles(&self, line: &proto::Line) -> Result<(), String> {
+        self.check_images(line)?;
         let used = line.runs().iter().map(|r| r.style).chain([line.fill()]);
         for id in used {
             if id != 0 && !self.styles.contains_key(&id) {

@@ -58,8 +58,14 @@ export function styles({ reset = false, epoch = 0, defs }) {
   return w.done();
 }
 
-/** cells: [{text, width, style}] left to right (spacers not listed); wrapped, fill. */
-function line(w, { cells = [], wrapped = false, fill = 0 }) {
+/** Appends hex bytes as they are. */
+function raw(w, hex) {
+  for (const b of Buffer.from(hex, 'hex')) w.u8(b);
+  return w;
+}
+
+/** cells: [{text, width, style}] left to right (spacers not listed); wrapped, fill; images as the vectors list them. */
+function line(w, { cells = [], wrapped = false, fill = 0, images = [] }) {
   const wide = [];
   const clusters = [];
   let col = 0, text = '';
@@ -83,7 +89,7 @@ function line(w, { cells = [], wrapped = false, fill = 0 }) {
     else runs.push([1, s]);
   }
   const noRuns = runs.length === 1 && runs[0][1] === 0;
-  w.u8((wrapped ? 1 : 0) | (wide.length ? 2 : 0) | (clusters.length ? 4 : 0) | (fill ? 8 : 0)).str(text);
+  w.u8((wrapped ? 1 : 0) | (wide.length ? 2 : 0) | (clusters.length ? 4 : 0) | (fill ? 8 : 0) | (images.length ? 16 : 0)).str(text);
   if (wide.length) { w.varint(wide.length); for (const [c, k] of wide) w.varint(c).varint(k); }
   if (clusters.length) { w.varint(clusters.length); for (const [c, k] of clusters) w.varint(c).varint(k); }
   if (noRuns) w.varint(0);
@@ -92,6 +98,13 @@ function line(w, { cells = [], wrapped = false, fill = 0 }) {
     runs.forEach(([len, s], i) => { w.varint(s); if (i < runs.length - 1) w.varint(len); });
   }
   if (fill) w.varint(fill);
+  if (images.length) {
+    w.varint(images.length);
+    for (const p of images) {
+      raw(w, p.hash).varint(p.z < 0 ? -2 * p.z - 1 : 2 * p.z).varint(p.col).varint(p.cols);
+      for (const v of p.src) w.varint(v);
+    }
+  }
 }
 
 export function frame(m) {
@@ -127,6 +140,9 @@ export function scrollback({ total, start, cols, lines }) {
 export const pong = ({ token }) => new W().u8(8).varint(token).done();
 export const presence = ({ view, control }) => new W().u8(0x0a).varint(view).varint(control).done();
 export const clipboard = ({ text }) => new W().u8(9).str(text).done();
+export function image({ hash, width, height, png_hex }) {
+  return raw(raw(new W().u8(0x0e), hash).varint(width).varint(height).varint(png_hex.length / 2), png_hex).done();
+}
 export function file_offer({ name, data_hex }) {
   const data = Buffer.from(data_hex, 'hex');
   const w = new W().u8(0x0d).str(name).varint(data.length);
@@ -146,7 +162,7 @@ export function room({ policy, you_drive, entries, unlisted }) {
   }
   return w.varint(unlisted).done();
 }
-export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state, room, file_offer };
+export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state, room, file_offer, image };
 
 // ---- client -> server decoding ----
 

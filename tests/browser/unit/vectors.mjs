@@ -32,6 +32,9 @@ export function styleJson(s) {
   };
 }
 
+/** A client image hash (its 16 bytes joined by commas) as hex. */
+const hashHex = (h) => Buffer.from(h.split(',').map(Number)).toString('hex');
+
 export function lineJson(l) {
   const cells = [];
   for (let c = 0; c < l.columns; c++) {
@@ -42,6 +45,7 @@ export function lineJson(l) {
     wrapped: l.wrapped, text: l.raw.text, wide: l.raw.wide, clusters: l.raw.clusters,
     runs: l.raw.runs.length === 0 && l.columns > 0 ? [[l.columns, 0]] : l.raw.runs,
     columns: l.columns, fill: l.fill, cells,
+    images: (l.images || []).map((p) => ({ hash: hashHex(p.hash), z: p.z, col: p.col, cols: p.w, src: p.src.map((v) => v * 16) })),
   };
 }
 
@@ -73,6 +77,7 @@ export function messageJson(m) {
     case 'clipboard': return { text: m.text };
     case 'presence': return { view: m.view, control: m.control };
     case 'room': return { policy: m.policy, you_drive: m.youDrive, entries: m.entries, unlisted: m.unlisted };
+    case 'image': return { hash: hashHex(m.hash), width: m.w, height: m.h, png_hex: Buffer.from(m.png).toString('hex') };
     case 'file_offer': return { name: m.name, data_hex: Buffer.from(m.data).toString('hex') };
     case 'replay_state':
       return {

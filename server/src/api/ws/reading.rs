@@ -61,6 +61,7 @@ impl Viewer {
                 let answer = rebase_scrollback(lines.answer, lines.scroll_count, shown);
                 let mut out = Vec::new();
                 self.state.define_answer_styles(&lines.styles, &mut out);
+                self.state.send_answer_images(&lines.images, &mut out);
                 for message in out {
                     self.send(Message::Binary(message.into())).await?;
                 }

@@ -608,6 +608,7 @@ fn lines(asked: Asked) -> Option<(ScrollbackLines, Duration)> {
                 answer,
                 scroll_count,
                 styles,
+                images: Vec::new(),
             },
             Duration::from_micros(spent_us),
         )),

@@ -66,6 +66,15 @@ impl fmt::Debug for Image {
     }
 }
 
+/// Equal hashes mean equal pictures (content addressing).
+impl PartialEq for Image {
+    fn eq(&self, other: &Image) -> bool {
+        self.hash == other.hash
+    }
+}
+
+impl Eq for Image {}
+
 impl Image {
     /// A picture from its RGBA pixels, `None` unless there are exactly
     /// `width * height * 4` bytes and neither side is 0.
