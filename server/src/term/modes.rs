@@ -61,7 +61,8 @@ modes! {
     PrintExtent = (Dec, 19, false);
     /// DECTCEM (25): cursor visible.
     CursorVisible = (Dec, 25, true);
-    /// Reverse wraparound (45): backspace at column 0 goes to the previous line.
+    /// Reverse wraparound (45): BS and CUB at the left margin go on at the
+    /// end of the row above when that row soft-wrapped (xterm 383's mode 45).
     ReverseWrap = (Dec, 45, false);
     /// DECNKM (66): keypad sends application sequences.
     AppKeypad = (Dec, 66, false);
@@ -99,6 +100,10 @@ modes! {
     /// width its presentation asks (emulator/grapheme.rs). Kept last: a
     /// mode's bit is its place in this table, and saved states hold the bits.
     GraphemeCluster = (Dec, 2027, false);
+    /// Extended reverse wraparound (1045, xterm 383): BS and CUB at the left
+    /// margin go to the right margin of the row above, whether or not it
+    /// wrapped, and from the region's top row to its bottom row.
+    ReverseWrapExtended = (Dec, 1045, false);
 }
 
 impl Mode {

@@ -82,7 +82,7 @@ impl Actions for Emulator {
         self.last_printed = None;
         match byte {
             0x07 => self.bells += 1,
-            0x08 => self.backspace(),
+            0x08 => self.move_back(1),
             0x09 => self.tab(1),
             0x0a..=0x0c => self.linefeed(),
             0x0d => self.carriage_return(),
@@ -119,7 +119,7 @@ impl Actions for Emulator {
             ([], 'B') => self.move_down(a.or(0, 1)),
             ([], 'e') => self.move_down_unbounded(a.or(0, 1)),
             ([], 'C') | ([], 'a') => self.move_right(a.or(0, 1)),
-            ([], 'D') => self.move_left(a.or(0, 1)),
+            ([], 'D') => self.move_back(a.or(0, 1)),
             ([], 'E') => {
                 self.move_down(a.or(0, 1));
                 self.carriage_return();

@@ -20,6 +20,7 @@ mod rect;
 mod rectangles;
 mod resize;
 mod restore_check;
+mod reverse_wrap;
 mod status_strings;
 mod termcap;
 mod window_ops;
@@ -781,34 +782,6 @@ impl Emulator {
         };
         self.screen.cursor_mut().col = (col + n).min(limit);
         self.screen.cursor_mut().pending_wrap = false;
-    }
-
-    /// Moves left `n` columns, stopping at the left margin when inside it.
-    pub fn move_left(&mut self, n: usize) {
-        let col = self.screen.cursor().col;
-        let limit = if col >= self.left { self.left } else { 0 };
-        self.screen.cursor_mut().col = col.saturating_sub(n).max(limit);
-        self.screen.cursor_mut().pending_wrap = false;
-    }
-
-    /// BS: one column left (from a pending wrap too, as xterm.js); with
-    /// reverse wraparound, from column 0 to the end of the previous
-    /// (soft-wrapped) row.
-    pub fn backspace(&mut self) {
-        self.screen.cursor_mut().pending_wrap = false;
-        if self.has_side_margins() && self.screen.cursor().col == self.left {
-            return;
-        }
-        if self.screen.cursor().col > 0 {
-            self.screen.cursor_mut().col -= 1;
-        } else if self.modes.get(Mode::ReverseWrap)
-            && self.modes.get(Mode::AutoWrap)
-            && self.screen.cursor().row > 0
-            && self.screen.grid()[self.screen.cursor().row - 1].is_wrapped()
-        {
-            self.screen.cursor_mut().row -= 1;
-            self.screen.cursor_mut().col = self.cols - 1;
-        }
     }
 
     /// CR: to the left margin, or to column 0 from left of it (outside
