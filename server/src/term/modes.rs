@@ -49,7 +49,8 @@ modes! {
     Origin = (Dec, 6, false);
     /// DECAWM (7): wrap at the right margin.
     AutoWrap = (Dec, 7, true);
-    /// DECARM (8): key auto-repeat; kept for DECRQM, keys come from the client.
+    /// DECARM (8): key auto-repeat; keys repeat in the client, so DECRQM
+    /// answers 4 (permanently reset) as xterm does, whatever is set.
     AutoRepeat = (Dec, 8, true);
     /// X10 mouse (9): report button presses.
     MouseX10 = (Dec, 9, false);
@@ -104,6 +105,14 @@ modes! {
     /// margin go to the right margin of the row above, whether or not it
     /// wrapped, and from the region's top row to its bottom row.
     ReverseWrapExtended = (Dec, 1045, false);
+    /// DECBKM (67): the Backspace key sends BS (Ctrl+Backspace DEL) instead
+    /// of DEL (Ctrl+Backspace BS).
+    BackarrowSendsBs = (Dec, 67, false);
+    /// DECHEBM (35): Hebrew keyboard mapping; kept for DECRQM, keys come
+    /// from the client as characters.
+    HebrewKeyboard = (Dec, 35, false);
+    /// DECNRCM (42): national replacement character sets; kept for DECRQM.
+    NationalCharsets = (Dec, 42, false);
 }
 
 impl Mode {
