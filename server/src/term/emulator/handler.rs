@@ -89,10 +89,7 @@ impl Actions for Emulator {
             0x0e => self.shift_to(1),
             0x0f => self.shift_to(0),
             0x84 => self.index(),
-            0x85 => {
-                self.carriage_return();
-                self.index();
-            }
+            0x85 => self.next_line(),
             0x88 => self.tabs.set(self.screen.cursor().col),
             0x8d => self.reverse_index(),
             _ => {}
@@ -232,10 +229,7 @@ impl Actions for Emulator {
             ([], b'6') => self.back_index(),
             ([], b'9') => self.forward_index(),
             ([], b'D') => self.index(),
-            ([], b'E') => {
-                self.carriage_return();
-                self.index();
-            }
+            ([], b'E') => self.next_line(),
             ([], b'H') => self.tabs.set(self.screen.cursor().col),
             ([], b'M') => self.reverse_index(),
             ([], b'c') => self.full_reset(),

@@ -804,6 +804,13 @@ impl Emulator {
         }
     }
 
+    /// NEL: down one row, then to the left margin. The row moves first, so
+    /// a cursor right of the side margins does not scroll the region.
+    pub fn next_line(&mut self) {
+        self.index();
+        self.carriage_return();
+    }
+
     /// IND: down one row, scrolling at the region's bottom.
     pub fn index(&mut self) {
         self.screen.cursor_mut().pending_wrap = false;
