@@ -113,6 +113,9 @@ modes! {
     HebrewKeyboard = (Dec, 35, false);
     /// DECNRCM (42): national replacement character sets; kept for DECRQM.
     NationalCharsets = (Dec, 42, false);
+    /// xterm's curses fix (41, `curses` resource): HT at a pending wrap
+    /// wraps first and lands on the next row's first tab stop.
+    CursesMoreFix = (Dec, 41, false);
 }
 
 impl Mode {

@@ -83,7 +83,7 @@ impl Actions for Emulator {
         match byte {
             0x07 => self.bells += 1,
             0x08 => self.move_back(1),
-            0x09 => self.tab(1),
+            0x09 => self.horizontal_tab(),
             0x0a..=0x0c => self.linefeed(),
             0x0d => self.carriage_return(),
             0x0e => self.shift_to(1),

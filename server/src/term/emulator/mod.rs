@@ -835,6 +835,18 @@ impl Emulator {
         }
     }
 
+    /// HT: to the next tab stop; with xterm's curses fix (mode 41) a
+    /// pending wrap is taken first, so the tab lands on the next row.
+    pub fn horizontal_tab(&mut self) {
+        if self.screen.cursor().pending_wrap
+            && self.modes.get(Mode::CursesMoreFix)
+            && self.modes.get(Mode::AutoWrap)
+        {
+            self.next_line();
+        }
+        self.tab(1);
+    }
+
     /// HT: to the next tab stop, `n` times, stopping at the right margin
     /// when inside it.
     pub fn tab(&mut self, n: usize) {
