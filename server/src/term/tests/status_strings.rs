@@ -69,6 +69,9 @@ fn unknown_requests_get_the_invalid_answer() {
 fn local_function_key_settings_are_unknown_as_in_xterm() {
     // DECELF, DECLFKC and DECSMKR: nothing to report.
     for setting in ["+q", "*}", "+r"] {
-        assert_eq!(replies(&mut screen(10, 3, request(setting))), "\x1bP0$r\x1b\\");
+        assert_eq!(
+            replies(&mut screen(10, 3, request(setting))),
+            "\x1bP0$r\x1b\\"
+        );
     }
 }
