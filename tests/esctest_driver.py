@@ -22,6 +22,13 @@ import urllib.request
 
 LIMIT_SECONDS = 900
 
+# What the suite is told about the terminal, as xterm's own options would
+# describe panecast: reverse wraparound is xterm 383's (mode 45 goes back
+# into soft-wrapped rows only, mode 1045 anywhere), and 8-bit C1 controls
+# are read in UTF-8 input too (the suite's allowC2Controls; xterm reads
+# them only with wide characters off, its disableWideChars).
+TERMINAL = ["--xterm-reverse-wrap=383", "--options", "allowC2Controls"]
+
 
 def free_port():
     with socket.socket() as s:
@@ -32,7 +39,8 @@ def free_port():
 def main():
     binary, esctest, out, *extra = sys.argv[1:]
     log = os.path.join(out, "esctest.log")
-    argv = [esctest, "--expected-terminal=xterm", "--logfile=" + log, "--no-print-logs", *extra]
+    argv = [esctest, "--expected-terminal=xterm", "--logfile=" + log, "--no-print-logs",
+            *TERMINAL, *extra]
     config = os.path.join(out, "panecast.toml")
     with open(config, "w") as f:
         f.write("[profiles.esctest]\n")

@@ -57,6 +57,15 @@ mod tests {
     }
 
     #[test]
+    fn decbkm_swaps_what_backspace_sends() {
+        assert_eq!(normal("C-Backspace"), b"\x08");
+        let mut modes = Modes::default();
+        modes.set(Mode::BackarrowSendsBs, true);
+        assert_eq!(enc("Backspace", &modes), b"\x08");
+        assert_eq!(enc("C-Backspace", &modes), b"\x7f");
+    }
+
+    #[test]
     fn control_and_alt_characters() {
         assert_eq!(normal("C-c"), b"\x03");
         assert_eq!(normal("C-C"), b"\x03");

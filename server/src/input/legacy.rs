@@ -17,7 +17,10 @@ pub(super) fn legacy(key: KeyCode, mods: Modifiers, modes: &Modes) -> Vec<u8> {
         KeyCode::Space => encode_char(' ', mods),
         KeyCode::Enter => plain(b'\r', mods),
         KeyCode::Escape => plain(ESC, mods),
-        KeyCode::Backspace => plain(if mods.ctrl { 0x08 } else { 0x7f }, mods),
+        KeyCode::Backspace => {
+            let bs = mods.ctrl != modes.get(Mode::BackarrowSendsBs);
+            plain(if bs { 0x08 } else { 0x7f }, mods)
+        }
         KeyCode::Tab if mods.shift => csi_final(
             b'Z',
             Modifiers {

@@ -49,7 +49,8 @@ modes! {
     Origin = (Dec, 6, false);
     /// DECAWM (7): wrap at the right margin.
     AutoWrap = (Dec, 7, true);
-    /// DECARM (8): key auto-repeat; kept for DECRQM, keys come from the client.
+    /// DECARM (8): key auto-repeat; keys repeat in the client, so DECRQM
+    /// answers 4 (permanently reset) as xterm does, whatever is set.
     AutoRepeat = (Dec, 8, true);
     /// X10 mouse (9): report button presses.
     MouseX10 = (Dec, 9, false);
@@ -61,7 +62,8 @@ modes! {
     PrintExtent = (Dec, 19, false);
     /// DECTCEM (25): cursor visible.
     CursorVisible = (Dec, 25, true);
-    /// Reverse wraparound (45): backspace at column 0 goes to the previous line.
+    /// Reverse wraparound (45): BS and CUB at the left margin go on at the
+    /// end of the row above when that row soft-wrapped (xterm 383's mode 45).
     ReverseWrap = (Dec, 45, false);
     /// DECNKM (66): keypad sends application sequences.
     AppKeypad = (Dec, 66, false);
@@ -99,6 +101,21 @@ modes! {
     /// width its presentation asks (emulator/grapheme.rs). Kept last: a
     /// mode's bit is its place in this table, and saved states hold the bits.
     GraphemeCluster = (Dec, 2027, false);
+    /// Extended reverse wraparound (1045, xterm 383): BS and CUB at the left
+    /// margin go to the right margin of the row above, whether or not it
+    /// wrapped, and from the region's top row to its bottom row.
+    ReverseWrapExtended = (Dec, 1045, false);
+    /// DECBKM (67): the Backspace key sends BS (Ctrl+Backspace DEL) instead
+    /// of DEL (Ctrl+Backspace BS).
+    BackarrowSendsBs = (Dec, 67, false);
+    /// DECHEBM (35): Hebrew keyboard mapping; kept for DECRQM, keys come
+    /// from the client as characters.
+    HebrewKeyboard = (Dec, 35, false);
+    /// DECNRCM (42): national replacement character sets; kept for DECRQM.
+    NationalCharsets = (Dec, 42, false);
+    /// xterm's curses fix (41, `curses` resource): HT at a pending wrap
+    /// wraps first and lands on the next row's first tab stop.
+    CursesMoreFix = (Dec, 41, false);
 }
 
 impl Mode {

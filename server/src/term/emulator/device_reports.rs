@@ -21,6 +21,10 @@ const TERTIARY_ATTRIBUTES: &[u8] = b"\x1bP!|00000000\x1b\\";
 /// (permanently reset) for them.
 const PERMANENTLY_RESET_ANSI: &[u16] = &[1, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19];
 
+/// DEC modes DECRQM answers 4 (permanently reset) for, as xterm: DECHCCM
+/// (60, horizontal cursor coupling: there is no panning).
+const PERMANENTLY_RESET_DEC: &[u16] = &[60];
+
 impl Emulator {
     /// DA1 (`CSI c`).
     pub fn primary_attributes(&mut self) {
@@ -52,6 +56,7 @@ impl Emulator {
                     2
                 }
             }
+            Some(Mode::AutoRepeat) => 4,
             Some(mode) => {
                 if self.modes.get(mode) {
                     1
@@ -60,6 +65,7 @@ impl Emulator {
                 }
             }
             None if kind == ModeKind::Ansi && PERMANENTLY_RESET_ANSI.contains(&number) => 4,
+            None if kind == ModeKind::Dec && PERMANENTLY_RESET_DEC.contains(&number) => 4,
             None => 0,
         };
         let prefix = if kind == ModeKind::Dec { "?" } else { "" };

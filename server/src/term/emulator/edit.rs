@@ -290,7 +290,7 @@ impl Emulator {
     /// cannot turn it off) stay. Both screens' kitty keyboard flags are
     /// emptied, as kitty does.
     pub fn soft_reset(&mut self) {
-        const RESET: [Mode; 12] = [
+        const RESET: [Mode; 13] = [
             Mode::CursorVisible,
             Mode::Insert,
             Mode::Origin,
@@ -300,6 +300,7 @@ impl Emulator {
             Mode::BracketedPaste,
             Mode::FocusEvents,
             Mode::ReverseWrap,
+            Mode::ReverseWrapExtended,
             Mode::SynchronizedOutput,
             Mode::CursorBlink,
             Mode::SideMargins,

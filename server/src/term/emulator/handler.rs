@@ -82,17 +82,14 @@ impl Actions for Emulator {
         self.last_printed = None;
         match byte {
             0x07 => self.bells += 1,
-            0x08 => self.backspace(),
-            0x09 => self.tab(1),
+            0x08 => self.move_back(1),
+            0x09 => self.horizontal_tab(),
             0x0a..=0x0c => self.linefeed(),
             0x0d => self.carriage_return(),
             0x0e => self.shift_to(1),
             0x0f => self.shift_to(0),
             0x84 => self.index(),
-            0x85 => {
-                self.carriage_return();
-                self.index();
-            }
+            0x85 => self.next_line(),
             0x88 => self.tabs.set(self.screen.cursor().col),
             0x8d => self.reverse_index(),
             _ => {}
@@ -119,7 +116,7 @@ impl Actions for Emulator {
             ([], 'B') => self.move_down(a.or(0, 1)),
             ([], 'e') => self.move_down_unbounded(a.or(0, 1)),
             ([], 'C') | ([], 'a') => self.move_right(a.or(0, 1)),
-            ([], 'D') => self.move_left(a.or(0, 1)),
+            ([], 'D') => self.move_back(a.or(0, 1)),
             ([], 'E') => {
                 self.move_down(a.or(0, 1));
                 self.carriage_return();
@@ -232,10 +229,7 @@ impl Actions for Emulator {
             ([], b'6') => self.back_index(),
             ([], b'9') => self.forward_index(),
             ([], b'D') => self.index(),
-            ([], b'E') => {
-                self.carriage_return();
-                self.index();
-            }
+            ([], b'E') => self.next_line(),
             ([], b'H') => self.tabs.set(self.screen.cursor().col),
             ([], b'M') => self.reverse_index(),
             ([], b'c') => self.full_reset(),

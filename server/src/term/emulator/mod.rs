@@ -20,6 +20,7 @@ mod rect;
 mod rectangles;
 mod resize;
 mod restore_check;
+mod reverse_wrap;
 mod status_strings;
 mod termcap;
 mod window_ops;
@@ -783,34 +784,6 @@ impl Emulator {
         self.screen.cursor_mut().pending_wrap = false;
     }
 
-    /// Moves left `n` columns, stopping at the left margin when inside it.
-    pub fn move_left(&mut self, n: usize) {
-        let col = self.screen.cursor().col;
-        let limit = if col >= self.left { self.left } else { 0 };
-        self.screen.cursor_mut().col = col.saturating_sub(n).max(limit);
-        self.screen.cursor_mut().pending_wrap = false;
-    }
-
-    /// BS: one column left (from a pending wrap too, as xterm.js); with
-    /// reverse wraparound, from column 0 to the end of the previous
-    /// (soft-wrapped) row.
-    pub fn backspace(&mut self) {
-        self.screen.cursor_mut().pending_wrap = false;
-        if self.has_side_margins() && self.screen.cursor().col == self.left {
-            return;
-        }
-        if self.screen.cursor().col > 0 {
-            self.screen.cursor_mut().col -= 1;
-        } else if self.modes.get(Mode::ReverseWrap)
-            && self.modes.get(Mode::AutoWrap)
-            && self.screen.cursor().row > 0
-            && self.screen.grid()[self.screen.cursor().row - 1].is_wrapped()
-        {
-            self.screen.cursor_mut().row -= 1;
-            self.screen.cursor_mut().col = self.cols - 1;
-        }
-    }
-
     /// CR: to the left margin, or to column 0 from left of it (outside
     /// origin mode).
     pub fn carriage_return(&mut self) {
@@ -829,6 +802,13 @@ impl Emulator {
         if self.modes.get(Mode::LineFeedNewLine) {
             self.screen.cursor_mut().col = 0;
         }
+    }
+
+    /// NEL: down one row, then to the left margin. The row moves first, so
+    /// a cursor right of the side margins does not scroll the region.
+    pub fn next_line(&mut self) {
+        self.index();
+        self.carriage_return();
     }
 
     /// IND: down one row, scrolling at the region's bottom.
@@ -853,6 +833,18 @@ impl Emulator {
         } else if self.screen.cursor().row > 0 {
             self.screen.cursor_mut().row -= 1;
         }
+    }
+
+    /// HT: to the next tab stop; with xterm's curses fix (mode 41) a
+    /// pending wrap is taken first, so the tab lands on the next row.
+    pub fn horizontal_tab(&mut self) {
+        if self.screen.cursor().pending_wrap
+            && self.modes.get(Mode::CursesMoreFix)
+            && self.modes.get(Mode::AutoWrap)
+        {
+            self.next_line();
+        }
+        self.tab(1);
     }
 
     /// HT: to the next tab stop, `n` times, stopping at the right margin

@@ -18,7 +18,10 @@ impl Emulator {
             b"t" => format!("{}t", self.rows),
             b"*|" => format!("{}*|", self.rows),
             b"$|" => format!("{}$|", self.cols),
-            b"+q" | b"*}" | b"$}" | b"*x" | b"+r" | b"$~" => {
+            // DECSASD, DECSACE and DECSSDT; DECELF (`+q`), DECLFKC (`*}`)
+            // and DECSMKR (`+r`) are unknown, as in xterm: there are no
+            // local function keys to report on.
+            b"$}" | b"*x" | b"$~" => {
                 format!("0{}", String::from_utf8_lossy(request))
             }
             _ => {

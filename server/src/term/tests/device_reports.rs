@@ -73,6 +73,22 @@ fn decrqm_reports_set_reset_and_unknown_modes() {
 }
 
 #[test]
+fn decrqm_reports_the_keyboard_modes_and_xterms_permanent_ones() {
+    // DECBKM, DECHEBM and DECNRCM can be set and reset.
+    for mode in [67, 35, 42] {
+        let mut term = screen(10, 3, format!("\x1b[?{mode}h\x1b[?{mode}$p"));
+        assert_eq!(replies(&mut term), format!("\x1b[?{mode};1$y"));
+        term.advance(format!("\x1b[?{mode}l\x1b[?{mode}$p").as_bytes());
+        assert_eq!(replies(&mut term), format!("\x1b[?{mode};2$y"));
+    }
+    // DECARM and DECHCCM are permanently reset, as in xterm.
+    assert_eq!(
+        replies(&mut screen(10, 3, "\x1b[?8h\x1b[?8$p\x1b[?60h\x1b[?60$p")),
+        "\x1b[?8;4$y\x1b[?60;4$y"
+    );
+}
+
+#[test]
 fn decrqm_reports_the_alternate_screen() {
     assert_eq!(
         replies(&mut screen(10, 3, "\x1b[?1049h\x1b[?1049$p")),

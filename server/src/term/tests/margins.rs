@@ -173,3 +173,15 @@ fn a_line_feed_on_a_one_row_screen_with_side_margins_clears_between_them() {
     let mut term = screen(6, 1, "\x1b[?69h\x1b[2;5sabcde\x1b[1;3Hx\n");
     assert_eq!(lines(&mut term), ["a"]);
 }
+
+#[test]
+fn nel_right_of_the_margins_at_the_bottom_does_not_scroll() {
+    // Region rows 2-4, columns 2-4; the cursor on the region's bottom row,
+    // right of the margins: NEL lands on the left margin without scrolling.
+    let mut term = screen(8, 5, "\x1b[2;4r\x1b[?69h\x1b[2;4s\x1b[4;3Hx\x1b[4;6H\x1bE");
+    assert_eq!(cursor(&mut term), (3, 1));
+    assert_eq!(lines(&mut term)[3], "  x");
+    // From inside the margins it scrolls the region.
+    term.advance(b"\x1b[4;3H\x1bE");
+    assert_eq!(lines(&mut term)[2], "  x");
+}

@@ -28,6 +28,7 @@ mod osc;
 mod rectangles;
 mod reset;
 mod resize;
+mod reverse_wrap;
 mod scroll;
 mod scrollback;
 mod sgr_grid;

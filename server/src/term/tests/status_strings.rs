@@ -64,3 +64,14 @@ fn decscl_reports_the_conformance_level() {
 fn unknown_requests_get_the_invalid_answer() {
     assert_eq!(replies(&mut screen(10, 3, request("zz"))), "\x1bP0$r\x1b\\");
 }
+
+#[test]
+fn local_function_key_settings_are_unknown_as_in_xterm() {
+    // DECELF, DECLFKC and DECSMKR: nothing to report.
+    for setting in ["+q", "*}", "+r"] {
+        assert_eq!(
+            replies(&mut screen(10, 3, request(setting))),
+            "\x1bP0$r\x1b\\"
+        );
+    }
+}

@@ -69,3 +69,13 @@ fn widening_gives_new_columns_default_stops() {
     term.advance(b"\t\t\t");
     assert_eq!(cursor(&mut term), (0, 24));
 }
+
+#[test]
+fn the_curses_fix_wraps_a_tab_at_a_pending_wrap() {
+    // Mode 41: the tab goes to the next row's first stop.
+    let mut term = screen(10, 3, "\x1b[?41h0123456789\tx");
+    assert_eq!(lines(&mut term), ["0123456789", "        x", ""]);
+    // Without it the tab stays in the last column and the pending wrap holds.
+    let mut term = screen(10, 3, "0123456789\tx");
+    assert_eq!(lines(&mut term), ["0123456789", "x", ""]);
+}
