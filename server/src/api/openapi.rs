@@ -11,7 +11,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
-use super::error::ErrorBody;
+use super::error::{ErrorBody, ErrorCode};
+
 use super::{
     alis, events, files, links, oidc, ops, pages, recordings, replay, search, sessions, wait, ws,
 };
@@ -64,7 +65,7 @@ const BEARER: &str = "bearer";
         oidc::callback,
         oidc::logout,
     ),
-    components(schemas(ErrorBody)),
+    components(schemas(ErrorBody, ErrorCode)),
     modifiers(&GuardAnswers),
     security(("bearer" = []))
 )]
@@ -292,6 +293,24 @@ mod tests {
                 "WaitTimeout lacks {field}: {timeout}"
             );
         }
+    }
+
+    #[test]
+    fn the_error_body_code_is_the_enum_of_every_code() {
+        let doc = document_json();
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(
+            schemas["ErrorBody"]["properties"]["code"]["$ref"],
+            "#/components/schemas/ErrorCode"
+        );
+        let listed: BTreeSet<&str> = schemas["ErrorCode"]["enum"]
+            .as_array()
+            .expect("ErrorCode is an enum")
+            .iter()
+            .filter_map(|code| code.as_str())
+            .collect();
+        let declared: BTreeSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(listed, declared);
     }
 
     #[test]
