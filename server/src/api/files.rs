@@ -41,6 +41,7 @@ pub struct Uploaded {
 
 /// The query of an upload.
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct UploadQuery {
     /// Replace a file of that name (default false: 409 `file_exists`).
@@ -50,6 +51,7 @@ pub struct UploadQuery {
 
 /// The query of a download.
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadQuery {
     /// The file, relative to the working directory.

@@ -13,6 +13,8 @@ use utoipa::{Modify, OpenApi};
 
 use super::error::{ErrorBody, ErrorCode};
 
+mod operation_links;
+mod patterns;
 use super::{
     alis, events, files, links, oidc, ops, pages, recordings, replay, search, sessions, wait, ws,
 };
@@ -71,7 +73,8 @@ const BEARER: &str = "bearer";
 )]
 struct ApiDoc;
 
-/// Adds the bearer scheme, and to every operation the answers that do not
+/// Adds the bearer scheme, the patterns of the path parameters, the links
+/// between operations, and to every operation the answers that do not
 /// come from its handler: 421 from the host check on every route; 401,
 /// 403 and 429 from the guard on `/api`; 404 `session_not_found` where the route
 /// names a session.
@@ -95,6 +98,7 @@ impl Modify for GuardAnswers {
             let api = path.starts_with("/api/");
             let names_a_session = super::policy::names_a_session(path);
             for operation in operations(item) {
+                patterns::add(path, operation);
                 add(
                     operation,
                     "421",
@@ -118,6 +122,7 @@ impl Modify for GuardAnswers {
                 }
             }
         }
+        operation_links::add(doc);
     }
 }
 
@@ -293,6 +298,12 @@ mod tests {
                 "WaitTimeout lacks {field}: {timeout}"
             );
         }
+    }
+
+    #[test]
+    fn every_path_parameter_has_a_pattern() {
+        let missing = patterns::missing(document());
+        assert!(missing.is_empty(), "no pattern for {missing:?}");
     }
 
     #[test]
