@@ -4,6 +4,7 @@
 //! never know it; the bare prefix redirects to the prefix with a slash (the
 //! session list, whose relative links need it); anything else is 404.
 
+use crate::api::error::ErrorCode;
 use axum::extract::Request;
 use axum::http::uri::PathAndQuery;
 use axum::http::Uri;
@@ -46,10 +47,5 @@ async fn forward(base: &str, routes: Router, mut request: Request) -> Response {
 }
 
 fn not_found() -> Response {
-    ApiError::new(
-        axum::http::StatusCode::NOT_FOUND,
-        "not_found",
-        "no such route",
-    )
-    .into_response()
+    ApiError::new(ErrorCode::NotFound, "no such route").into_response()
 }

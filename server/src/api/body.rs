@@ -3,6 +3,7 @@
 //! malformed JSON or unknown fields are a 400 that says what is wrong. An
 //! empty body counts as `{}`.
 
+use crate::api::error::ErrorCode;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
@@ -23,13 +24,9 @@ where
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "body_too_large",
-                    "the request body is too large",
-                )
+                ApiError::new(ErrorCode::BodyTooLarge, "the request body is too large")
             } else {
-                ApiError::bad_request("bad_body", rejection.body_text())
+                ApiError::new(ErrorCode::BadBody, rejection.body_text())
             }
         })?;
         // An empty body stands for `{}`, so `curl -X POST` creates a shell.
@@ -40,6 +37,6 @@ where
         };
         serde_json::from_slice(json)
             .map(JsonBody)
-            .map_err(|e| ApiError::bad_request("bad_json", format!("invalid JSON body: {e}")))
+            .map_err(|e| ApiError::new(ErrorCode::BadJson, format!("invalid JSON body: {e}")))
     }
 }

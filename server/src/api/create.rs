@@ -1,10 +1,10 @@
 //! `POST /api/sessions`: the request body, and turning it into a
 //! [`SessionSpec`] within the configuration's profiles and limits.
 
+use crate::api::error::ErrorCode;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use axum::http::StatusCode;
 use serde::Deserialize;
 
 use crate::access::{Denied, Grant};
@@ -57,9 +57,7 @@ impl CreateRequest {
     ) -> Result<SessionSpec, ApiError> {
         let limits = &config.limits;
         if let Some(name) = self.name.as_deref().filter(|n| !valid_session_name(n)) {
-            return Err(ApiError::bad_request(
-                "bad_name",
-                format!("'{name}' is not a session name: 1 to 64 letters, digits, '.', '_' or '-', not 32 hex digits"),
+            return Err(ApiError::new(ErrorCode::BadName, format!("'{name}' is not a session name: 1 to 64 letters, digits, '.', '_' or '-', not 32 hex digits"),
             ));
         }
         if let Some(name) = self.name.as_deref() {
@@ -93,8 +91,8 @@ impl CreateRequest {
         }
         let request_env = self.env.unwrap_or_default();
         if let Some(name) = request_env.keys().find(|name| !valid_env_name(name)) {
-            return Err(ApiError::bad_request(
-                "bad_env",
+            return Err(ApiError::new(
+                ErrorCode::BadEnv,
                 format!("bad environment variable name '{name}'"),
             ));
         }
@@ -104,16 +102,16 @@ impl CreateRequest {
         let mut files = 0;
         let (profile, argv, profile_env, profile_cwd) = match (self.profile, self.command) {
             (Some(_), Some(_)) => {
-                return Err(ApiError::bad_request(
-                    "bad_request",
+                return Err(ApiError::new(
+                    ErrorCode::BadRequest,
                     "give either 'profile' or 'command', not both",
                 ))
             }
             (_, Some(_)) if !allow_any_command => return Err(forbidden("command", "a command")),
             (_, Some(argv)) => {
                 if argv.first().is_none_or(|program| program.is_empty()) {
-                    return Err(ApiError::bad_request(
-                        "bad_command",
+                    return Err(ApiError::new(
+                        ErrorCode::BadCommand,
                         "'command' needs at least a program name",
                     ));
                 }
@@ -123,8 +121,8 @@ impl CreateRequest {
                 let name = name.unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
                 let Some(profile) = config.profiles.get(&name) else {
                     let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
-                    return Err(ApiError::bad_request(
-                        "unknown_profile",
+                    return Err(ApiError::new(
+                        ErrorCode::UnknownProfile,
                         format!("no profile named '{name}' (known: {})", known.join(", ")),
                     ));
                 };
@@ -145,14 +143,14 @@ impl CreateRequest {
             }
         };
         if argv.iter().any(|arg| arg.contains('\0')) {
-            return Err(ApiError::bad_request(
-                "bad_command",
+            return Err(ApiError::new(
+                ErrorCode::BadCommand,
                 "the command contains a NUL byte",
             ));
         }
         if request_env.values().any(|v| v.contains('\0')) {
-            return Err(ApiError::bad_request(
-                "bad_env",
+            return Err(ApiError::new(
+                ErrorCode::BadEnv,
                 "an environment value contains a NUL byte",
             ));
         }
@@ -166,8 +164,8 @@ impl CreateRequest {
         // Absent: the session's HOME, known once its sandbox is made.
         let cwd = self.cwd.or(profile_cwd);
         if let Some(cwd) = cwd.as_ref().filter(|cwd| !cwd.is_dir()) {
-            return Err(ApiError::bad_request(
-                "bad_cwd",
+            return Err(ApiError::new(
+                ErrorCode::BadCwd,
                 format!("working directory {} is not a directory", cwd.display()),
             ));
         }
@@ -203,8 +201,7 @@ impl CreateRequest {
 pub fn not_declared(config: &Config, name: Option<&str>) -> Result<(), ApiError> {
     match name {
         Some(name) if config.sessions.iter().any(|s| s.name == name) => Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "name_reserved",
+            ErrorCode::NameReserved,
             format!("the name '{name}' belongs to a session declared in the config"),
         )),
         _ => Ok(()),
@@ -219,8 +216,8 @@ fn scrollback(requested: Option<u64>, cols: u16, limits: &Limits) -> Result<usiz
         return Ok(limits.scrollback.min(fits));
     };
     if n > limits.max_scrollback as u64 {
-        return Err(ApiError::bad_request(
-            "bad_scrollback",
+        return Err(ApiError::new(
+            ErrorCode::BadScrollback,
             format!(
                 "scrollback {n} is over limits.max_scrollback ({})",
                 limits.max_scrollback
@@ -228,8 +225,8 @@ fn scrollback(requested: Option<u64>, cols: u16, limits: &Limits) -> Result<usiz
         ));
     }
     if n > fits as u64 {
-        return Err(ApiError::bad_request(
-            "bad_scrollback",
+        return Err(ApiError::new(
+            ErrorCode::BadScrollback,
             format!(
                 "scrollback {n} lines x {cols} columns is over limits.max_scrollback_cells ({}): \
                  use at most {fits} lines at this width",
@@ -247,8 +244,8 @@ pub fn size(cols: u64, rows: u64, limits: &Limits) -> Result<(u16, u16), ApiErro
             .ok()
             .filter(|v| (1..=max).contains(v))
             .ok_or_else(|| {
-                ApiError::bad_request(
-                    "bad_size",
+                ApiError::new(
+                    ErrorCode::BadSize,
                     format!("{name} {value} is out of range: use 1 to {max}"),
                 )
             })
@@ -261,8 +258,7 @@ pub fn size(cols: u64, rows: u64, limits: &Limits) -> Result<(u16, u16), ApiErro
 
 fn forbidden(field: &str, what: &str) -> ApiError {
     ApiError::new(
-        StatusCode::FORBIDDEN,
-        "forbidden",
+        ErrorCode::Forbidden,
         format!(
             "'{field}': {what} may be given only when the server runs with --allow-any-command"
         ),
@@ -272,6 +268,7 @@ fn forbidden(field: &str, what: &str) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::StatusCode;
 
     fn request(json: &str) -> CreateRequest {
         serde_json::from_str(json).expect("valid request JSON")
@@ -313,11 +310,11 @@ mod tests {
         let err = request(r#"{"command": ["ls"]}"#)
             .resolve(&config(), false, &Grant::admin())
             .expect_err("forbidden");
-        assert_eq!(err.status, StatusCode::FORBIDDEN);
+        assert_eq!(err.status(), StatusCode::FORBIDDEN);
         let err = request(r#"{"env": {"X": "1"}}"#)
             .resolve(&config(), false, &Grant::admin())
             .expect_err("forbidden");
-        assert_eq!(err.status, StatusCode::FORBIDDEN);
+        assert_eq!(err.status(), StatusCode::FORBIDDEN);
         let spec = request(r#"{"command": ["ls", "-l"], "env": {"X": "1"}}"#)
             .resolve(&config(), true, &Grant::admin())
             .expect("allowed");
@@ -362,8 +359,8 @@ mod tests {
         let err = request(r#"{"cols": 500, "scrollback": 10000}"#)
             .resolve(&config, false, &Grant::admin())
             .expect_err("5,000,000 cells are over the budget");
-        assert_eq!(err.status, StatusCode::BAD_REQUEST);
-        assert_eq!(err.code, "bad_scrollback");
+        assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(err.code, ErrorCode::BadScrollback);
         assert!(
             err.message.contains("max_scrollback_cells"),
             "{}",
@@ -403,7 +400,7 @@ mod tests {
                 .resolve(&config(), true, &Grant::admin())
                 .expect_err(json);
             assert_eq!(
-                (err.status, err.code),
+                (err.status(), err.code.as_str()),
                 (StatusCode::BAD_REQUEST, code),
                 "{json}"
             );

@@ -10,6 +10,7 @@
 //! screens' watch and polled only as fast as the client reads: a slow
 //! reader skips to the latest screen and never holds the session up.
 
+use crate::api::error::ErrorCode;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -74,13 +75,7 @@ pub async fn events(
             panecast_proto::Role::View,
             caller.badge(),
         )
-        .map_err(|refusal| {
-            ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_viewers",
-                refusal.to_string(),
-            )
-        })?;
+        .map_err(|refusal| ApiError::new(ErrorCode::TooManyViewers, refusal.to_string()))?;
     let resume = headers
         .get("last-event-id")
         .and_then(|id| id.to_str().ok())

@@ -4,6 +4,7 @@
 //! has resolved the session within the caller's scope and checked the
 //! control role.
 
+use crate::api::error::ErrorCode;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -40,6 +41,7 @@ pub struct Uploaded {
 
 /// The query of an upload.
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct UploadQuery {
     /// Replace a file of that name (default false: 409 `file_exists`).
@@ -49,6 +51,7 @@ pub struct UploadQuery {
 
 /// The query of a download.
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct DownloadQuery {
     /// The file, relative to the working directory.
@@ -66,49 +69,44 @@ pub fn enabled(state: &AppState, profile: Option<&str>) -> bool {
 fn place(state: &AppState, session: &SessionHandle) -> Result<Place, ApiError> {
     if !enabled(state, session.info().profile.as_deref()) {
         return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "files_disabled",
+            ErrorCode::FilesDisabled,
             "this session's profile does not move files (set files = true in its profile)",
         ));
     }
     if let Some(node) = session.remote_node() {
         return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "files_on_owner",
+            ErrorCode::FilesOnOwner,
             format!("this session runs on node '{node}': move its files through that node"),
         ));
     }
     if !session.status().running() {
         return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "session_exited",
+            ErrorCode::SessionExited,
             "the session's program has exited",
         ));
     }
     Place::of(session.info().pid).map_err(|e| match e {
-        PlaceError::Gone => ApiError::new(StatusCode::CONFLICT, "session_exited", e.to_string()),
-        PlaceError::Io(_) => {
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "file_io", e.to_string())
-        }
+        PlaceError::Gone => ApiError::new(ErrorCode::SessionExited, e.to_string()),
+        PlaceError::Io(_) => ApiError::new(ErrorCode::FileIo, e.to_string()),
     })
 }
 
 fn bad_name(e: NameError) -> ApiError {
-    ApiError::bad_request("bad_name", e.to_string())
+    ApiError::new(ErrorCode::BadName, e.to_string())
 }
 
 impl From<FileError> for ApiError {
     fn from(e: FileError) -> ApiError {
-        let (status, code) = match e {
-            FileError::Exists => (StatusCode::CONFLICT, "file_exists"),
-            FileError::NotFound => (StatusCode::NOT_FOUND, "file_not_found"),
-            FileError::Outside => (StatusCode::FORBIDDEN, "outside_cwd"),
-            FileError::Denied(_) => (StatusCode::FORBIDDEN, "file_denied"),
-            FileError::NotAFile => (StatusCode::BAD_REQUEST, "not_a_file"),
-            FileError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-            FileError::Io(_) => (StatusCode::INTERNAL_SERVER_ERROR, "file_io"),
+        let code = match e {
+            FileError::Exists => ErrorCode::FileExists,
+            FileError::NotFound => ErrorCode::FileNotFound,
+            FileError::Outside => ErrorCode::OutsideCwd,
+            FileError::Denied(_) => ErrorCode::FileDenied,
+            FileError::NotAFile => ErrorCode::NotAFile,
+            FileError::TooLarge(_) => ErrorCode::TooLarge,
+            FileError::Io(_) => ErrorCode::FileIo,
         };
-        ApiError::new(status, code, e.to_string())
+        ApiError::new(code, e.to_string())
     }
 }
 
@@ -145,7 +143,7 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
     let cap = state.config.limits.upload_bytes;
     let place = place(&state, &session)?;
     check_name(&name).map_err(bad_name)?;
@@ -161,7 +159,10 @@ pub async fn upload(
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
-            ApiError::bad_request("bad_body", format!("the body could not be read: {e}"))
+            ApiError::new(
+                ErrorCode::BadBody,
+                format!("the body could not be read: {e}"),
+            )
         })?;
         received += chunk.len() as u64;
         if received > cap {
@@ -206,9 +207,9 @@ pub async fn download(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<DownloadQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
     let place = place(&state, &session)?;
-    check_path(&query.path).map_err(|e| ApiError::bad_request("bad_path", e.to_string()))?;
+    check_path(&query.path).map_err(|e| ApiError::new(ErrorCode::BadPath, e.to_string()))?;
     let Download { size, bytes } =
         Download::start(&place, &query.path, state.config.limits.upload_bytes).await?;
     let stream = futures_util::stream::unfold((bytes, size), |(mut bytes, left)| async move {

@@ -9,11 +9,12 @@
 //! subprotocol `panecast.token.T` (browsers cannot set headers on a
 //! WebSocket, and a URL would be logged), or in a cookie.
 
+use crate::api::error::ErrorCode;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use axum::extract::connect_info::ConnectInfo;
 use axum::extract::{MatchedPath, OriginalUri, RawPathParams, Request, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::RequestExt;
@@ -205,8 +206,7 @@ pub async fn check_host(State(state): State<AppState>, request: Request, next: N
         .unwrap_or_default();
     tracing::warn!(%host, fix = "add the name to public_names", "unknown_host");
     ApiError::new(
-        StatusCode::MISDIRECTED_REQUEST,
-        "unknown_host",
+        ErrorCode::UnknownHost,
         format!(
             "this server does not answer to the host name '{host}'; add it to public_names \
              (or reach it through a proxy listed in trusted_proxies)"
@@ -345,7 +345,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         let params = match request.extract_parts::<RawPathParams>().await {
             Ok(params) => params,
             Err(rejection) => {
-                return ApiError::bad_request("bad_path", rejection.body_text()).into_response()
+                return ApiError::new(ErrorCode::BadPath, rejection.body_text()).into_response()
             }
         };
         asked = params
@@ -467,7 +467,7 @@ fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
 /// `application/octet-stream`), which a cross-site form cannot send
 /// without a preflight.
 fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Result<(), ApiError> {
-    let csrf = |message: &str| ApiError::new(StatusCode::FORBIDDEN, "csrf", message);
+    let csrf = |message: &str| ApiError::new(ErrorCode::Csrf, message);
     if headers.get(header::ORIGIN).is_none() {
         return Err(csrf(
             "a request authenticated by cookie must come from this server's pages (Origin)",

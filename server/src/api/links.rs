@@ -4,6 +4,7 @@
 //! holds (a link's token from the URL fragment) for a cookie scoped to
 //! that session's API paths.
 
+use crate::api::error::ErrorCode;
 use std::time::{Duration, SystemTime};
 
 use axum::extract::{Path, State};
@@ -109,17 +110,11 @@ pub async fn mint(
         .links()
         .mint(session.id(), role, ttl, request.label)
         .map_err(|e| match e {
-            LinkError::BadRole => ApiError::bad_request("bad_role", e.to_string()),
-            LinkError::BadTtl(_) => ApiError::bad_request("bad_ttl", e.to_string()),
-            LinkError::BadLabel => ApiError::bad_request("bad_label", e.to_string()),
-            LinkError::TooMany(_) => ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_links",
-                e.to_string(),
-            ),
-            LinkError::Random(_) => {
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
-            }
+            LinkError::BadRole => ApiError::new(ErrorCode::BadRole, e.to_string()),
+            LinkError::BadTtl(_) => ApiError::new(ErrorCode::BadTtl, e.to_string()),
+            LinkError::BadLabel => ApiError::new(ErrorCode::BadLabel, e.to_string()),
+            LinkError::TooMany(_) => ApiError::new(ErrorCode::TooManyLinks, e.to_string()),
+            LinkError::Random(_) => ApiError::new(ErrorCode::Internal, e.to_string()),
         })?;
     audit::link_minted(
         caller.peer(),
@@ -192,8 +187,7 @@ pub async fn revoke(
         .revoke(session.id(), &link_id)
         .ok_or_else(|| {
             ApiError::new(
-                StatusCode::NOT_FOUND,
-                "link_not_found",
+                ErrorCode::LinkNotFound,
                 format!("no live link '{link_id}' on this session"),
             )
         })?;
@@ -242,7 +236,7 @@ pub async fn login(
     let path = format!("{}/api/sessions/{id}", state.config.base_path);
     let cookie =
         cookies::set(cookies::LINK, token, &path, remaining, caller.secure()).ok_or_else(|| {
-            ApiError::bad_request("bad_path", "the session id cannot be a cookie path")
+            ApiError::new(ErrorCode::BadPath, "the session id cannot be a cookie path")
         })?;
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
 }

@@ -15,6 +15,7 @@ mod boot;
 mod cookies;
 mod create;
 mod error;
+mod error_code;
 mod events;
 mod files;
 mod guard;

@@ -8,9 +8,10 @@
 //! Refusals are HTML pages for a browser (`Accept: text/html`) and the
 //! JSON error body otherwise, with the same status and code.
 
+use crate::api::error::ErrorCode;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
@@ -86,7 +87,7 @@ pub async fn login(State(state): State<AppState>, request: Request) -> Response 
                 .get(header::HOST)
                 .and_then(|h| h.to_str().ok())
             else {
-                return refusal(&state, html, ApiError::bad_request("bad_host", "no Host"));
+                return refusal(&state, html, ApiError::new(ErrorCode::BadHost, "no Host"));
             };
             let scheme = if secure { "https" } else { "http" };
             format!("{scheme}://{host}{}/auth/callback", state.config.base_path)
@@ -173,7 +174,7 @@ async fn finish(
     let bad_state = |reason: &str| {
         audit::signin_refused(peer, None, "bad_state", reason);
         let message = format!("{reason}: sign in again");
-        refusal(state, html, ApiError::bad_request("bad_state", message))
+        refusal(state, html, ApiError::new(ErrorCode::BadState, message))
     };
     let Ok(Query(query)) = query else {
         return bad_state("the callback's parameters cannot be read");
@@ -190,7 +191,7 @@ async fn finish(
         let said = query.error_description.as_deref().unwrap_or_default();
         audit::signin_refused(peer, None, "signin_denied", &format!("{error} {said}"));
         let message = format!("the sign-in was not completed at the provider ({error}: {said})");
-        let error = ApiError::new(StatusCode::FORBIDDEN, "signin_denied", message);
+        let error = ApiError::new(ErrorCode::SigninDenied, message);
         return refusal(state, html, error);
     }
     let Some(code) = query.code else {
@@ -200,7 +201,7 @@ async fn finish(
         Ok(person) => person,
         Err(error) => {
             let api = flow_error(error);
-            audit::signin_refused(peer, None, api.code, &api.message);
+            audit::signin_refused(peer, None, api.code.as_str(), &api.message);
             return refusal(state, html, api);
         }
     };
@@ -218,11 +219,7 @@ async fn finish(
     let sealed = signin.seal_person(&person, max_age);
     let home = format!("{}/", state.config.base_path);
     let Some(cookie) = cookies::set(cookies::SIGNIN, &sealed, &home, max_age, secure) else {
-        let error = ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "the sign-in cookie cannot be set",
-        );
+        let error = ApiError::new(ErrorCode::Internal, "the sign-in cookie cannot be set");
         return refusal(state, html, error);
     };
     audit::signed_in(peer, &person.user, &person.groups);
@@ -249,7 +246,7 @@ pub async fn logout(State(state): State<AppState>, request: Request) -> Response
     };
     if !same_origin(request.headers(), &state.config.allowed_origins, secure) {
         let message = "a logout must come from this server's pages (Origin or Sec-Fetch-Site)";
-        let error = ApiError::new(StatusCode::FORBIDDEN, "csrf", message);
+        let error = ApiError::new(ErrorCode::Csrf, message);
         return refusal(&state, html, error);
     }
     let max_age = state.config.limits.cookie_max_age_secs;
@@ -284,16 +281,14 @@ pub fn bar(state: &AppState, headers: &HeaderMap) -> Option<String> {
 /// The 403 of a person no rule gives a role (the guard's, too).
 pub fn no_rule(user: &str) -> ApiError {
     ApiError::new(
-        StatusCode::FORBIDDEN,
-        "no_rule",
+        ErrorCode::NoRule,
         format!("you are signed in as '{user}', but no rule of [auth] gives you a role"),
     )
 }
 
 fn not_configured() -> ApiError {
     ApiError::new(
-        StatusCode::NOT_FOUND,
-        "signin_not_configured",
+        ErrorCode::SigninNotConfigured,
         "this server has no [auth.oidc] sign-in",
     )
 }
@@ -301,15 +296,9 @@ fn not_configured() -> ApiError {
 fn flow_error(error: FlowError) -> ApiError {
     let message = error.to_string();
     match error {
-        FlowError::Unavailable(_) => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "provider_unavailable",
-            message,
-        ),
-        FlowError::Refused(_) => ApiError::bad_request("signin_failed", message),
-        FlowError::BadIdToken(_) => {
-            ApiError::new(StatusCode::UNAUTHORIZED, "bad_id_token", message)
-        }
+        FlowError::Unavailable(_) => ApiError::new(ErrorCode::ProviderUnavailable, message),
+        FlowError::Refused(_) => ApiError::new(ErrorCode::SigninFailed, message),
+        FlowError::BadIdToken(_) => ApiError::new(ErrorCode::BadIdToken, message),
     }
 }
 
@@ -346,7 +335,7 @@ fn refusal(state: &AppState, html: bool, error: ApiError) -> Response {
         escape(&error.message),
         error.code
     );
-    let mut response = (error.status, Html(page)).into_response();
+    let mut response = (error.status(), Html(page)).into_response();
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

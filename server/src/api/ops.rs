@@ -1,10 +1,11 @@
 //! The routes outside the session API: `/healthz`, `/metrics`, and the JSON
 //! answers for unknown routes and methods.
 
+use crate::api::error::ErrorCode;
 use std::fmt::Write;
 
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
@@ -209,14 +210,13 @@ pub async fn metrics(State(state): State<AppState>, request: Request) -> Respons
 
 /// Any unknown route: 404.
 pub async fn not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route")
+    ApiError::new(ErrorCode::NotFound, "no such route")
 }
 
 /// A known route with the wrong method: 405.
 pub async fn method_not_allowed() -> ApiError {
     ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        ErrorCode::MethodNotAllowed,
         "this route does not take that method",
     )
 }

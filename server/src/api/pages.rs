@@ -6,8 +6,9 @@
 //! is traded for a cookie and dropped from the URL by a redirect.
 //! `GET /api/profiles` lists what `/` can start.
 
+use crate::api::error::ErrorCode;
 use axum::extract::{OriginalUri, Path, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::http::{header, HeaderMap, HeaderValue, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
@@ -24,13 +25,8 @@ use crate::assets::asset;
 /// the `<panecast-terminal>` element), and nothing is cached for long, so an
 /// upgraded server is picked up on reload.
 fn file(name: &str) -> Result<Response, ApiError> {
-    let (content_type, bytes) = asset(name).ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("no file '{name}'"),
-        )
-    })?;
+    let (content_type, bytes) = asset(name)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no file '{name}'")))?;
     let mut response = bytes.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -68,7 +64,7 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
     let max_age = state.config.limits.cookie_max_age_secs;
     let path = format!("{}/", state.config.base_path);
     let cookie = cookies::set(cookies::TOKEN, &token, &path, max_age, secure)
-        .ok_or_else(|| ApiError::bad_request("bad_token", "the token cannot be a cookie"))?;
+        .ok_or_else(|| ApiError::new(ErrorCode::BadToken, "the token cannot be a cookie"))?;
     // Under a base path the routes see the URI without the prefix; the
     // redirect needs the one the browser asked for.
     let asked = request

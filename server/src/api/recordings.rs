@@ -8,6 +8,7 @@
 //! directory, e.g. from `asciinema rec`) belong to no session: only
 //! credentials that reach every session see them.
 
+use crate::api::error::ErrorCode;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -248,13 +249,12 @@ pub async fn of_session(
     let id = session.id();
     let name = session.info().recording.as_deref().ok_or_else(|| {
         ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_recorded",
+            ErrorCode::NotRecorded,
             format!("session '{id}' is not recorded"),
         )
     })?;
     let location = HeaderValue::from_str(&format!("/api/recordings/{name}"))
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
     Ok((StatusCode::FOUND, [(header::LOCATION, location)]).into_response())
 }
 
@@ -269,5 +269,5 @@ pub(super) async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))
+        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
 }

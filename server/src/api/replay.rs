@@ -7,6 +7,7 @@
 //! A credential reaches a replay when it reaches the recording (see
 //! [`super::recordings`]); the replay is always view-only.
 
+use crate::api::error::ErrorCode;
 use std::io::Read;
 use std::sync::Arc;
 
@@ -62,8 +63,7 @@ pub async fn upgrade(
     let max_bytes = state.config.recordings.max_replay_bytes;
     if info.bytes > max_bytes {
         return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "recording_too_large",
+            ErrorCode::RecordingTooLarge,
             format!(
                 "the recording has {} bytes; replays are limited to {max_bytes}",
                 info.bytes
@@ -136,13 +136,7 @@ async fn read_cast_elsewhere(
 
 /// A recording's bytes as a cast, or 422.
 fn parse_cast(bytes: &[u8]) -> Result<Cast, ApiError> {
-    Cast::parse(bytes).map_err(|e| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "bad_recording",
-            e.to_string(),
-        )
-    })
+    Cast::parse(bytes).map_err(|e| ApiError::new(ErrorCode::BadRecording, e.to_string()))
 }
 
 /// Reads and parses a recording, at most `max_bytes` of it.

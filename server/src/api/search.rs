@@ -1,6 +1,7 @@
 //! `GET /api/sessions/{id}/search?q=&regex=0|1&case=0|1&limit=N`: matches of a
 //! pattern in a session's scrollback and screen (see [`crate::session::search`]).
 
+use crate::api::error::ErrorCode;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::Query;
 use axum::{Extension, Json};
@@ -35,8 +36,8 @@ fn flag(value: Option<u8>, name: &str) -> Result<bool, ApiError> {
     match value {
         None | Some(0) => Ok(false),
         Some(1) => Ok(true),
-        Some(_) => Err(ApiError::bad_request(
-            "bad_query",
+        Some(_) => Err(ApiError::new(
+            ErrorCode::BadQuery,
             format!("{name} must be 0 or 1"),
         )),
     }
@@ -58,7 +59,7 @@ pub async fn search(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Json<Found>, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
     let pattern = (
         query.q.as_str(),
         flag(query.regex, "regex")?,
@@ -78,12 +79,12 @@ pub(super) async fn run(
 ) -> Result<Found, ApiError> {
     let limit = limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_MATCHES).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "bad_limit",
+        return Err(ApiError::new(
+            ErrorCode::BadLimit,
             format!("limit must be in 1..={MAX_MATCHES}"),
         ));
     }
     let pattern = Pattern::new(pattern, regex, case)
-        .map_err(|e| ApiError::bad_request("bad_pattern", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::BadPattern, e.to_string()))?;
     Ok(session.search(pattern, limit, &caller.reader()).await?)
 }

@@ -2,6 +2,7 @@
 //! The guard has authenticated the caller and resolved the session (by id
 //! or name) within its scope and role before any of these run.
 
+use crate::api::error::ErrorCode;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -254,13 +255,13 @@ pub async fn screen(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<ScreenQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
     let format: Format = query
         .format
         .as_deref()
         .unwrap_or("text")
         .parse()
-        .map_err(|e: String| ApiError::bad_request("bad_format", e))?;
+        .map_err(|e: String| ApiError::new(ErrorCode::BadFormat, e))?;
     let snapshot = session.screen();
     // Rendering a large screen takes a while: keep it off the async workers.
     let body = tokio::task::spawn_blocking(move || match format {
@@ -269,7 +270,7 @@ pub async fn screen(
         _ => render::render(&snapshot, format),
     })
     .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
@@ -338,11 +339,11 @@ pub(super) fn input_of(text: Option<String>, keys: Option<Vec<String>>) -> Resul
                 .iter()
                 .map(|name| parse_key(name))
                 .collect::<Result<_, _>>()
-                .map_err(|e| ApiError::bad_request("unknown_key", e.to_string()))?,
+                .map_err(|e| ApiError::new(ErrorCode::UnknownKey, e.to_string()))?,
         ),
         _ => {
-            return Err(ApiError::bad_request(
-                "bad_request",
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
                 "give exactly one of 'text' or 'keys'",
             ))
         }
@@ -380,7 +381,10 @@ pub async fn resize(
 ) -> Result<StatusCode, ApiError> {
     let narrow = |name: &str, value: u64| {
         u16::try_from(value).map_err(|_| {
-            ApiError::bad_request("bad_size", format!("{name} {value} is out of range"))
+            ApiError::new(
+                ErrorCode::BadSize,
+                format!("{name} {value} is out of range"),
+            )
         })
     };
     let (cols, rows) = (narrow("cols", request.cols)?, narrow("rows", request.rows)?);

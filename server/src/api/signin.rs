@@ -5,9 +5,10 @@
 //! `too_many_auth_failures` with `Retry-After`, whatever it presents, so
 //! guessing stops; other addresses are unaffected.
 
+use crate::api::error::ErrorCode;
 use std::net::IpAddr;
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
@@ -17,8 +18,7 @@ use super::{audit, AppState};
 pub fn refusal(state: &AppState, peer: IpAddr) -> Option<Response> {
     let left = state.failures.blocked(peer)?;
     let mut response = ApiError::new(
-        StatusCode::TOO_MANY_REQUESTS,
-        "too_many_auth_failures",
+        ErrorCode::TooManyAuthFailures,
         "too many wrong credentials from this address; try again later",
     )
     .into_response();

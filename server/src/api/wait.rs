@@ -13,7 +13,7 @@ use crate::session::wait::{At, Matched, WaitError, WaitRequest, Waited};
 use crate::session::SessionHandle;
 
 use super::body::JsonBody;
-use super::error::{ApiError, ErrorBody};
+use super::error::{ApiError, ErrorBody, ErrorCode};
 use super::guard::Caller;
 
 /// The answer of a wait: what held, where, and the screen then.
@@ -38,7 +38,7 @@ pub struct WaitTimeout {
     /// A message for people.
     error: String,
     /// `wait_timeout`.
-    code: String,
+    code: ErrorCode,
     /// The screen JSON at the time-out.
     #[schema(value_type = Object)]
     screen: RevisedScreen,
@@ -93,7 +93,7 @@ pub(super) async fn run(
         })),
         Err(WaitError::TimedOut(screen)) => Ok(Err(WaitTimeout {
             error: WaitError::TimedOut(screen.clone()).to_string(),
-            code: "wait_timeout".to_owned(),
+            code: ErrorCode::WaitTimeout,
             revision: screen.generation,
             screen: RevisedScreen::of(&screen),
         })),

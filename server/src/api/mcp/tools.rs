@@ -4,6 +4,7 @@
 //! tool error (`isError: true`) whose text is the API's error body,
 //! `{"error": message, "code": code}`.
 
+use crate::api::error::ErrorCode;
 use axum::http::request::Parts;
 use rmcp::handler::server::tool::{Extension, ToolCallContext, ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
@@ -401,8 +402,8 @@ impl Tools {
         let start = args.start.unwrap_or(1).max(1);
         let count = args.count.unwrap_or(100);
         if !(1..=MAX_SCROLLBACK_LINES).contains(&count) {
-            return refused(ApiError::bad_request(
-                "bad_count",
+            return refused(ApiError::new(
+                ErrorCode::BadCount,
                 format!("count must be in 1..={MAX_SCROLLBACK_LINES}"),
             ));
         }
@@ -436,7 +437,7 @@ fn with_code(result: CallToolResult) -> CallToolResult {
         .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
         .collect();
     CallToolResult::structured_error(
-        json!({ "error": message.join("\n"), "code": "bad_arguments" }),
+        json!({ "error": message.join("\n"), "code": ErrorCode::BadArguments }),
     )
 }
 

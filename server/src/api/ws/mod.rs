@@ -17,11 +17,12 @@ mod reading;
 mod viewer;
 mod writing;
 
+use crate::api::error::ErrorCode;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
 use panecast_proto::{self as proto, close, Role};
@@ -55,11 +56,7 @@ pub struct WsQuery {
 /// The answer to a request on a stream route that is not a WebSocket
 /// upgrade: 426, as JSON like every other error.
 pub(super) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
-    ApiError::new(
-        StatusCode::UPGRADE_REQUIRED,
-        "upgrade_required",
-        rejection.body_text(),
-    )
+    ApiError::new(ErrorCode::UpgradeRequired, rejection.body_text())
 }
 
 /// Checks the origin (for a cookie-borne credential) and the role, then
@@ -86,7 +83,7 @@ pub async fn upgrade(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
     let ws = ws.map_err(not_an_upgrade)?;
     if let Err(refused) = caller.check_stream_origin(&headers, &state.config.allowed_origins) {
         return Ok(refuse_origin(ws, PROTOCOL, refused));
@@ -95,8 +92,8 @@ pub async fn upgrade(
         None | Some("control") => AccessRole::Control,
         Some("view") => AccessRole::View,
         Some(other) => {
-            return Err(ApiError::bad_request(
-                "bad_role",
+            return Err(ApiError::new(
+                ErrorCode::BadRole,
                 format!("role must be 'view' or 'control', not '{other}'"),
             ))
         }

@@ -11,7 +11,10 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
-use super::error::ErrorBody;
+use super::error::{ErrorBody, ErrorCode};
+
+mod operation_links;
+mod patterns;
 use super::{
     alis, events, files, links, oidc, ops, pages, recordings, replay, search, sessions, wait, ws,
 };
@@ -64,13 +67,14 @@ const BEARER: &str = "bearer";
         oidc::callback,
         oidc::logout,
     ),
-    components(schemas(ErrorBody)),
+    components(schemas(ErrorBody, ErrorCode)),
     modifiers(&GuardAnswers),
     security(("bearer" = []))
 )]
 struct ApiDoc;
 
-/// Adds the bearer scheme, and to every operation the answers that do not
+/// Adds the bearer scheme, the patterns of the path parameters, the links
+/// between operations, and to every operation the answers that do not
 /// come from its handler: 421 from the host check on every route; 401,
 /// 403 and 429 from the guard on `/api`; 404 `session_not_found` where the route
 /// names a session.
@@ -94,6 +98,7 @@ impl Modify for GuardAnswers {
             let api = path.starts_with("/api/");
             let names_a_session = super::policy::names_a_session(path);
             for operation in operations(item) {
+                patterns::add(path, operation);
                 add(
                     operation,
                     "421",
@@ -117,6 +122,7 @@ impl Modify for GuardAnswers {
                 }
             }
         }
+        operation_links::add(doc);
     }
 }
 
@@ -292,6 +298,30 @@ mod tests {
                 "WaitTimeout lacks {field}: {timeout}"
             );
         }
+    }
+
+    #[test]
+    fn every_path_parameter_has_a_pattern() {
+        let missing = patterns::missing(document());
+        assert!(missing.is_empty(), "no pattern for {missing:?}");
+    }
+
+    #[test]
+    fn the_error_body_code_is_the_enum_of_every_code() {
+        let doc = document_json();
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(
+            schemas["ErrorBody"]["properties"]["code"]["$ref"],
+            "#/components/schemas/ErrorCode"
+        );
+        let listed: BTreeSet<&str> = schemas["ErrorCode"]["enum"]
+            .as_array()
+            .expect("ErrorCode is an enum")
+            .iter()
+            .filter_map(|code| code.as_str())
+            .collect();
+        let declared: BTreeSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(listed, declared);
     }
 
     #[test]
