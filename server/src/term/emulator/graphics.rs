@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
+
 use super::Emulator;
 use crate::term::image::iterm::InlineArgs;
 use crate::term::image::kitty::{self, Action, Command};
@@ -22,9 +24,10 @@ const MAX_KITTY_IDS: usize = 4096;
 /// output cannot decode without bound.
 const PIXELS_PER_WORK: usize = 64;
 
-/// The graphics state of one terminal (not persisted: a restored session
-/// starts without images).
-#[derive(Clone, Debug, Default)]
+/// The graphics state of one terminal. A saved state keeps all of it but
+/// a transmission in progress (a kitty chunk sequence or a sixel image not
+/// yet ended): that one is dropped, as if its data were bad.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Graphics {
     store: ImageStore,
     /// Kitty image ids to the images they name.
@@ -36,7 +39,9 @@ pub(crate) struct Graphics {
     /// The kitty transmission being received in chunks: its first command
     /// and the data so far (`None` once it passed the cap or a chunk was
     /// not base64).
+    #[serde(skip)]
     chunked: Option<(Command, Option<Vec<u8>>)>,
+    #[serde(skip)]
     sixel: Option<SixelDecoder>,
     next_placement: u32,
     next_id: u32,
@@ -56,6 +61,20 @@ enum After {
 /// The size of a cell in the terminal's pixels (what XTWINOPS reports).
 fn cell_size() -> (u32, u32) {
     (CELL_WIDTH.round() as u32, CELL_HEIGHT.round() as u32)
+}
+
+impl Graphics {
+    /// Checks a state read back: no more kitty ids, numbers and placements
+    /// than the terminal keeps.
+    pub(super) fn check_restored(&self) -> Result<(), &'static str> {
+        if self.ids.len() > MAX_KITTY_IDS
+            || self.numbers.len() > MAX_KITTY_IDS
+            || self.placements.len() > MAX_KITTY_IDS
+        {
+            return Err("more kitty ids or placements than kept");
+        }
+        Ok(())
+    }
 }
 
 impl Emulator {
