@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub(crate) use decode::{decode_base64, decode_picture, inflate};
+pub(crate) use saved::Picture;
 pub(crate) use slice::cut as slice_cut;
 pub use slice::{ImageSlice, PixelRect};
 pub use store::ImageSet;

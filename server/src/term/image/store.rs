@@ -27,6 +27,20 @@ impl ImageSet {
         self.0.len()
     }
 
+    /// This set without the images `removed` names, with `added`.
+    pub(crate) fn changed(
+        &self,
+        removed: &[ImageHash],
+        added: impl IntoIterator<Item = Image>,
+    ) -> ImageSet {
+        let mut map = HashMap::clone(&self.0);
+        for hash in removed {
+            map.remove(hash);
+        }
+        map.extend(added.into_iter().map(|i| (i.hash(), Arc::new(i))));
+        ImageSet(Arc::new(map))
+    }
+
     /// The images, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &Arc<Image>> {
         self.0.values()
