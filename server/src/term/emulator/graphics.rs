@@ -3,7 +3,7 @@
 //! into the store and placed at the cursor as slices of the rows they
 //! cover (see `term/image`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -30,10 +30,11 @@ const PIXELS_PER_WORK: usize = 64;
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Graphics {
     store: ImageStore,
-    /// Kitty image ids to the images they name.
-    ids: HashMap<u32, ImageHash>,
+    /// Kitty image ids to the images they name (ordered, so that a saved
+    /// state's bytes depend on the state only).
+    ids: BTreeMap<u32, ImageHash>,
     /// Kitty image numbers to the ids the terminal gave them.
-    numbers: HashMap<u32, u32>,
+    numbers: BTreeMap<u32, u32>,
     /// Kitty placements on the screen by placement serial: (id, placement id).
     placements: BTreeMap<u32, (u32, u32)>,
     /// The kitty transmission being received in chunks: its first command
@@ -501,10 +502,13 @@ impl Emulator {
         Ok(())
     }
 
-    /// `a=d`: deletes placements; the upper-case forms forget the images too.
+    /// `a=d`: deletes the visible kitty placements the kind (`d=`) selects;
+    /// the upper-case kinds also free the images those placements showed
+    /// (and, for `I` and `N`, the image the id names; for `A`, every
+    /// image) that no row shows any more, as kitty frees images left
+    /// without placements: their ids go and their data leaves the store. `f`/`F` (animation frames) delete nothing: there are none.
     fn kitty_delete(&mut self, command: &Command) {
         let which = command.delete;
-        let free = which.is_ascii_uppercase();
         let id = match which.to_ascii_lowercase() {
             b'n' => self
                 .graphics
@@ -514,49 +518,98 @@ impl Emulator {
                 .unwrap_or(0),
             _ => command.id,
         };
+        let hit = self.kitty_selected(command, id);
+        let mut freed: HashSet<u32> = hit
+            .iter()
+            .filter_map(|serial| self.graphics.placements.get(serial))
+            .map(|&(image_id, _)| image_id)
+            .collect();
+        self.remove_slices(|s, _| hit.contains(&s.placement()));
+        self.graphics.placements.retain(|s, _| !hit.contains(s));
+        if !which.is_ascii_uppercase() {
+            return;
+        }
+        match which {
+            b'I' | b'N' => {
+                freed.insert(id);
+            }
+            b'A' => freed.extend(self.graphics.ids.keys()),
+            _ => {}
+        }
+        self.free_unshown(&freed);
+    }
+
+    /// The serials of the visible kitty placements a delete selects.
+    fn kitty_selected(&self, command: &Command, id: u32) -> HashSet<u32> {
+        let placements = &self.graphics.placements;
         let cursor = *self.screen.cursor();
-        let placements = std::mem::take(&mut self.graphics.placements);
-        let selected = |serial: u32, slice: &ImageSlice, row: usize| -> bool {
-            let Some(&(pid_image, pid)) = placements.get(&serial) else {
-                return false;
-            };
-            match which.to_ascii_lowercase() {
-                b'a' => true,
-                b'i' | b'n' => {
-                    pid_image == id && (command.placement == 0 || pid == command.placement)
-                }
-                b'c' => {
-                    let (a, b) = slice.visible();
-                    row == cursor.row && (a as usize..b as usize).contains(&cursor.col)
-                }
-                b'z' => slice.z() == command.z,
-                _ => false,
-            }
+        // `x` and `y` name a cell (1-based) or, for `r`, a range of ids.
+        let [x, y, ..] = command.src;
+        let cell = (x.saturating_sub(1) as usize, y.saturating_sub(1) as usize);
+        let covers = |s: &ImageSlice, col: usize| {
+            let (a, b) = s.visible();
+            (a as usize..b as usize).contains(&col)
         };
-        let mut gone = HashSet::new();
-        self.remove_slices(|s, r| {
-            let hit = selected(s.placement(), s, r);
-            if hit {
-                gone.insert(s.placement());
-            }
-            hit
-        });
-        self.graphics.placements = placements;
-        self.graphics.placements.retain(|s, _| !gone.contains(s));
-        if free {
-            match which {
-                b'I' | b'N' => {
-                    self.graphics.ids.remove(&id);
+        let mut hit = HashSet::new();
+        for r in 0..self.rows {
+            for s in self.screen.grid()[r].images() {
+                let Some(&(image_id, pid)) = placements.get(&s.placement()) else {
+                    continue;
+                };
+                let selected = match command.delete.to_ascii_lowercase() {
+                    b'a' => true,
+                    b'i' | b'n' => {
+                        image_id == id && (command.placement == 0 || pid == command.placement)
+                    }
+                    b'c' => r == cursor.row && covers(s, cursor.col),
+                    b'p' => r == cell.1 && covers(s, cell.0),
+                    b'q' => r == cell.1 && covers(s, cell.0) && s.z() == command.z,
+                    b'x' => covers(s, cell.0),
+                    b'y' => r == cell.1,
+                    b'z' => s.z() == command.z,
+                    b'r' => image_id != 0 && (x..=y).contains(&image_id),
+                    _ => false,
+                };
+                if selected {
+                    hit.insert(s.placement());
                 }
-                b'A' => self.graphics.ids.clear(),
-                _ => {}
+            }
+        }
+        hit
+    }
+
+    /// Frees the kitty images `ids` name that no row shows (screens or
+    /// scrollback): the ids (and numbers for them) go, and the data of
+    /// their pictures that no other id names.
+    fn free_unshown(&mut self, ids: &HashSet<u32>) {
+        let mut dropped = HashSet::new();
+        let rows = self.screen.grid().iter().chain(self.hidden.grid().iter());
+        let shown: HashSet<ImageHash> = rows
+            .flat_map(|row| row.images().iter())
+            .chain(self.scrollback.images())
+            .map(ImageSlice::image)
+            .collect();
+        let g = &mut self.graphics;
+        g.ids.retain(|id, hash| {
+            let free = ids.contains(id) && !shown.contains(hash);
+            if free {
+                dropped.insert(*hash);
+            }
+            !free
+        });
+        let named: HashSet<ImageHash> = g.ids.values().copied().collect();
+        let kept = &g.ids;
+        g.numbers.retain(|_, id| kept.contains_key(id));
+        for hash in dropped {
+            if !shown.contains(&hash) && !named.contains(&hash) {
+                g.store.remove(hash);
             }
         }
     }
 }
 
-/// Remembers `key` -> `value`, forgetting an arbitrary entry past the cap.
-fn remember<V>(map: &mut HashMap<u32, V>, key: u32, value: V) {
+/// Remembers `key` -> `value`, forgetting the lowest key past the cap.
+fn remember<V>(map: &mut BTreeMap<u32, V>, key: u32, value: V) {
     if map.len() >= MAX_KITTY_IDS && !map.contains_key(&key) {
         if let Some(&any) = map.keys().next() {
             map.remove(&any);
