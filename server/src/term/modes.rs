@@ -99,6 +99,13 @@ modes! {
     /// width its presentation asks (emulator/grapheme.rs). Kept last: a
     /// mode's bit is its place in this table, and saved states hold the bits.
     GraphemeCluster = (Dec, 2027, false);
+    /// DECSDM (80), sixel display mode, with DEC's meaning (which xterm
+    /// follows since patch 369; it had it inverted before): set, a sixel
+    /// is drawn at the screen's top-left, clipped at its bottom, and
+    /// neither scrolls nor moves the cursor; reset (the default), it is
+    /// drawn at the cursor and scrolls. Added after 2027 for the same
+    /// reason.
+    SixelDisplay = (Dec, 80, false);
 }
 
 impl Mode {

@@ -15,7 +15,7 @@ use crate::term::image::{
     decode_base64, decode_picture, inflate, Image, ImageHash, ImageSet, ImageSlice, ImageStore,
     PixelRect, StoreError,
 };
-use crate::term::{CELL_HEIGHT, CELL_WIDTH};
+use crate::term::{Mode, CELL_HEIGHT, CELL_WIDTH};
 
 /// Most kitty image ids (and, apart, image numbers) remembered.
 const MAX_KITTY_IDS: usize = 4096;
@@ -246,7 +246,8 @@ impl Emulator {
         }
     }
 
-    /// The end of the sixel data: the image is placed at the cursor.
+    /// The end of the sixel data: the image is placed at the cursor, or
+    /// at the top-left under DECSDM.
     pub(super) fn sixel_end(&mut self) {
         let Some(image) = self.graphics.sixel.take().and_then(SixelDecoder::finish) else {
             return;
@@ -254,7 +255,16 @@ impl Emulator {
         let (w, h) = (image.width(), image.height());
         if let Ok(hash) = self.admit(image) {
             let src = PixelRect { x: 0, y: 0, w, h };
-            self.place(hash, src, (w, h), (0, 0), 0, true, After::LastRow);
+            if self.modes.get(Mode::SixelDisplay) {
+                // DECSDM: at the top-left, clipped, the cursor untouched.
+                let cursor = *self.screen.cursor();
+                let home = self.screen.cursor_mut();
+                (home.row, home.col) = (0, 0);
+                self.place(hash, src, (w, h), (0, 0), 0, true, After::Stay);
+                *self.screen.cursor_mut() = cursor;
+            } else {
+                self.place(hash, src, (w, h), (0, 0), 0, true, After::LastRow);
+            }
         }
     }
 
