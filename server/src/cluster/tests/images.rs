@@ -74,3 +74,27 @@ fn images_the_owner_evicts_leave_the_mirror() {
     assert_eq!(shown.images.len(), 1);
     assert!(shown.image(first).is_none());
 }
+
+#[test]
+fn a_delta_whose_pictures_do_not_fit_its_base_is_refused() {
+    let mut term = Term::new(30, 6, 50);
+    let mut publisher = Publisher::new(1, Arc::new(term.snapshot()));
+    let mut mirror = Mirror::new();
+    for chunk in publisher.chunks(4096).unwrap() {
+        mirror.apply(Message::Chunk(chunk));
+    }
+    term.advance(&sixel(16, 100));
+    let delta = publisher.publish(Arc::new(term.snapshot()));
+    // The same picture sent twice: the second finds it in its base.
+    let mut twice = delta.clone();
+    twice.revision += 1;
+    twice.base += 1;
+    assert!(matches!(
+        mirror.apply(Message::Delta(delta)),
+        Outcome::Updated(_)
+    ));
+    assert!(matches!(
+        mirror.apply(Message::Delta(twice)),
+        Outcome::Resync(crate::cluster::Gap::Invalid(reason)) if reason.contains("base holds")
+    ));
+}
