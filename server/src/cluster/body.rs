@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::term::image::ImageSet;
+use crate::term::image::{ImageHash, ImageSet, Picture, DEFAULT_IMAGE_BYTES};
 use crate::term::{
     CursorState, Hyperlink, Modes, PublishedSet, RecentPushes, Row, SetChunk, Snapshot, Style,
     MAX_DIMENSION,
@@ -46,6 +46,65 @@ impl<T: Clone> SetDelta<T> {
     }
 }
 
+/// Most decoded image bytes a mirror holds for one session: eight times
+/// the default budget, so an owner configured above the default is still
+/// mirrored, and a hostile message cannot make a mirror allocate more.
+const MAX_MIRROR_IMAGE_BYTES: usize = 8 * DEFAULT_IMAGE_BYTES;
+
+/// The images that changed: those the base holds that are gone, and the
+/// new ones as pictures. Each image crosses the link once, when it first
+/// appears in the owner's snapshot (or in a whole snapshot's chunks).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct ImagesDelta {
+    removed: Vec<ImageHash>,
+    added: Vec<Picture>,
+}
+
+impl ImagesDelta {
+    fn diff(base: Option<&ImageSet>, next: &ImageSet) -> ImagesDelta {
+        let in_base = |hash| base.is_some_and(|b| b.get(hash).is_some());
+        ImagesDelta {
+            removed: base.map_or_else(Vec::new, |b| {
+                b.iter()
+                    .map(|i| i.hash())
+                    .filter(|h| next.get(*h).is_none())
+                    .collect()
+            }),
+            added: next
+                .iter()
+                .filter(|i| !in_base(i.hash()))
+                .map(|i| Picture::of(i))
+                .collect(),
+        }
+    }
+
+    /// The base's images changed, each new picture decoded within what
+    /// is left of [`MAX_MIRROR_IMAGE_BYTES`].
+    fn apply(self, base: Option<&ImageSet>) -> Result<ImageSet, &'static str> {
+        let empty = ImageSet::default();
+        let base = base.unwrap_or(&empty);
+        if self.removed.iter().any(|h| base.get(*h).is_none()) {
+            return Err("an image removed that the base does not hold");
+        }
+        let mut bytes: usize = base
+            .iter()
+            .filter(|i| !self.removed.contains(&i.hash()))
+            .map(|i| i.bytes())
+            .sum();
+        let mut added = Vec::with_capacity(self.added.len().min(64));
+        for picture in &self.added {
+            if base.get(picture.hash()).is_some() {
+                return Err("an image added that the base holds");
+            }
+            let room = MAX_MIRROR_IMAGE_BYTES.saturating_sub(bytes) as u64 / 4;
+            let image = picture.decode(room)?;
+            bytes += image.bytes();
+            added.push(image);
+        }
+        Ok(base.changed(&self.removed, added))
+    }
+}
+
 /// A snapshot as changes from a base (or from nothing).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Body {
@@ -66,6 +125,7 @@ pub(crate) struct Body {
     links: SetDelta<Hyperlink>,
     /// `None`: the base's.
     pushes: Option<RecentPushes>,
+    images: ImagesDelta,
 }
 
 /// Where in `base` a row of `next` at `index` is found, when it is there.
@@ -94,6 +154,12 @@ impl Body {
                 Line::Row(row) => row.cells().len(),
             })
             .sum()
+    }
+
+    /// Pictures it carries: new images, each sent once.
+    #[cfg(test)]
+    pub(crate) fn pictures(&self) -> usize {
+        self.images.added.len()
     }
 
     /// `next` as changes from `base`, or whole without one.
@@ -141,6 +207,7 @@ impl Body {
                 Some(b) if b.pushes.same_as(&next.pushes) => None,
                 _ => Some(next.pushes.clone()),
             },
+            images: ImagesDelta::diff(base.map(|b| &b.images), &next.images),
         }
     }
 
@@ -210,8 +277,7 @@ impl Body {
             bells: self.bells,
             scrollback_len: usize::try_from(self.scrollback_len)
                 .map_err(|_| "scrollback length out of range")?,
-            // Images do not cross the cluster link yet.
-            images: ImageSet::default(),
+            images: self.images.apply(base.map(|b| &b.images))?,
         })
     }
 }

@@ -116,6 +116,13 @@ modes! {
     /// xterm's curses fix (41, `curses` resource): HT at a pending wrap
     /// wraps first and lands on the next row's first tab stop.
     CursesMoreFix = (Dec, 41, false);
+    /// DECSDM (80), sixel display mode, with DEC's meaning (which xterm
+    /// follows since patch 369; it had it inverted before): set, a sixel
+    /// is drawn at the screen's top-left, clipped at its bottom, and
+    /// neither scrolls nor moves the cursor; reset (the default), it is
+    /// drawn at the cursor and scrolls. Added after 2027 for the same
+    /// reason.
+    SixelDisplay = (Dec, 80, false);
 }
 
 impl Mode {

@@ -40,8 +40,8 @@ pub struct Row {
     tally: Vec<(StyleId, u16)>,
     /// True when `tally` matches the cells.
     tallied: bool,
-    /// The slices of images placed on this row (not persisted).
-    #[serde(skip)]
+    /// The slices of images placed on this row.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     images: Vec<ImageSlice>,
 }
 
@@ -462,13 +462,16 @@ impl Row {
     }
 
     /// True when the row is whole at width `cols`: that many cells, each at
-    /// most 2 columns wide, its used extent and clusters inside them. What a
+    /// most 2 columns wide, its used extent, clusters and image slices
+    /// inside them. What a
     /// row decoded from another process must be before a viewer reads it.
     pub fn fits(&self, cols: usize) -> bool {
         self.cells.len() == cols
             && self.used <= cols
             && self.cells.iter().all(|cell| cell.width() <= 2)
             && self.clusters.iter().all(|(col, _)| (*col as usize) < cols)
+            && self.images.len() <= MAX_SLICES
+            && self.images.iter().all(|slice| slice.fits(cols))
     }
 
     /// A copy for a snapshot: the same cells, without the bookkeeping.

@@ -34,8 +34,8 @@ struct Block {
     lines: Vec<LineMeta>,
     /// (line index in block, column, text) of grapheme clusters.
     clusters: Vec<(u32, u16, CompactString)>,
-    /// (line index in block, slice) of images (not persisted).
-    #[serde(skip)]
+    /// (line index in block, slice) of images.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     images: Vec<(u32, ImageSlice)>,
 }
 

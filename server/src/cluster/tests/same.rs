@@ -37,6 +37,13 @@ pub(super) fn assert_same(mirror: &Snapshot, owner: &Snapshot) {
             );
         }
     }
+    assert_eq!(mirror.images.len(), owner.images.len(), "images");
+    for image in owner.images.iter() {
+        let held = mirror
+            .image(image.hash())
+            .expect("the mirror holds the image");
+        assert_eq!(held.rgba(), image.rgba(), "image {}", image.hash());
+    }
     assert_eq!(mirror.bells, owner.bells, "bells");
     assert_eq!(mirror.scrollback_len, owner.scrollback_len, "scrollback");
 }

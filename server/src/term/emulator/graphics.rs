@@ -3,7 +3,9 @@
 //! into the store and placed at the cursor as slices of the rows they
 //! cover (see `term/image`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
 
 use super::Emulator;
 use crate::term::image::iterm::InlineArgs;
@@ -13,7 +15,7 @@ use crate::term::image::{
     decode_base64, decode_picture, inflate, Image, ImageHash, ImageSet, ImageSlice, ImageStore,
     PixelRect, StoreError,
 };
-use crate::term::{CELL_HEIGHT, CELL_WIDTH};
+use crate::term::{Mode, CELL_HEIGHT, CELL_WIDTH};
 
 /// Most kitty image ids (and, apart, image numbers) remembered.
 const MAX_KITTY_IDS: usize = 4096;
@@ -22,21 +24,25 @@ const MAX_KITTY_IDS: usize = 4096;
 /// output cannot decode without bound.
 const PIXELS_PER_WORK: usize = 64;
 
-/// The graphics state of one terminal (not persisted: a restored session
-/// starts without images).
-#[derive(Clone, Debug, Default)]
+/// The graphics state of one terminal. A saved state keeps all of it but
+/// a transmission in progress (a kitty chunk sequence or a sixel image not
+/// yet ended): that one is dropped, as if its data were bad.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Graphics {
     store: ImageStore,
-    /// Kitty image ids to the images they name.
-    ids: HashMap<u32, ImageHash>,
+    /// Kitty image ids to the images they name (ordered, so that a saved
+    /// state's bytes depend on the state only).
+    ids: BTreeMap<u32, ImageHash>,
     /// Kitty image numbers to the ids the terminal gave them.
-    numbers: HashMap<u32, u32>,
+    numbers: BTreeMap<u32, u32>,
     /// Kitty placements on the screen by placement serial: (id, placement id).
     placements: BTreeMap<u32, (u32, u32)>,
     /// The kitty transmission being received in chunks: its first command
     /// and the data so far (`None` once it passed the cap or a chunk was
     /// not base64).
+    #[serde(skip)]
     chunked: Option<(Command, Option<Vec<u8>>)>,
+    #[serde(skip)]
     sixel: Option<SixelDecoder>,
     next_placement: u32,
     next_id: u32,
@@ -56,6 +62,20 @@ enum After {
 /// The size of a cell in the terminal's pixels (what XTWINOPS reports).
 fn cell_size() -> (u32, u32) {
     (CELL_WIDTH.round() as u32, CELL_HEIGHT.round() as u32)
+}
+
+impl Graphics {
+    /// Checks a state read back: no more kitty ids, numbers and placements
+    /// than the terminal keeps.
+    pub(super) fn check_restored(&self) -> Result<(), &'static str> {
+        if self.ids.len() > MAX_KITTY_IDS
+            || self.numbers.len() > MAX_KITTY_IDS
+            || self.placements.len() > MAX_KITTY_IDS
+        {
+            return Err("more kitty ids or placements than kept");
+        }
+        Ok(())
+    }
 }
 
 impl Emulator {
@@ -226,7 +246,8 @@ impl Emulator {
         }
     }
 
-    /// The end of the sixel data: the image is placed at the cursor.
+    /// The end of the sixel data: the image is placed at the cursor, or
+    /// at the top-left under DECSDM.
     pub(super) fn sixel_end(&mut self) {
         let Some(image) = self.graphics.sixel.take().and_then(SixelDecoder::finish) else {
             return;
@@ -234,7 +255,16 @@ impl Emulator {
         let (w, h) = (image.width(), image.height());
         if let Ok(hash) = self.admit(image) {
             let src = PixelRect { x: 0, y: 0, w, h };
-            self.place(hash, src, (w, h), (0, 0), 0, true, After::LastRow);
+            if self.modes.get(Mode::SixelDisplay) {
+                // DECSDM: at the top-left, clipped, the cursor untouched.
+                let cursor = *self.screen.cursor();
+                let home = self.screen.cursor_mut();
+                (home.row, home.col) = (0, 0);
+                self.place(hash, src, (w, h), (0, 0), 0, true, After::Stay);
+                *self.screen.cursor_mut() = cursor;
+            } else {
+                self.place(hash, src, (w, h), (0, 0), 0, true, After::LastRow);
+            }
         }
     }
 
@@ -482,10 +512,13 @@ impl Emulator {
         Ok(())
     }
 
-    /// `a=d`: deletes placements; the upper-case forms forget the images too.
+    /// `a=d`: deletes the visible kitty placements the kind (`d=`) selects;
+    /// the upper-case kinds also free the images those placements showed
+    /// (and, for `I` and `N`, the image the id names; for `A`, every
+    /// image) that no row shows any more, as kitty frees images left
+    /// without placements: their ids go and their data leaves the store. `f`/`F` (animation frames) delete nothing: there are none.
     fn kitty_delete(&mut self, command: &Command) {
         let which = command.delete;
-        let free = which.is_ascii_uppercase();
         let id = match which.to_ascii_lowercase() {
             b'n' => self
                 .graphics
@@ -495,49 +528,98 @@ impl Emulator {
                 .unwrap_or(0),
             _ => command.id,
         };
+        let hit = self.kitty_selected(command, id);
+        let mut freed: HashSet<u32> = hit
+            .iter()
+            .filter_map(|serial| self.graphics.placements.get(serial))
+            .map(|&(image_id, _)| image_id)
+            .collect();
+        self.remove_slices(|s, _| hit.contains(&s.placement()));
+        self.graphics.placements.retain(|s, _| !hit.contains(s));
+        if !which.is_ascii_uppercase() {
+            return;
+        }
+        match which {
+            b'I' | b'N' => {
+                freed.insert(id);
+            }
+            b'A' => freed.extend(self.graphics.ids.keys()),
+            _ => {}
+        }
+        self.free_unshown(&freed);
+    }
+
+    /// The serials of the visible kitty placements a delete selects.
+    fn kitty_selected(&self, command: &Command, id: u32) -> HashSet<u32> {
+        let placements = &self.graphics.placements;
         let cursor = *self.screen.cursor();
-        let placements = std::mem::take(&mut self.graphics.placements);
-        let selected = |serial: u32, slice: &ImageSlice, row: usize| -> bool {
-            let Some(&(pid_image, pid)) = placements.get(&serial) else {
-                return false;
-            };
-            match which.to_ascii_lowercase() {
-                b'a' => true,
-                b'i' | b'n' => {
-                    pid_image == id && (command.placement == 0 || pid == command.placement)
-                }
-                b'c' => {
-                    let (a, b) = slice.visible();
-                    row == cursor.row && (a as usize..b as usize).contains(&cursor.col)
-                }
-                b'z' => slice.z() == command.z,
-                _ => false,
-            }
+        // `x` and `y` name a cell (1-based) or, for `r`, a range of ids.
+        let [x, y, ..] = command.src;
+        let cell = (x.saturating_sub(1) as usize, y.saturating_sub(1) as usize);
+        let covers = |s: &ImageSlice, col: usize| {
+            let (a, b) = s.visible();
+            (a as usize..b as usize).contains(&col)
         };
-        let mut gone = HashSet::new();
-        self.remove_slices(|s, r| {
-            let hit = selected(s.placement(), s, r);
-            if hit {
-                gone.insert(s.placement());
-            }
-            hit
-        });
-        self.graphics.placements = placements;
-        self.graphics.placements.retain(|s, _| !gone.contains(s));
-        if free {
-            match which {
-                b'I' | b'N' => {
-                    self.graphics.ids.remove(&id);
+        let mut hit = HashSet::new();
+        for r in 0..self.rows {
+            for s in self.screen.grid()[r].images() {
+                let Some(&(image_id, pid)) = placements.get(&s.placement()) else {
+                    continue;
+                };
+                let selected = match command.delete.to_ascii_lowercase() {
+                    b'a' => true,
+                    b'i' | b'n' => {
+                        image_id == id && (command.placement == 0 || pid == command.placement)
+                    }
+                    b'c' => r == cursor.row && covers(s, cursor.col),
+                    b'p' => r == cell.1 && covers(s, cell.0),
+                    b'q' => r == cell.1 && covers(s, cell.0) && s.z() == command.z,
+                    b'x' => covers(s, cell.0),
+                    b'y' => r == cell.1,
+                    b'z' => s.z() == command.z,
+                    b'r' => image_id != 0 && (x..=y).contains(&image_id),
+                    _ => false,
+                };
+                if selected {
+                    hit.insert(s.placement());
                 }
-                b'A' => self.graphics.ids.clear(),
-                _ => {}
+            }
+        }
+        hit
+    }
+
+    /// Frees the kitty images `ids` name that no row shows (screens or
+    /// scrollback): the ids (and numbers for them) go, and the data of
+    /// their pictures that no other id names.
+    fn free_unshown(&mut self, ids: &HashSet<u32>) {
+        let mut dropped = HashSet::new();
+        let rows = self.screen.grid().iter().chain(self.hidden.grid().iter());
+        let shown: HashSet<ImageHash> = rows
+            .flat_map(|row| row.images().iter())
+            .chain(self.scrollback.images())
+            .map(ImageSlice::image)
+            .collect();
+        let g = &mut self.graphics;
+        g.ids.retain(|id, hash| {
+            let free = ids.contains(id) && !shown.contains(hash);
+            if free {
+                dropped.insert(*hash);
+            }
+            !free
+        });
+        let named: HashSet<ImageHash> = g.ids.values().copied().collect();
+        let kept = &g.ids;
+        g.numbers.retain(|_, id| kept.contains_key(id));
+        for hash in dropped {
+            if !shown.contains(&hash) && !named.contains(&hash) {
+                g.store.remove(hash);
             }
         }
     }
 }
 
-/// Remembers `key` -> `value`, forgetting an arbitrary entry past the cap.
-fn remember<V>(map: &mut HashMap<u32, V>, key: u32, value: V) {
+/// Remembers `key` -> `value`, forgetting the lowest key past the cap.
+fn remember<V>(map: &mut BTreeMap<u32, V>, key: u32, value: V) {
     if map.len() >= MAX_KITTY_IDS && !map.contains_key(&key) {
         if let Some(&any) = map.keys().next() {
             map.remove(&any);

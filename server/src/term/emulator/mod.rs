@@ -107,8 +107,8 @@ pub(crate) struct Emulator {
     /// The latest file offered whole, until the session takes it.
     #[serde(skip)]
     file_offer: Option<FileOffer>,
-    /// Inline images: the store, kitty's ids, a transmission in progress.
-    #[serde(skip)]
+    /// Inline images: the store, kitty's ids, a transmission in progress
+    /// (which a restore drops).
     graphics: graphics::Graphics,
     bells: u64,
     /// Last generation handed out to a row.

@@ -37,7 +37,7 @@ impl Emulator {
         if self.tabs.len() != cols {
             return Err("tab stops do not fit the width");
         }
-        Ok(())
+        self.graphics.check_restored()
     }
 }
 
@@ -48,7 +48,7 @@ fn screen_fits(screen: &Screen, cols: usize, rows: usize) -> bool {
     let saved = screen.saved_cursor();
     screen.grid().is_consistent()
         && screen.grid().iter().count() == rows
-        && screen.grid().iter().all(|row| row.cells().len() == cols)
+        && screen.grid().iter().all(|row| row.fits(cols))
         && cursor.row < rows
         && cursor.col < cols
         && saved.row < rows

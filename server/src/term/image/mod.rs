@@ -6,6 +6,8 @@
 //! - `iterm.rs`: iTerm2's inline-image arguments (OSC 1337 File, inline=1);
 //! - `decode.rs`: PNG, TIFF and zlib payloads, each bounded;
 //! - `store.rs`: the images by content hash, evicted oldest first;
+//! - `saved.rs`: the store in a saved terminal state, read back within
+//!   its budget;
 //! - `slice.rs`: what a row holds of an image.
 //!
 //! An image is placed by writing an [`ImageSlice`] into each row it covers:
@@ -15,6 +17,7 @@
 mod decode;
 pub(crate) mod iterm;
 pub(crate) mod kitty;
+mod saved;
 pub(crate) mod sixel;
 mod slice;
 mod store;
@@ -22,9 +25,11 @@ mod store;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub(crate) use decode::{decode_base64, decode_picture, inflate};
+pub(crate) use saved::Picture;
 pub(crate) use slice::cut as slice_cut;
 pub use slice::{ImageSlice, PixelRect};
 pub use store::ImageSet;
@@ -42,7 +47,7 @@ pub const MAX_IMAGE_SIDE: u32 = 10_000;
 
 /// An image's identity: the first 128 bits of the SHA-256 of its size and
 /// RGBA pixels. Equal pictures share one hash, so their pixels travel once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ImageHash(pub u128);
 
 impl fmt::Display for ImageHash {

@@ -1,9 +1,11 @@
 //! What one row holds of a placed image.
 
+use serde::{Deserialize, Serialize};
+
 use super::ImageHash;
 
 /// A rectangle of an image's pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PixelRect {
     /// Left edge, in pixels.
     pub x: u32,
@@ -22,7 +24,7 @@ pub struct PixelRect {
 /// Geometry is in the terminal's own pixels: cells of `CELL_WIDTH` x
 /// `CELL_HEIGHT` rounded (8 x 17, what XTWINOPS reports); a viewer with other
 /// cells scales both axes by its cell size over these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageSlice {
     image: ImageHash,
     placement: u32,
@@ -106,6 +108,13 @@ impl ImageSlice {
     /// Its z-index: below 0 under text, otherwise over it; higher on top.
     pub fn z(&self) -> i32 {
         self.z
+    }
+
+    /// True when its columns lie in a row `cols` wide and show something:
+    /// what a slice read from another process must be.
+    pub(crate) fn fits(&self, cols: usize) -> bool {
+        let (start, end) = self.visible;
+        start < end && end as usize <= cols && self.src.w > 0 && self.src.h > 0
     }
 
     /// True when text written over its cells replaces them.

@@ -3,10 +3,13 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
+use super::saved::SavedStore;
 use super::{Image, ImageHash, DEFAULT_IMAGE_BYTES, DEFAULT_IMAGE_PIXELS, MAX_IMAGE_SIDE};
 
 /// Most images kept at once, however small: bounds the bookkeeping.
-const MAX_IMAGES: usize = 1024;
+pub(super) const MAX_IMAGES: usize = 1024;
 
 /// The images a snapshot can show, by hash: shared, cloned only when the
 /// store changes after a snapshot took it.
@@ -24,6 +27,25 @@ impl ImageSet {
         self.0.len()
     }
 
+    /// This set without the images `removed` names, with `added`.
+    pub(crate) fn changed(
+        &self,
+        removed: &[ImageHash],
+        added: impl IntoIterator<Item = Image>,
+    ) -> ImageSet {
+        let mut map = HashMap::clone(&self.0);
+        for hash in removed {
+            map.remove(hash);
+        }
+        map.extend(added.into_iter().map(|i| (i.hash(), Arc::new(i))));
+        ImageSet(Arc::new(map))
+    }
+
+    /// The images, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Image>> {
+        self.0.values()
+    }
+
     /// True when there is none.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -38,7 +60,9 @@ pub(crate) enum StoreError {
 }
 
 /// The store: images by hash, the order they came in, and their bytes.
-#[derive(Clone, Debug)]
+/// Saved as its limits and its pictures (see `saved.rs`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "SavedStore", try_from = "SavedStore")]
 pub(crate) struct ImageStore {
     images: ImageSet,
     order: VecDeque<ImageHash>,
@@ -78,6 +102,16 @@ impl ImageStore {
     /// The most pixels one image may have.
     pub fn max_pixels(&self) -> u64 {
         self.max_pixels.min(self.budget as u64 / 4)
+    }
+
+    /// The budget of decoded bytes and the cap on one image's pixels.
+    pub fn limits(&self) -> (usize, u64) {
+        (self.budget, self.max_pixels)
+    }
+
+    /// The images, oldest first.
+    pub fn oldest_first(&self) -> impl Iterator<Item = &Arc<Image>> {
+        self.order.iter().filter_map(|hash| self.images.get(*hash))
     }
 
     /// Decoded bytes held.

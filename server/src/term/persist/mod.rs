@@ -1,7 +1,9 @@
 //! A terminal's whole state written out and read back exactly: both
 //! screens, the scrollback, cursors, modes, charsets, tab stops, margins,
 //! titles, the style and link tables with their reference counts, colour
-//! overrides, generations, and the parser in the middle of a sequence or a
+//! overrides, generations, inline images (the pictures as PNG files within
+//! the saved budget, the rows' slices, kitty's ids and placements; not a
+//! transmission in progress), and the parser in the middle of a sequence or a
 //! UTF-8 character. Not to be confused with `snapshot.rs`, the screen as
 //! viewers are sent it.
 //!
@@ -28,7 +30,7 @@ use super::{Hyperlink, PublishedSet, RecentPushes, Row, Style, Term};
 const MAGIC: &[u8; 8] = b"PCTERM\0\x01";
 /// The version this build writes and the only one it reads. Bump it on any
 /// change to a persisted type (field added, removed, renamed or reordered).
-pub const STATE_VERSION: u32 = 3;
+pub const STATE_VERSION: u32 = 4;
 /// Bytes before the payload: magic, version, length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 
@@ -182,5 +184,7 @@ fn payload(bytes: &[u8]) -> Result<&[u8], StateError> {
     Ok(payload)
 }
 
+#[cfg(test)]
+mod image_tests;
 #[cfg(test)]
 mod tests;

@@ -315,3 +315,26 @@ fn hostile_images_stay_within_the_budget_and_text_goes_on() {
         assert_eq!(t.snapshot().lines[0].text(), "next text", "{what}");
     }
 }
+
+#[test]
+fn decsdm_draws_a_sixel_at_the_top_left_without_scrolling_or_moving_the_cursor() {
+    // 40 pixel rows: 3 text rows, on a screen of 2.
+    let tall = b"\x1bPq#1;2;0;0;100#1~-~-~-~-~-~-~\x1b\\";
+    let mut t = screen(10, 2, b"\x1b[?80h\x1b[2;5Hab");
+    t.advance(b"\x1b[?80$p");
+    assert_eq!(replies(&mut t), "\x1b[?80;1$y");
+    t.advance(tall);
+    let s = t.snapshot();
+    // At the top-left, clipped to the screen's 2 rows: nothing scrolled.
+    assert_eq!(placed(&s), vec![(0, 0, 0, 1)]);
+    assert_eq!(t.scrollback_len(), 0);
+    assert_eq!((s.cursor.row, s.cursor.col), (1, 6));
+    // Reset (the default): at the cursor, scrolling, the cursor moved.
+    let mut t = screen(10, 2, b"\x1b[?80h\x1b[?80l\x1b[2;5H");
+    t.advance(b"\x1b[?80$p");
+    assert_eq!(replies(&mut t), "\x1b[?80;2$y");
+    t.advance(tall);
+    let s = t.snapshot();
+    assert_eq!(placed(&s), vec![(-1, 4, 0, 1)]);
+    assert_eq!((s.cursor.row, s.cursor.col), (1, 4));
+}

@@ -22,6 +22,7 @@ mod generations;
 mod grapheme;
 mod images;
 mod keyboard;
+mod kitty_delete;
 mod margins;
 mod modes;
 mod osc;
