@@ -38,7 +38,9 @@ mod keyboard;
 mod links;
 mod modes;
 pub mod palette;
-mod parser;
+/// The escape-sequence parser on its own: public so that tests and fuzz
+/// targets outside the crate can compare it with another parser (`vte`).
+pub mod parser;
 mod persist;
 mod published_set;
 mod push_log;
