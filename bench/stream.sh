@@ -4,8 +4,8 @@
 # starts `panecast serve` on a random loopback port and runs
 # server/examples/stream_bench.rs against it:
 #   wire bytes   a `cat` of the file at 104x59 with one viewer: bytes of the
-#                WebSocket messages it received vs the bytes cat wrote
-#                (target < 1%);
+#                WebSocket messages it received vs the bytes cat wrote,
+#                frames compressed as the web client asks (target < 0.3%);
 #   echo         1,000 keys sent one at a time to `cat` on a raw terminal,
 #                each timed until a frame shows its echo (target p99 < 5 ms);
 #   fan-out      the same flood with 1 viewer and with 200, alternating

@@ -1,7 +1,7 @@
 // One WebSocket to a session, reconnected with exponential back-off and
 // jitter. Sends a protocol Ping now and then and reconnects when nothing has
 // arrived for too long (a dead connection the browser does not notice).
-import { encodePing } from './protocol.js';
+import { encodePing, inflate } from './protocol.js';
 
 // Close codes after which reconnecting cannot help (PROTOCOL.md section 8).
 export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4006, 4010, 4029]);
@@ -44,10 +44,14 @@ export class Connection {
     this.stopped = false;
     clearTimeout(this.timer);
     this.timer = null;
-    const ws = this.protocols.length ? new WebSocket(this.url, this.protocols) : new WebSocket(this.url);
+    // Frames come compressed where the browser can inflate them (PROTOCOL.md, 0x0F).
+    const url = new URL(this.url);
+    if (self.DecompressionStream) url.searchParams.set('deflate', 1);
+    const ws = this.protocols.length ? new WebSocket(url, this.protocols) : new WebSocket(url);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
     this.opened = false;
+    this.q = Promise.resolve();
     ws.onopen = () => {
       this.opened = true;
       this.last = Date.now();
@@ -62,7 +66,10 @@ export class Connection {
         return;
       }
       if (this.attempt && this.last - this.openedAt > 3000) this.attempt = 0;
-      this.h.message(e.data);
+      // Inflating is asynchronous: messages are handled in order all the same.
+      this.q = this.q.then(() => inflate(e.data)).then(
+        (m) => ws === this.ws && this.h.message(m),
+        () => ws === this.ws && ws.close(4000, 'malformed message'));
     };
     ws.onclose = (e) => this.closed(ws, e.code, e.reason);
     ws.onerror = () => {};

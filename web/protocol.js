@@ -274,6 +274,23 @@ function readLine(r, cols) {
   };
 }
 
+/** A compressed Frame (0x0F) as the plain Frame it holds; any other message as it is. */
+export async function inflate(data) {
+  const b = new Uint8Array(data);
+  if (b[0] !== 0x0f) return data;
+  const r = new Reader(b);
+  r.p = 1;
+  r.varint64();
+  const head = r.p, n = r.range(0, 8 << 20, 'compressed frame length');
+  const body = new Uint8Array(await new Response(new Blob([b.subarray(r.p)]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).arrayBuffer());
+  if (body.length !== n) bad('compressed frame length');
+  const out = new Uint8Array(head + n);
+  out.set(b.subarray(0, head));
+  out[0] = 3;
+  out.set(body, head);
+  return out;
+}
+
 /**
  * Decodes one server -> client message (a WebSocket binary message).
  * Throws ProtocolError (with the close code) when it is malformed.

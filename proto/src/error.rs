@@ -51,6 +51,10 @@ pub enum DecodeError {
     /// Bytes remain after the message's last field.
     #[error("{0} trailing bytes")]
     TrailingBytes(usize),
+    /// A compressed frame's body is not valid DEFLATE data that gives
+    /// exactly the length it declares.
+    #[error("compressed body does not inflate to its declared length")]
+    BadDeflate,
 }
 
 impl DecodeError {

@@ -1,7 +1,10 @@
 //! The `Frame` message: the screen's size, cursor, modes, title, scroll hint
 //! and changed lines since this viewer's previous frame.
 
-use crate::limits::{MAX_COLS, MAX_ROWS, MAX_TITLE};
+use std::sync::OnceLock;
+
+use crate::deflate::{self, DEFLATED_FRAME};
+use crate::limits::{MAX_COLS, MAX_DEFLATED_BODY, MAX_ROWS, MAX_TITLE};
 use crate::reader::Reader;
 use crate::{writer, DecodeError, Line};
 
@@ -226,11 +229,23 @@ pub struct Frame {
     pub lines: Vec<FrameLine>,
 }
 
-/// A frame encoded without its sequence number (see [`Frame::encode_shared`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A frame encoded without its sequence number (see [`Frame::encode_shared`]),
+/// and its body compressed once the first connection that takes compressed
+/// frames asks for it.
+#[derive(Clone, Debug)]
 pub struct EncodedFrame {
     body: Vec<u8>,
+    /// The compressed body; `None` inside when the frame goes plain.
+    deflated: OnceLock<Option<Vec<u8>>>,
 }
+
+impl PartialEq for EncodedFrame {
+    fn eq(&self, other: &Self) -> bool {
+        self.body == other.body
+    }
+}
+
+impl Eq for EncodedFrame {}
 
 impl EncodedFrame {
     /// Appends the complete message with sequence number `seq`.
@@ -238,6 +253,22 @@ impl EncodedFrame {
         out.push(FRAME);
         writer::uint(out, seq);
         out.extend_from_slice(&self.body);
+    }
+
+    /// Appends the message with sequence number `seq` for a connection that
+    /// takes compressed frames: a compressed `Frame` (0x0F) when that is
+    /// smaller, else the plain one. The body is compressed on the first
+    /// call and kept for the connections after it.
+    pub fn write_deflated(&self, seq: u64, out: &mut Vec<u8>) {
+        match self.deflated.get_or_init(|| deflate::compress(&self.body)) {
+            Some(packed) => {
+                out.push(DEFLATED_FRAME);
+                writer::uint(out, seq);
+                writer::uint(out, self.body.len() as u64);
+                out.extend_from_slice(packed);
+            }
+            None => self.write(seq, out),
+        }
     }
 
     /// Size of the message without its sequence number, in bytes.
@@ -292,12 +323,38 @@ impl Frame {
         writer::uint(&mut seq, self.seq);
         EncodedFrame {
             body: bytes.split_off(1 + seq.len()),
+            deflated: OnceLock::new(),
         }
     }
 
     /// Decodes the body of a frame (after the type byte).
     pub(crate) fn decode_body(r: &mut Reader<'_>) -> Result<Frame, DecodeError> {
         let seq = r.u64()?;
+        Frame::decode_after_seq(seq, r)
+    }
+
+    /// Decodes the body of a compressed frame (after the type byte): its
+    /// `seq`, the inflated body's length, and the compressed body, which
+    /// takes the rest of the message.
+    pub(crate) fn decode_deflated(r: &mut Reader<'_>) -> Result<Frame, DecodeError> {
+        let seq = r.u64()?;
+        let len = r.u64()?;
+        if len > MAX_DEFLATED_BODY as u64 {
+            return Err(DecodeError::TooLarge {
+                field: "compressed frame body",
+                len,
+                max: MAX_DEFLATED_BODY as u64,
+            });
+        }
+        let body = deflate::inflate(r.rest(), len as usize)?;
+        let mut body = Reader::new(&body);
+        let frame = Frame::decode_after_seq(seq, &mut body)?;
+        body.finish()?;
+        Ok(frame)
+    }
+
+    /// Decodes a frame's fields after its `seq`.
+    fn decode_after_seq(seq: u64, r: &mut Reader<'_>) -> Result<Frame, DecodeError> {
         let cols = r.u16_in(1, MAX_COLS, "cols")?;
         let rows = r.u16_in(1, MAX_ROWS, "rows")?;
         let flags = r.flags(FULL | HAS_TITLE, "frame flags")?;

@@ -15,6 +15,7 @@
 
 mod client;
 pub mod close;
+mod deflate;
 mod error;
 mod frame;
 mod image;
@@ -31,6 +32,7 @@ mod writer;
 pub use client::{
     ClientMessage, Key, KeyEvent, Modifiers, MouseButton, MouseEvent, MouseKind, NamedKey, Theme,
 };
+pub use deflate::DEFLATE_MIN_BODY;
 pub use error::{DecodeError, LineError};
 pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};
 pub use image::{Image, ImageHash, ImagePiece};

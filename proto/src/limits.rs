@@ -58,6 +58,11 @@ pub const MAX_IMAGE_SIDE: u32 = 10_000;
 /// come in lines, and the client, lacking the picture, paints none.
 pub const MAX_IMAGE_PNG: usize = 16 << 20;
 
+/// Largest body of a compressed frame once inflated, in bytes (8 MiB: a
+/// frame piece of [`MAX_SCROLLBACK_ANSWER_CELLS`]-many cells is well under
+/// it). A server sends a bigger body plain.
+pub const MAX_DEFLATED_BODY: usize = 8 << 20;
+
 /// Most style definitions in one `Styles` message.
 pub const MAX_STYLE_DEFS: usize = 1 << 16;
 

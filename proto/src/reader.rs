@@ -32,6 +32,11 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
+    /// Every byte left.
+    pub(crate) fn rest(&mut self) -> &'a [u8] {
+        std::mem::take(&mut self.bytes)
+    }
+
     /// One byte.
     pub(crate) fn u8(&mut self) -> Result<u8, DecodeError> {
         let (&first, rest) = self.bytes.split_first().ok_or(DecodeError::Truncated)?;

@@ -1,5 +1,6 @@
 //! Server-to-client messages.
 
+use crate::deflate::DEFLATED_FRAME;
 use crate::frame::FRAME;
 use crate::image::IMAGE;
 use crate::limits::{
@@ -309,13 +310,15 @@ impl ServerMessage {
     /// Decodes one WebSocket binary message. A client should ignore messages
     /// that fail with [`DecodeError::UnknownType`] (newer servers may send
     /// types it does not know) and close with [`DecodeError::close_code`] on
-    /// any other error.
+    /// any other error. A compressed frame (0x0F) decodes to the
+    /// [`ServerMessage::Frame`] it holds.
     pub fn decode(bytes: &[u8]) -> Result<ServerMessage, DecodeError> {
         let mut r = Reader::new(bytes);
         let message = match r.u8()? {
             HELLO => ServerMessage::Hello(Hello::decode_body(&mut r)?),
             STYLES => ServerMessage::Styles(Styles::decode_body(&mut r)?),
             FRAME => ServerMessage::Frame(Frame::decode_body(&mut r)?),
+            DEFLATED_FRAME => ServerMessage::Frame(Frame::decode_deflated(&mut r)?),
             BELL => ServerMessage::Bell,
             EXIT => ServerMessage::Exit {
                 code: match r.flags(HAS_CODE, "exit flags")? {

@@ -18,6 +18,8 @@ use serde_json::{json, Value};
 enum Message {
     Server(ServerMessage),
     Client(ClientMessage),
+    /// A frame sent compressed (0x0F).
+    Deflated(Frame),
 }
 
 impl Message {
@@ -25,6 +27,11 @@ impl Message {
         match self {
             Message::Server(m) => m.encode(),
             Message::Client(m) => m.encode(),
+            Message::Deflated(frame) => {
+                let mut out = Vec::new();
+                frame.encode_shared().write_deflated(frame.seq, &mut out);
+                out
+            }
         }
     }
 }
@@ -223,6 +230,29 @@ fn cases() -> Vec<Case> {
                 ],
             }),
         ),
+        Case {
+            name: "frame_deflated",
+            description: "A full frame of 24 rows of log lines, compressed (0x0F): seq 7, the inflated body's length, then raw DEFLATE. It decodes to the Frame it holds.",
+            message: Message::Deflated(Frame {
+                seq: 7,
+                cols: 80,
+                rows: 24,
+                full: true,
+                cursor: cursor(23, 0),
+                modes: shell_modes(),
+                title: None,
+                scroll: 0,
+                scrollback: 120,
+                pushed: 0,
+                kept: 0,
+                lines: (0..24u16)
+                    .map(|r| {
+                        let text = format!("2026-11-26 12:00:{:02} INFO request {r} served in 3 ms", r);
+                        row(r, line(80, false, &[(text.as_str(), 0)]))
+                    })
+                    .collect(),
+            }),
+        },
         server(
             "frame_styles",
             "256-colour and truecolor runs, and a status bar whose styled blanks reach the right edge (sent as the fill style).",
@@ -1073,6 +1103,10 @@ fn describe(message: &Message, bytes: &[u8]) -> Value {
     let (direction, (ty, fields)) = match message {
         Message::Server(m) => ("server_to_client", server_json(m)),
         Message::Client(m) => ("client_to_server", client_json(m)),
+        Message::Deflated(frame) => (
+            "server_to_client",
+            server_json(&ServerMessage::Frame(frame.clone())),
+        ),
     };
     json!({
         "direction": direction,
@@ -1123,9 +1157,12 @@ fn committed_vectors_decode_to_their_description() {
         assert_eq!(json["name"], json!(name), "{name}: name field");
         assert_eq!(json["size"], json!(bin.len()), "{name}: size field");
         let message = match json["direction"].as_str() {
-            Some("server_to_client") => Message::Server(
-                ServerMessage::decode(&bin).unwrap_or_else(|e| panic!("{name}: {e}")),
-            ),
+            Some("server_to_client") => {
+                match ServerMessage::decode(&bin).unwrap_or_else(|e| panic!("{name}: {e}")) {
+                    ServerMessage::Frame(frame) if bin[0] == 0x0F => Message::Deflated(frame),
+                    message => Message::Server(message),
+                }
+            }
             Some("client_to_server") => Message::Client(
                 ClientMessage::decode(&bin).unwrap_or_else(|e| panic!("{name}: {e}")),
             ),
@@ -1166,8 +1203,8 @@ fn every_message_type_has_a_vector() {
         types,
         [
             0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
-            0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e,
-            0x8f
+            0x0f, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d,
+            0x8e, 0x8f
         ]
     );
 }

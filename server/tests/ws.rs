@@ -1140,3 +1140,53 @@ async fn colour_queries_are_answered_from_the_control_viewers_theme() {
     ask(&mut controller, 3, "rgb:0000/0000/0000").await;
     assert!(viewer.model.errors.is_empty(), "{:?}", viewer.model.errors);
 }
+
+#[tokio::test]
+async fn deflate_1_gets_compressed_frames_that_converge_and_small_ones_plain() {
+    let server = Server::start(test_config());
+    let script =
+        "stty raw -echo; seq -f 'line %g of a screen that compresses well' 1 500; exec cat";
+    let id = session_id(&server.create(&["sh", "-c", script], json!({"cols": 80, "rows": 40})));
+    server.wait_screen(&id, "the output", |s| s.contains("line 500"));
+    let mut client = ws::open_deflated(server.addr, TOKEN, &id, "control").await;
+    let mut types = Vec::new();
+    let deadline = Instant::now() + LIMIT;
+    while client.model.frames == 0 {
+        let bytes = client.next_raw(deadline).await.expect("a message");
+        types.push(bytes[0]);
+        client
+            .model
+            .apply(&bytes)
+            .expect("a message the model takes");
+    }
+    assert_eq!(types.last(), Some(&0x0F), "the full frame comes compressed");
+    assert!(
+        client.bytes < 40 * 80 / 2,
+        "a screen of text in {} bytes",
+        client.bytes
+    );
+    converge(&server, &id, &mut client, "the compressed first frame").await;
+    // A keystroke's echo is a small frame: it goes plain.
+    client.send(&text("x")).await;
+    let mut echo = None;
+    while !client.model.text().iter().any(|row| row.ends_with('x')) {
+        let bytes = client.next_raw(deadline).await.expect("the echo");
+        echo = Some(bytes[0]);
+        client
+            .model
+            .apply(&bytes)
+            .expect("a message the model takes");
+    }
+    assert_eq!(echo, Some(0x03), "the echo's frame goes plain");
+    let refused = ws::connect(
+        server.addr,
+        &format!("{}&deflate=2", ws::ws_path(&id, Some("view"))),
+        &[("Authorization", &format!("Bearer {TOKEN}"))],
+        None,
+    )
+    .await
+    .err()
+    .expect("deflate=2 is refused");
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(refused.body.contains("bad_query"), "{}", refused.body);
+}

@@ -11,9 +11,10 @@ use crate::api::error::ErrorCode;
 use std::io::Read;
 use std::sync::Arc;
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Extension;
@@ -23,7 +24,7 @@ use super::body::JsonBody;
 use super::error::{ApiError, ErrorBody};
 use super::guard::{Caller, PROTOCOL};
 use super::recordings::{blocking, check, stem};
-use super::ws::{not_an_upgrade, refuse, refuse_origin, Viewer};
+use super::ws::{deflate_asked, not_an_upgrade, refuse, refuse_origin, Viewer};
 use super::AppState;
 use crate::access::{Action, Role as AccessRole};
 use crate::record::{Cast, RecordError};
@@ -31,13 +32,23 @@ use crate::session::SessionHandle;
 
 /// `GET /api/recordings/{name}/ws`: a replay of the recording, for this
 /// connection alone; it ends when the connection does.
+/// The replay stream's query.
+#[derive(Deserialize)]
+pub struct ReplayQuery {
+    /// 1: the client takes compressed frames (PROTOCOL.md, 0x0F).
+    deflate: Option<u8>,
+}
+
 #[utoipa::path(
     get,
     path = "/api/recordings/{name}/ws",
-    params(("name" = String, Path, description = "The recording's name, with or without `.cast`")),
+    params(
+        ("name" = String, Path, description = "The recording's name, with or without `.cast`"),
+        ("deflate" = Option<u8>, Query, description = "1: send frames compressed (PROTOCOL.md, 0x0F); 0 (default): plain", minimum = 0, maximum = 1),
+    ),
     responses(
         (status = 101, description = "Switching to the WebSocket stream of the replay (proto/PROTOCOL.md); closed at once with 4006 and why when a cookie-borne credential comes from another origin"),
-        (status = 400, description = "bad_recording_name", body = ErrorBody),
+        (status = 400, description = "bad_recording_name, bad_query", body = ErrorBody),
         (status = 404, description = "recording_not_found (also one outside the credential's scope)", body = ErrorBody),
         (status = 413, description = "recording_too_large: over `recordings.max_replay_bytes`", body = ErrorBody),
         (status = 422, description = "bad_recording: not an asciicast v2 file", body = ErrorBody),
@@ -49,9 +60,12 @@ pub async fn upgrade(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(name): Path<String>,
+    query: Result<Query<ReplayQuery>, QueryRejection>,
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
+    let deflate = deflate_asked(query.deflate)?;
     let name = stem(&name).to_owned();
     let recordings = Arc::clone(state.sessions.recordings());
     let info = super::recordings::find(&state, &name).await?;
@@ -104,6 +118,7 @@ pub async fn upgrade(
                         ping_every,
                         sessions,
                     )
+                    .with_deflate(deflate)
                     .run()
                     .await
                 }

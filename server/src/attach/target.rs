@@ -73,11 +73,12 @@ impl Target {
         })
     }
 
-    /// The URL of the session's stream for `role` ("view" or "control").
+    /// The URL of the session's stream for `role` ("view" or "control"),
+    /// asking for compressed frames (the decoder inflates them).
     pub fn stream_url(&self, role: &str) -> String {
         let scheme = if self.tls { "wss" } else { "ws" };
         format!(
-            "{scheme}://{}{}/api/sessions/{}/ws?role={role}",
+            "{scheme}://{}{}/api/sessions/{}/ws?role={role}&deflate=1",
             self.authority, self.base, self.session
         )
     }
@@ -149,7 +150,7 @@ mod tests {
         assert!(!t.view);
         assert_eq!(
             t.stream_url("control"),
-            "wss://example.com/term/api/sessions/abc123/ws?role=control"
+            "wss://example.com/term/api/sessions/abc123/ws?role=control&deflate=1"
         );
     }
 
@@ -161,7 +162,7 @@ mod tests {
         assert_eq!(t.base, "");
         assert_eq!(
             t.stream_url("view"),
-            "ws://[::1]:7681/api/sessions/build/ws?role=view"
+            "ws://[::1]:7681/api/sessions/build/ws?role=view&deflate=1"
         );
         assert_eq!(t.token, None);
     }

@@ -88,15 +88,21 @@ pub enum Outgoing {
 }
 
 impl Outgoing {
-    /// The message's bytes.
-    pub fn into_bytes(self) -> Vec<u8> {
+    /// The message's bytes; a frame's piece compressed when `deflate` says
+    /// the connection takes compressed frames (and compressing makes it
+    /// smaller: see [`proto::EncodedFrame::write_deflated`]).
+    pub fn into_bytes(self, deflate: bool) -> Vec<u8> {
         match self {
             Outgoing::Bytes(bytes) => bytes,
             Outgoing::Image(image) => image_message(&image),
             Outgoing::Piece { pieces, index, seq } => {
                 let piece = &pieces[index];
                 let mut message = Vec::with_capacity(piece.body_len() + 10);
-                piece.write(seq, &mut message);
+                if deflate {
+                    piece.write_deflated(seq, &mut message);
+                } else {
+                    piece.write(seq, &mut message);
+                }
                 message
             }
         }
@@ -202,11 +208,15 @@ impl ViewerState {
     }
 
     /// Appends to `out` the messages (styles, frame, bell) that bring this
-    /// viewer to `snap`; nothing when it already has it.
+    /// viewer to `snap`, frames plain; nothing when it already has it.
     pub fn update(&mut self, snap: &Snapshot, cache: &FrameCache, out: &mut Vec<Vec<u8>>) {
         let mut outgoing = Vec::new();
         self.update_lazily(snap, cache, &mut outgoing);
-        out.extend(outgoing.into_iter().map(Outgoing::into_bytes));
+        out.extend(
+            outgoing
+                .into_iter()
+                .map(|message| message.into_bytes(false)),
+        );
     }
 
     /// As [`ViewerState::update`], with the frame's pieces left shared

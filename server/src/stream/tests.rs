@@ -517,11 +517,24 @@ fn a_big_screen_goes_out_in_shared_pieces_and_converges() {
         _ => false,
     });
     assert!(shared, "both viewers send the one encoding");
+    // Viewer b takes compressed frames: the same screen in fewer bytes.
+    assert_eq!(a_out.len(), b_out.len());
     let mut client = ModelClient::default();
-    for message in a_out {
-        client.apply(&message.into_bytes());
+    let mut deflated_client = ModelClient::default();
+    let (mut plain_bytes, mut deflated_bytes) = (0, 0);
+    for (a, b) in a_out.into_iter().zip(b_out) {
+        let (plain, deflated) = (a.into_bytes(false), b.into_bytes(true));
+        plain_bytes += plain.len();
+        deflated_bytes += deflated.len();
+        client.apply(&plain);
+        deflated_client.apply(&deflated);
     }
     check(&client, &snap);
+    check(&deflated_client, &snap);
+    assert!(
+        deflated_bytes * 2 < plain_bytes,
+        "compressed {deflated_bytes} bytes, plain {plain_bytes}"
+    );
     // A later change that touches every row goes out in pieces too, as a
     // diff the client applies on top.
     for r in 0..100 {
@@ -553,7 +566,7 @@ fn a_viewer_that_gives_up_the_rest_of_a_frame_gets_a_full_one_next() {
     viewer.update_lazily(&snap, &cache, &mut out);
     let mut rest = VecDeque::from(out);
     for _ in 0..2 {
-        client.apply(&rest.pop_front().expect("a piece").into_bytes());
+        client.apply(&rest.pop_front().expect("a piece").into_bytes(false));
     }
     viewer.give_up_rest(&mut rest);
     assert!(
@@ -566,7 +579,7 @@ fn a_viewer_that_gives_up_the_rest_of_a_frame_gets_a_full_one_next() {
     viewer.update_lazily(&snap, &cache, &mut out);
     let mut full = false;
     for message in out {
-        let bytes = message.into_bytes();
+        let bytes = message.into_bytes(false);
         if let Ok(proto::ServerMessage::Frame(frame)) = proto::ServerMessage::decode(&bytes) {
             full |= frame.full;
         }

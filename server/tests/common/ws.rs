@@ -425,6 +425,16 @@ pub async fn open(addr: SocketAddr, token: &str, id: &str, role: &str) -> Client
     .unwrap_or_else(|r| panic!("the upgrade was refused: {} {}", r.status, r.body))
 }
 
+/// As [`open`], asking for compressed frames (`deflate=1`), as the web
+/// client and `panecast attach` do.
+pub async fn open_deflated(addr: SocketAddr, token: &str, id: &str, role: &str) -> Client {
+    let auth = format!("Bearer {token}");
+    let path = format!("{}&deflate=1", ws_path(id, Some(role)));
+    connect(addr, &path, &[("Authorization", &auth)], None)
+        .await
+        .unwrap_or_else(|r| panic!("the upgrade was refused: {} {}", r.status, r.body))
+}
+
 impl Client {
     /// Sends a protocol message.
     pub async fn send(&mut self, message: &ClientMessage) {

@@ -51,6 +51,21 @@ const READ_BUFFER: usize = 4096;
 #[derive(Deserialize)]
 pub struct WsQuery {
     role: Option<String>,
+    /// 1: the client takes compressed frames (PROTOCOL.md, 0x0F).
+    deflate: Option<u8>,
+}
+
+/// Whether a stream's `deflate` query parameter asks for compressed
+/// frames: absent or 0 no, 1 yes, anything else `bad_query`.
+pub(in crate::api) fn deflate_asked(deflate: Option<u8>) -> Result<bool, ApiError> {
+    match deflate {
+        None | Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        Some(other) => Err(ApiError::new(
+            ErrorCode::BadQuery,
+            format!("deflate must be 0 or 1, not {other}"),
+        )),
+    }
 }
 
 /// The answer to a request on a stream route that is not a WebSocket
@@ -68,6 +83,7 @@ pub(super) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
     params(
         ("id" = String, Path, description = "The session's id or name"),
         ("role" = Option<String>, Query, description = "`control` (default) or `view`"),
+        ("deflate" = Option<u8>, Query, description = "1: send frames compressed (PROTOCOL.md, 0x0F); 0 (default): plain", minimum = 0, maximum = 1),
     ),
     responses(
         (status = 101, description = "Switching to the WebSocket stream (proto/PROTOCOL.md); closed at once with 4006 and why when a cookie-borne credential comes from another origin"),
@@ -88,6 +104,7 @@ pub async fn upgrade(
     if let Err(refused) = caller.check_stream_origin(&headers, &state.config.allowed_origins) {
         return Ok(refuse_origin(ws, PROTOCOL, refused));
     }
+    let deflate = deflate_asked(query.deflate)?;
     let asked = match query.role.as_deref() {
         None | Some("control") => AccessRole::Control,
         Some("view") => AccessRole::View,
@@ -122,6 +139,7 @@ pub async fn upgrade(
                     Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
                         .with_clipboard(clipboard)
                         .with_files(files)
+                        .with_deflate(deflate)
                         .run()
                         .await
                 }

@@ -51,6 +51,8 @@ pub(in crate::api) struct Viewer {
     clipboard: bool,
     /// Whether file offers (OSC 1337 File) are passed on to it.
     files: bool,
+    /// Whether it takes compressed frames.
+    pub(super) deflate: bool,
     /// How often it is pinged.
     ping_every: Duration,
     /// The registry, for its metrics.
@@ -89,6 +91,7 @@ impl Viewer {
             heard: Instant::now(),
             clipboard: false,
             files: false,
+            deflate: false,
             seen: None,
             stalled_after: STALLED_AFTER,
             ping_every,
@@ -106,6 +109,12 @@ impl Viewer {
     /// Passes file offers (OSC 1337 File) on to this connection (or not).
     pub(super) fn with_files(mut self, files: bool) -> Viewer {
         self.files = files;
+        self
+    }
+
+    /// Sends this connection compressed frames (or not).
+    pub(in crate::api) fn with_deflate(mut self, deflate: bool) -> Viewer {
+        self.deflate = deflate;
         self
     }
 

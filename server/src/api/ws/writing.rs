@@ -84,7 +84,7 @@ impl Viewer {
         drop(screen);
         let mut rest = VecDeque::from(out);
         while let Some(message) = rest.pop_front() {
-            let message = Message::Binary(message.into_bytes().into());
+            let message = Message::Binary(message.into_bytes(self.deflate).into());
             let binary = binary_len(&message);
             let dead_after = self.dead_after();
             let result = {
