@@ -139,6 +139,28 @@ impl Log {
             _ => self.0.push(Action::Put(vec![byte])),
         }
     }
+
+    fn hook<'a>(
+        &mut self,
+        params: impl Iterator<Item = &'a [u16]>,
+        intermediates: &[u8],
+        ignore: bool,
+        action: char,
+    ) {
+        self.0.push(Action::Hook {
+            params: params.map(<[u16]>::to_vec).collect(),
+            intermediates: intermediates.to_vec(),
+            ignore,
+            action,
+        });
+    }
+
+    fn osc(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        self.0.push(Action::Osc {
+            params: params.iter().map(|p| p.to_vec()).collect(),
+            bell_terminated,
+        });
+    }
 }
 
 /// Records panecast's actions.
@@ -186,19 +208,11 @@ impl parser::Actions for PanecastRecorder {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
-        self.0 .0.push(Action::Osc {
-            params: params.iter().map(|p| p.to_vec()).collect(),
-            bell_terminated,
-        });
+        self.0.osc(params, bell_terminated);
     }
 
     fn hook(&mut self, params: &parser::Params, intermediates: &[u8], ignore: bool, action: char) {
-        self.0 .0.push(Action::Hook {
-            params: params.iter().map(<[u16]>::to_vec).collect(),
-            intermediates: intermediates.to_vec(),
-            ignore,
-            action,
-        });
+        self.0.hook(params.iter(), intermediates, ignore, action);
     }
 
     fn put(&mut self, byte: u8) {
@@ -228,12 +242,7 @@ impl vte::Perform for VteRecorder {
     }
 
     fn hook(&mut self, params: &vte::Params, intermediates: &[u8], ignore: bool, action: char) {
-        self.0 .0.push(Action::Hook {
-            params: params.iter().map(<[u16]>::to_vec).collect(),
-            intermediates: intermediates.to_vec(),
-            ignore,
-            action,
-        });
+        self.0.hook(params.iter(), intermediates, ignore, action);
     }
 
     fn put(&mut self, byte: u8) {
@@ -245,10 +254,7 @@ impl vte::Perform for VteRecorder {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
-        self.0 .0.push(Action::Osc {
-            params: params.iter().map(|p| p.to_vec()).collect(),
-            bell_terminated,
-        });
+        self.0.osc(params, bell_terminated);
     }
 
     fn csi_dispatch(&mut self, params: &vte::Params, intermediates: &[u8], ignore: bool, c: char) {
