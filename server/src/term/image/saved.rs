@@ -88,8 +88,8 @@ impl Visitor<'_> for PngVisitor {
     }
 }
 
-impl From<ImageStore> for SavedStore {
-    fn from(store: ImageStore) -> SavedStore {
+impl From<&ImageStore> for SavedStore {
+    fn from(store: &ImageStore) -> SavedStore {
         let (budget, max_pixels) = store.limits();
         SavedStore {
             budget: budget as u64,
@@ -109,6 +109,18 @@ pub(crate) struct SavedStoreError(&'static str);
 impl fmt::Display for SavedStoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "saved images: {}", self.0)
+    }
+}
+
+impl Serialize for ImageStore {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SavedStore::from(self).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ImageStore {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ImageStore, D::Error> {
+        ImageStore::try_from(SavedStore::deserialize(deserializer)?).map_err(D::Error::custom)
     }
 }
 

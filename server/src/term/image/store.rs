@@ -3,9 +3,6 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
-use super::saved::SavedStore;
 use super::{Image, ImageHash, DEFAULT_IMAGE_BYTES, DEFAULT_IMAGE_PIXELS, MAX_IMAGE_SIDE};
 
 /// Most images kept at once, however small: bounds the bookkeeping.
@@ -60,9 +57,9 @@ pub(crate) enum StoreError {
 }
 
 /// The store: images by hash, the order they came in, and their bytes.
-/// Saved as its limits and its pictures (see `saved.rs`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(into = "SavedStore", try_from = "SavedStore")]
+/// Saved as its limits and its pictures (`saved.rs` implements serde's
+/// traits for it, so that the store knows nothing of how it is saved).
+#[derive(Clone, Debug)]
 pub(crate) struct ImageStore {
     images: ImageSet,
     order: VecDeque<ImageHash>,
