@@ -37,8 +37,7 @@ use crate::pool::Lane;
 use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
-use crate::stream::{encode_row, wire_style_linked};
-use crate::term::image::Image;
+use crate::stream::{encode_row, placed_images, wire_style_linked};
 use crate::term::Mode;
 use crate::term::{Effect, FileOffer, Snapshot, StyleId, Term};
 
@@ -747,15 +746,7 @@ pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines
         .filter_map(|i| term.scrollback_row((total - i) as usize))
         .collect();
     let lines: Vec<_> = rows.iter().map(|row| encode_row(row, cols)).collect();
-    let held = term.images();
-    let mut images: Vec<Arc<Image>> = Vec::new();
-    for slice in rows.iter().flat_map(|row| row.images()) {
-        if let Some(image) = held.get(slice.image()) {
-            if !images.iter().any(|i| i.hash() == slice.image()) {
-                images.push(Arc::clone(image));
-            }
-        }
-    }
+    let images = placed_images(&lines, &term.images());
     let mut ids: Vec<u16> = lines
         .iter()
         .flat_map(|line| {

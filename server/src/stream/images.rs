@@ -36,6 +36,21 @@ pub fn row_pieces(row: &Row, cols: u16) -> Vec<proto::ImagePiece> {
         .collect()
 }
 
+/// The pictures of `held` that `lines` place, each once, in the order
+/// they first appear: those a scrollback answer brings.
+pub fn placed_images(lines: &[proto::Line], held: &ImageSet) -> Vec<Arc<Image>> {
+    let mut images: Vec<Arc<Image>> = Vec::new();
+    for piece in lines.iter().flat_map(|line| line.images()) {
+        let hash = ImageHash(u128::from_be_bytes(piece.hash));
+        if let Some(image) = held.get(hash) {
+            if !images.iter().any(|i| i.hash() == hash) {
+                images.push(Arc::clone(image));
+            }
+        }
+    }
+    images
+}
+
 /// True when `image`'s PNG fits in an `Image` message (a bigger one is
 /// not sent: its pieces are, and clients paint none).
 pub fn fits_the_wire(image: &Image) -> bool {

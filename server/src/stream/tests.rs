@@ -517,24 +517,17 @@ fn a_big_screen_goes_out_in_shared_pieces_and_converges() {
         _ => false,
     });
     assert!(shared, "both viewers send the one encoding");
-    // Viewer b takes compressed frames: the same screen in fewer bytes.
+    // Viewer b takes compressed frames (these pieces are small: they go
+    // plain) and converges all the same.
     assert_eq!(a_out.len(), b_out.len());
     let mut client = ModelClient::default();
     let mut deflated_client = ModelClient::default();
-    let (mut plain_bytes, mut deflated_bytes) = (0, 0);
     for (a, b) in a_out.into_iter().zip(b_out) {
-        let (plain, deflated) = (a.into_bytes(false), b.into_bytes(true));
-        plain_bytes += plain.len();
-        deflated_bytes += deflated.len();
-        client.apply(&plain);
-        deflated_client.apply(&deflated);
+        client.apply(&a.into_bytes(false));
+        deflated_client.apply(&b.into_bytes(true));
     }
     check(&client, &snap);
     check(&deflated_client, &snap);
-    assert!(
-        deflated_bytes * 2 < plain_bytes,
-        "compressed {deflated_bytes} bytes, plain {plain_bytes}"
-    );
     // A later change that touches every row goes out in pieces too, as a
     // diff the client applies on top.
     for r in 0..100 {
@@ -656,4 +649,57 @@ fn a_slow_viewer_gets_only_the_pictures_its_frame_places() {
     term.advance(sixel(0).as_bytes());
     let blue = term.snapshot().row_images(0)[0].image().0.to_be_bytes();
     assert_eq!(images_sent(&mut viewer, &mut term, &cache), [blue]);
+}
+
+#[test]
+fn a_scrollback_answer_brings_the_pictures_its_lines_place_once() {
+    let mut term = Term::new(20, 3, 100);
+    term.advance(sixel(100).as_bytes());
+    term.advance(b"\r\n\r\n\r\n\r\n\r\n");
+    let rows: Vec<_> = (0..term.scrollback_len())
+        .filter_map(|i| term.scrollback_row(i))
+        .collect();
+    let lines: Vec<proto::Line> = rows.iter().map(|row| super::encode_row(row, 20)).collect();
+    let placing = lines.iter().filter(|l| !l.images().is_empty()).count();
+    assert!(placing >= 1, "the picture scrolled into the scrollback");
+    let pictures = super::placed_images(&lines, &term.images());
+    assert_eq!(
+        pictures.len(),
+        1,
+        "one picture, however many lines place it"
+    );
+    let none = super::placed_images(&lines, &Term::new(20, 3, 100).images());
+    assert!(none.is_empty(), "a store without the picture brings none");
+}
+
+#[test]
+fn a_viewer_that_takes_compressed_frames_gets_the_shared_screen_in_fewer_bytes() {
+    let mut term = Term::new(80, 24, 100);
+    for i in 0..40 {
+        term.advance(format!("2026-11-26 14:00:{i:02} INFO request {i} served\r\n").as_bytes());
+    }
+    let snap = term.snapshot();
+    let cache = FrameCache::default();
+    let (mut plain_viewer, mut deflated_viewer) = (ViewerState::new(), ViewerState::new());
+    let (mut plain_out, mut deflated_out) = (Vec::new(), Vec::new());
+    plain_viewer.update_lazily(&snap, &cache, &mut plain_out);
+    deflated_viewer.update_lazily(&snap, &cache, &mut deflated_out);
+    let (mut plain, mut deflated) = (ModelClient::default(), ModelClient::default());
+    let (mut plain_bytes, mut deflated_bytes) = (0, 0);
+    let mut compressed = 0;
+    for (a, b) in plain_out.into_iter().zip(deflated_out) {
+        let (a, b) = (a.into_bytes(false), b.into_bytes(true));
+        plain_bytes += a.len();
+        deflated_bytes += b.len();
+        compressed += usize::from(b[0] == 0x0F);
+        plain.apply(&a);
+        deflated.apply(&b);
+    }
+    check(&plain, &snap);
+    check(&deflated, &snap);
+    assert_eq!(compressed, 1, "the frame goes compressed");
+    assert!(
+        deflated_bytes * 2 < plain_bytes,
+        "compressed {deflated_bytes} bytes, plain {plain_bytes}"
+    );
 }

@@ -30,6 +30,8 @@ use crate::session::handle::{Outputs, Source, WeakHandle};
 use crate::session::{
     Command, EndReason, ScrollbackLines, SessionError, SessionHandle, SessionInfo, Status,
 };
+use crate::stream::placed_images;
+use crate::term::image::ImageSet;
 use crate::term::Snapshot;
 
 /// How often the mirror asks its owner to go on publishing.
@@ -503,13 +505,16 @@ impl Follower {
                 who,
                 reply,
             } => {
+                // The mirror holds the owner's pictures (replicated with
+                // its rows): the answer's come from there.
+                let held = self.screen.borrow().images.clone();
                 tokio::spawn(async move {
                     let scrollback = Ask::Scrollback {
                         start,
                         count,
                         reader: who,
                     };
-                    if let Some(lines) = lines(ask(&client, &subject, &scrollback).await) {
+                    if let Some(lines) = lines(ask(&client, &subject, &scrollback).await, &held) {
                         let _ = reply.send(lines);
                     }
                 });
@@ -589,9 +594,10 @@ fn refusal(asked: Asked) -> SessionError {
     }
 }
 
-/// Scrollback lines from the owner's answer; `None` when there are none
-/// (the asker sees its request dropped, as when a session ends).
-fn lines(asked: Asked) -> Option<(ScrollbackLines, Duration)> {
+/// Scrollback lines from the owner's answer, with the pictures they place
+/// that `held` (the mirror's images) has; `None` when there are none (the
+/// asker sees its request dropped, as when a session ends).
+fn lines(asked: Asked, held: &ImageSet) -> Option<(ScrollbackLines, Duration)> {
     let Asked::Answer(Answer::Lines {
         lines,
         styles,
@@ -605,10 +611,10 @@ fn lines(asked: Asked) -> Option<(ScrollbackLines, Duration)> {
     match crate::stream::decode_answer(&lines.0, &styles.0, &stamps) {
         Ok((answer, styles)) => Some((
             ScrollbackLines {
+                images: placed_images(&answer.lines, held),
                 answer,
                 scroll_count,
                 styles,
-                images: Vec::new(),
             },
             Duration::from_micros(spent_us),
         )),
