@@ -2,6 +2,7 @@
 //! (which carries the HTTP status) and a message, answered as
 //! `{"error": message, "code": code}`.
 
+use axum::extract::rejection::QueryRejection;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -92,6 +93,13 @@ impl IntoResponse for ApiError {
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    /// A query string that does not parse: `bad_query`, with axum's reason.
+    fn from(rejection: QueryRejection) -> ApiError {
+        ApiError::new(ErrorCode::BadQuery, rejection.body_text())
     }
 }
 

@@ -143,7 +143,7 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
+    let Query(query) = query?;
     let cap = state.config.limits.upload_bytes;
     let place = place(&state, &session)?;
     check_name(&name).map_err(bad_name)?;
@@ -207,7 +207,7 @@ pub async fn download(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<DownloadQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
+    let Query(query) = query?;
     let place = place(&state, &session)?;
     check_path(&query.path).map_err(|e| ApiError::new(ErrorCode::BadPath, e.to_string()))?;
     let Download { size, bytes } =

@@ -64,7 +64,7 @@ pub async fn upgrade(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
+    let Query(query) = query?;
     let deflate = deflate_asked(query.deflate)?;
     let name = stem(&name).to_owned();
     let recordings = Arc::clone(state.sessions.recordings());

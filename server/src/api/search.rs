@@ -59,7 +59,7 @@ pub async fn search(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Json<Found>, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
+    let Query(query) = query?;
     let pattern = (
         query.q.as_str(),
         flag(query.regex, "regex")?,

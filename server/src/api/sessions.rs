@@ -255,7 +255,7 @@ pub async fn screen(
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<ScreenQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
+    let Query(query) = query?;
     let format: Format = query
         .format
         .as_deref()

@@ -99,7 +99,7 @@ pub async fn upgrade(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::new(ErrorCode::BadQuery, e.body_text()))?;
+    let Query(query) = query?;
     let ws = ws.map_err(not_an_upgrade)?;
     if let Err(refused) = caller.check_stream_origin(&headers, &state.config.allowed_origins) {
         return Ok(refuse_origin(ws, PROTOCOL, refused));
