@@ -30,23 +30,21 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{sleep_until, Instant};
 
-use panecast_proto::{limits, Scrollback};
-
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pool::Lane;
 use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
-use crate::stream::{encode_row, placed_images, wire_style_linked};
+use crate::stream::ScrollbackLines;
 use crate::term::Mode;
-use crate::term::{Effect, FileOffer, Snapshot, StyleId, Term};
+use crate::term::{Effect, FileOffer, Snapshot, Term};
 
 use super::busy::Busyness;
 use super::pacer::Pacer;
 use super::search;
 use super::{
-    Command, FreezeRequest, Frozen, FrozenRecording, Input, Metrics, SavedSession, ScrollbackLines,
-    SearchReply, SessionError, SessionInfo, Status, Thawed, Timings, MAX_SEARCHES,
+    Command, FreezeRequest, Frozen, FrozenRecording, Input, Metrics, SavedSession, SearchReply,
+    SessionError, SessionInfo, Status, Thawed, Timings, MAX_SEARCHES,
 };
 
 /// How long output may still be read after the child exited, for when
@@ -724,82 +722,10 @@ pub(super) fn search_now(
     (job.found(), spent)
 }
 
-/// [`scrollback`], with the time it took.
+/// Scrollback lines `start .. start + count` of `term` (see
+/// [`stream::answer`](crate::stream::answer)), with the time they took.
 pub(super) fn scrollback_timed(term: &Term, start: u64, count: u16) -> (ScrollbackLines, Duration) {
     let started = std::time::Instant::now();
-    let lines = scrollback(term, start, count);
+    let lines = crate::stream::answer(term, start, count);
     (lines, started.elapsed())
-}
-
-/// Scrollback lines `start .. start + count` counted up from the screen
-/// (1 is the line just above it), laid out at the current width; no more
-/// than [`limits::MAX_SCROLLBACK_ANSWER_CELLS`] cells of them, so that one
-/// answer holds the session up briefly (the client asks again for the rest).
-pub(super) fn scrollback(term: &Term, start: u64, count: u16) -> ScrollbackLines {
-    let total = term.scrollback_len() as u64;
-    let cols = term.cols();
-    let start = start.max(1);
-    let per_answer = (limits::MAX_SCROLLBACK_ANSWER_CELLS / usize::from(cols.max(1))).max(1);
-    let count = u64::from(count.min(limits::MAX_SCROLLBACK_LINES)).min(per_answer as u64);
-    let rows: Vec<_> = (start..start.saturating_add(count))
-        .take_while(|&i| i <= total)
-        .filter_map(|i| term.scrollback_row((total - i) as usize))
-        .collect();
-    let lines: Vec<_> = rows.iter().map(|row| encode_row(row, cols)).collect();
-    let images = placed_images(&lines, &term.images());
-    let mut ids: Vec<u16> = lines
-        .iter()
-        .flat_map(|line| {
-            let runs = line.runs().iter().map(|run| run.style as u16);
-            runs.chain([line.fill() as u16])
-        })
-        .filter(|&id| id != 0)
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let styles = ids
-        .into_iter()
-        .map(|id| {
-            let (stamp, style, link) = term.style_now(StyleId(id));
-            (id, stamp, wire_style_linked(&style, link))
-        })
-        .collect();
-    ScrollbackLines {
-        styles,
-        images,
-        answer: Scrollback {
-            total,
-            start,
-            cols,
-            lines,
-        },
-        scroll_count: term.scrolled_since(0),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A terminal `cols` wide with `lines` lines of scrollback.
-    fn with_scrollback(cols: u16, lines: usize) -> Term {
-        let mut term = Term::new(cols, 10, 10_000);
-        for i in 0..lines + 10 {
-            term.advance(format!("line {i}\r\n").as_bytes());
-        }
-        term
-    }
-
-    #[test]
-    fn one_scrollback_answer_holds_at_most_its_cells() {
-        let wide = scrollback(&with_scrollback(1000, 500), 1, 1000);
-        assert_eq!(wide.answer.lines.len(), 65, "65 lines of 1000 cells");
-        let narrow = scrollback(&with_scrollback(80, 500), 1, 1000);
-        assert!(narrow.answer.total >= 500);
-        assert_eq!(
-            narrow.answer.lines.len() as u64,
-            narrow.answer.total,
-            "all of them at 80 columns"
-        );
-    }
 }

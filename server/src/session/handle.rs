@@ -22,7 +22,8 @@ use super::room::{Badge, MemberId, Presence, Room};
 use super::search;
 use super::shares::{Share, Shares};
 use super::wait::{Conditions, Matched, Matcher, WaitError, WaitRequest, Waited, Waits};
-use super::{Command, EndReason, Input, ScrollbackLines, SessionError, SessionInfo, Status};
+use super::{Command, EndReason, Input, SessionError, SessionInfo, Status};
+use crate::stream::ScrollbackLines;
 
 /// A session seen from outside its actor.
 #[derive(Clone)]

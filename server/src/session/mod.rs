@@ -32,7 +32,7 @@ pub mod wait;
 
 use std::time::{Duration, SystemTime};
 
-use panecast_proto::{MouseEvent, Scrollback};
+use panecast_proto::MouseEvent;
 
 use crate::access::Credential;
 use crate::input::Key;
@@ -161,25 +161,6 @@ impl Input {
     }
 }
 
-/// Scrollback lines and the screen they were counted from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScrollbackLines {
-    /// The lines, indexed from the terminal's screen when they were read.
-    pub answer: Scrollback,
-    /// That screen's scroll count ([`Snapshot::scroll_count`]), to re-index
-    /// the answer for a viewer that was sent another screen.
-    ///
-    /// [`Snapshot::scroll_count`]: crate::term::Snapshot::scroll_count
-    pub scroll_count: u64,
-    /// The styles the lines use, as the terminal defined them when they
-    /// were read: (id, stamp, style). A viewer is sent those it lacks first.
-    pub styles: Vec<(u16, u32, panecast_proto::Style)>,
-    /// The pictures the lines place that the session still holds (none
-    /// from another node of a cluster). A viewer is sent those it lacks
-    /// first.
-    pub images: Vec<std::sync::Arc<crate::term::image::Image>>,
-}
-
 /// A session could not do what was asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum SessionError {
@@ -244,7 +225,7 @@ enum Command {
         count: u16,
         /// Who reads: another node's owner charges it too.
         who: Reader,
-        reply: tokio::sync::oneshot::Sender<(ScrollbackLines, std::time::Duration)>,
+        reply: tokio::sync::oneshot::Sender<(crate::stream::ScrollbackLines, std::time::Duration)>,
     },
     /// Answered with what was found and the actor time it took, or refused
     /// when [`MAX_SEARCHES`] are under way.

@@ -17,7 +17,9 @@ mod scrollback;
 pub use encoder::{FrameCache, Outgoing, ViewerState, PIECE_CELLS};
 pub use images::{image_message, placed_images, ImagesSent};
 pub use lines::{encode_row, wire_style, wire_style_linked};
-pub use scrollback::{decode_answer, encode_answer, rebase_scrollback, AnswerError};
+pub use scrollback::{
+    answer, decode_answer, encode_answer, rebase_scrollback, AnswerError, ScrollbackLines,
+};
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,80 @@
 //! Scrollback answers, indexed from the screen the viewer was last sent,
 //! and as bytes for another node of a cluster.
 
+use std::sync::Arc;
+
+use panecast_proto::limits::{MAX_SCROLLBACK_ANSWER_CELLS, MAX_SCROLLBACK_LINES};
 use panecast_proto::{DecodeError, Scrollback, ServerMessage, Style, StyleDef, Styles};
+
+use super::images::placed_images;
+use super::lines::{encode_row, wire_style_linked};
+use crate::term::image::Image;
+use crate::term::{StyleId, Term};
+
+/// Scrollback lines and the screen they were counted from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScrollbackLines {
+    /// The lines, indexed from the terminal's screen when they were read.
+    pub answer: Scrollback,
+    /// That screen's scroll count ([`Snapshot::scroll_count`]), to re-index
+    /// the answer for a viewer that was sent another screen.
+    ///
+    /// [`Snapshot::scroll_count`]: crate::term::Snapshot::scroll_count
+    pub scroll_count: u64,
+    /// The styles the lines use, as the terminal defined them when they
+    /// were read: (id, stamp, style). A viewer is sent those it lacks first.
+    pub styles: StampedStyles,
+    /// The pictures the lines place that the session still holds (on a
+    /// cluster's mirror, those the mirror holds). A viewer is sent those
+    /// it lacks first.
+    pub images: Vec<Arc<Image>>,
+}
+
+/// Scrollback lines `start .. start + count` of `term`, counted up from
+/// the screen (1 is the line just above it), laid out at the current width;
+/// no more than [`MAX_SCROLLBACK_ANSWER_CELLS`] cells of them, so that one
+/// answer holds the session up briefly (the client asks again for the rest).
+pub fn answer(term: &Term, start: u64, count: u16) -> ScrollbackLines {
+    let total = term.scrollback_len() as u64;
+    let cols = term.cols();
+    let start = start.max(1);
+    let per_answer = (MAX_SCROLLBACK_ANSWER_CELLS / usize::from(cols.max(1))).max(1);
+    let count = u64::from(count.min(MAX_SCROLLBACK_LINES)).min(per_answer as u64);
+    let rows: Vec<_> = (start..start.saturating_add(count))
+        .take_while(|&i| i <= total)
+        .filter_map(|i| term.scrollback_row((total - i) as usize))
+        .collect();
+    let lines: Vec<_> = rows.iter().map(|row| encode_row(row, cols)).collect();
+    let images = placed_images(&lines, &term.images());
+    let mut ids: Vec<u16> = lines
+        .iter()
+        .flat_map(|line| {
+            let runs = line.runs().iter().map(|run| run.style as u16);
+            runs.chain([line.fill() as u16])
+        })
+        .filter(|&id| id != 0)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let styles = ids
+        .into_iter()
+        .map(|id| {
+            let (stamp, style, link) = term.style_now(StyleId(id));
+            (id, stamp, wire_style_linked(&style, link))
+        })
+        .collect();
+    ScrollbackLines {
+        styles,
+        images,
+        answer: Scrollback {
+            total,
+            start,
+            cols,
+            lines,
+        },
+        scroll_count: term.scrolled_since(0),
+    }
+}
 
 /// A scrollback answer's lines and the styles they use, as the protocol's
 /// `Scrollback` and `Styles` messages (so that decoding another node's
@@ -95,6 +168,28 @@ pub fn rebase_scrollback(mut answer: Scrollback, read_at: u64, shown: u64) -> Sc
 
 #[cfg(test)]
 mod tests {
+    /// A terminal `cols` wide with `lines` lines of scrollback.
+    fn with_scrollback(cols: u16, lines: usize) -> Term {
+        let mut term = Term::new(cols, 10, 10_000);
+        for i in 0..lines + 10 {
+            term.advance(format!("line {i}\r\n").as_bytes());
+        }
+        term
+    }
+
+    #[test]
+    fn one_scrollback_answer_holds_at_most_its_cells() {
+        let wide = super::answer(&with_scrollback(1000, 500), 1, 1000);
+        assert_eq!(wide.answer.lines.len(), 65, "65 lines of 1000 cells");
+        let narrow = super::answer(&with_scrollback(80, 500), 1, 1000);
+        assert!(narrow.answer.total >= 500);
+        assert_eq!(
+            narrow.answer.lines.len() as u64,
+            narrow.answer.total,
+            "all of them at 80 columns"
+        );
+    }
+
     use super::*;
     use panecast_proto::Line;
 

@@ -27,10 +27,8 @@ use crate::cluster::{EndCause, Message, Mirror, Outcome, SessionRecord, SessionS
 use crate::config::Limits;
 use crate::pty::ExitStatus;
 use crate::session::handle::{Outputs, Source, WeakHandle};
-use crate::session::{
-    Command, EndReason, ScrollbackLines, SessionError, SessionHandle, SessionInfo, Status,
-};
-use crate::stream::placed_images;
+use crate::session::{Command, EndReason, SessionError, SessionHandle, SessionInfo, Status};
+use crate::stream::{placed_images, ScrollbackLines};
 use crate::term::image::ImageSet;
 use crate::term::Snapshot;
 
