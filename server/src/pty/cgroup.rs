@@ -34,22 +34,31 @@ impl CgroupRoot {
             .lines()
             .find_map(|line| line.strip_prefix("0::"))?
             .trim_start_matches('/');
-        let dir = Path::new(&mount).join(own).join(format!(
+        let parent = Path::new(&mount).join(own);
+        remove_stale_roots(&parent);
+        let dir = parent.join(format!(
             "panecast-{}-{}",
             std::process::id(),
             ROOTS_MADE.fetch_add(1, Ordering::Relaxed)
         ));
         match std::fs::create_dir(&dir) {
             Ok(()) => {}
-            // Named by this pid: this process made it before an upgrade.
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            // Named by this pid and owned by this user: this process made
+            // it before an upgrade. One of another user is a dead server's
+            // that had this pid, which this process may not write in.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && owned_by_me(&dir) => {}
             Err(_) => return None,
         }
-        if !dir.join("cgroup.kill").exists() {
-            let _ = std::fs::remove_dir(&dir);
+        let root = CgroupRoot { dir };
+        // Sessions' cgroups must be makeable in it, not only the root: some
+        // kernels and sandboxes let the one be made and refuse the other.
+        let usable =
+            root.dir.join("cgroup.kill").exists() && root.session(PROBE).is_ok_and(drop_now);
+        if !usable {
+            tracing::warn!(dir = %root.dir.display(), "cannot make sessions' cgroups: sessions run without one");
             return None;
         }
-        Some(CgroupRoot { dir })
+        Some(root)
     }
 
     /// A new cgroup for the session `id`.
@@ -65,6 +74,58 @@ impl Drop for CgroupRoot {
         // Fails while a session's cgroup is left: it stays for the next look.
         let _ = std::fs::remove_dir(&self.dir);
     }
+}
+
+/// The name of the cgroup made and removed at start to learn whether
+/// sessions' cgroups can be made.
+const PROBE: &str = "probe";
+
+/// Removes `cgroup` (it has no process, being new); true.
+fn drop_now(cgroup: Cgroup) -> bool {
+    drop(cgroup);
+    true
+}
+
+/// True when `dir` belongs to the user this process runs as.
+fn owned_by_me(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    std::fs::metadata(dir).is_ok_and(|meta| meta.uid() == me)
+}
+
+/// Removes the roots, and their sessions' cgroups, that servers no longer
+/// running left in `parent` (a server killed, or ended without unwinding,
+/// leaves its root). The kernel refuses to remove a cgroup that still holds
+/// a process, so a session's program that outlived its server keeps its
+/// cgroup, and its root.
+fn remove_stale_roots(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(root_pid) else {
+            continue;
+        };
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let root = entry.path();
+        if let Ok(sessions) = std::fs::read_dir(&root) {
+            for session in sessions.flatten().filter(|s| s.path().is_dir()) {
+                let _ = std::fs::remove_dir(session.path());
+            }
+        }
+        let _ = std::fs::remove_dir(&root);
+    }
+}
+
+/// The pid in a root's name, `panecast-PID-N`.
+fn root_pid(name: &str) -> Option<u32> {
+    let (pid, made) = name.strip_prefix("panecast-")?.split_once('-')?;
+    made.parse::<u32>().ok()?;
+    pid.parse().ok()
 }
 
 /// The mount point of the cgroup v2 hierarchy in `mountinfo`.
@@ -139,5 +200,14 @@ mod tests {
                     31 25 0:27 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n";
         assert_eq!(v2_mount(info).as_deref(), Some("/sys/fs/cgroup/unified"));
         assert_eq!(v2_mount("31 25 0:27 / /x rw - cgroup cgroup rw\n"), None);
+    }
+
+    #[test]
+    fn reads_the_pid_of_a_root_name() {
+        assert_eq!(root_pid("panecast-4242-0"), Some(4242));
+        assert_eq!(root_pid("panecast-4242-17"), Some(4242));
+        assert_eq!(root_pid("panecast-4242"), None);
+        assert_eq!(root_pid("panecast-x-0"), None);
+        assert_eq!(root_pid("system.slice"), None);
     }
 }

@@ -475,3 +475,126 @@ fn an_unprivileged_server_starts_warns_once_and_reports_none() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The cgroup v2 directory this test process is in, where a server it
+/// starts makes its root; `None` where there is none, or its kernel has no
+/// `cgroup.kill` (the server then makes no cgroups).
+fn own_cgroup_dir() -> Option<PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mountinfo.lines().find_map(|line| {
+        let (fields, after) = line.split_once(" - ")?;
+        after
+            .starts_with("cgroup2 ")
+            .then(|| fields.split(' ').nth(4).map(PathBuf::from))?
+    })?;
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let own = cgroups.lines().find_map(|line| line.strip_prefix("0::"))?;
+    let dir = mount.join(own.trim_start_matches('/'));
+    let probe = dir.join(format!("panecast-probe-{}", std::process::id()));
+    std::fs::create_dir(&probe).ok()?;
+    let kill = probe.join("cgroup.kill").exists();
+    let _ = std::fs::remove_dir(&probe);
+    kill.then_some(dir)
+}
+
+macro_rules! needs_cgroups {
+    () => {
+        match own_cgroup_dir() {
+            Some(dir) => dir,
+            None => {
+                eprintln!(
+                    "skipped: no cgroup v2 hierarchy with cgroup.kill that root may write to"
+                );
+                return;
+            }
+        }
+    };
+}
+
+/// The pid of a process that has exited and been reaped.
+fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().expect("true");
+    child.wait().expect("its exit");
+    child.id()
+}
+
+#[test]
+fn cgroups_left_by_servers_that_died_are_removed_at_start() {
+    needs_root!();
+    let parent = needs_cgroups!();
+    let stale = parent.join(format!("panecast-{}-0", dead_pid()));
+    let _ = std::fs::create_dir(&stale);
+    std::fs::create_dir(stale.join("0123abcd")).expect("a stale session's cgroup");
+    // A live process's root stays, whoever made it.
+    let live = parent.join(format!("panecast-{}-0", std::process::id()));
+    let made_live = std::fs::create_dir(&live).is_ok();
+    let server = Server::start(test_config());
+    assert_eq!(server.raw("GET", "/healthz", &[], None).status, 200);
+    assert!(!stale.exists(), "the dead server's cgroups were removed");
+    assert!(live.exists(), "the live process's root stayed");
+    if made_live {
+        let _ = std::fs::remove_dir(&live);
+    }
+}
+
+/// Where [`collide_then_drop_to_nobody`] makes the root-owned directory:
+/// the cgroup's path, with `/panecast-` after it.
+static COLLISION_PREFIX: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// Between fork and exec: makes, as root, the cgroup a server of this pid
+/// would make (`panecast-PID-0`), then drops to nobody, so that the server
+/// finds a directory of its name it may not write in, as it does when a
+/// dead root server had its pid.
+fn collide_then_drop_to_nobody() -> std::io::Result<()> {
+    let prefix = COLLISION_PREFIX.get().expect("set before the spawn");
+    // No allocation between fork and exec: the path is built on the stack.
+    let mut path = [0u8; 4096];
+    let mut len = prefix.len();
+    path[..len].copy_from_slice(prefix);
+    // SAFETY: getpid cannot fail.
+    let mut pid = unsafe { libc::getpid() } as u32;
+    let mut digits = [0u8; 10];
+    let mut count = 0;
+    loop {
+        digits[count] = b'0' + (pid % 10) as u8;
+        count += 1;
+        pid /= 10;
+        if pid == 0 {
+            break;
+        }
+    }
+    for digit in digits[..count].iter().rev() {
+        path[len] = *digit;
+        len += 1;
+    }
+    path[len..len + 2].copy_from_slice(b"-0");
+    // The byte after is 0: the path is terminated.
+    // SAFETY: raw system calls between fork and exec, on a terminated path.
+    unsafe {
+        if libc::mkdir(path.as_ptr().cast(), 0o755) != 0
+            || libc::setgroups(0, std::ptr::null()) != 0
+            || libc::setresgid(65534, 65534, 65534) != 0
+            || libc::setresuid(65534, 65534, 65534) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn an_unprivileged_server_does_not_take_a_root_owned_cgroup_of_its_name() {
+    needs_root!();
+    let parent = needs_cgroups!();
+    let prefix = parent.join("panecast-");
+    COLLISION_PREFIX.get_or_init(|| prefix.as_os_str().as_encoded_bytes().to_vec());
+    let (server, addr) = start_binary(&[], Some(collide_then_drop_to_nobody))
+        .expect("an unprivileged server starts");
+    let collision = parent.join(format!("panecast-{}-0", server.id()));
+    assert!(collision.exists(), "the colliding directory was made");
+    let health = http(addr, "GET", "/healthz", &[], None).json();
+    assert_eq!(health["isolation"], "none", "{health}");
+    let logs = stop_binary(server);
+    let _ = std::fs::remove_dir(&collision);
+    assert!(logs.contains("sessions cannot be walled off"), "{logs}");
+}
