@@ -1,9 +1,10 @@
-//! The HTTP API: the router, assembled in one function, and [`serve`],
-//! which runs it on a bound listener until a shutdown signal and then ends
-//! every session.
+//! The HTTP API: the router, assembled in one function from the routes
+//! [`routes`] declares, and [`serve`], which runs it on a bound listener
+//! until a shutdown signal and then ends every session.
 //!
 //! Every `/api` route goes through the [guard](guard), which authenticates
-//! the caller and applies the one access check of [`crate::access`].
+//! the caller and applies the one access check of [`crate::access`] with
+//! the action the route is declared with.
 //! Every route is documented, with curl examples and error codes, in
 //! `docs/api.md`.
 
@@ -14,6 +15,7 @@ mod body;
 mod boot;
 mod cookies;
 mod create;
+mod declare;
 mod error;
 mod error_code;
 mod events;
@@ -30,6 +32,7 @@ mod pages;
 mod policy;
 mod recordings;
 mod replay;
+mod routes;
 mod search;
 mod sessions;
 mod signin;
@@ -44,7 +47,6 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::routing::{delete, get, post, put};
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -167,65 +169,31 @@ fn target(session: &SessionHandle) -> crate::access::Target<'_> {
 /// `base_path` when one is configured.
 pub fn router(state: AppState) -> Router {
     let base = state.config.base_path.clone();
-    let routes = routes(state);
-    let routes = if base.is_empty() {
-        routes
+    let app = app(state);
+    let app = if base.is_empty() {
+        app
     } else {
-        base_path::mount(base, routes)
+        base_path::mount(base, app)
     };
-    routes.layer(trace::layer())
+    app.layer(trace::layer())
 }
 
-/// The routes relative to the base path.
-fn routes(state: AppState) -> Router {
-    let api = Router::new()
-        .route("/sessions", post(sessions::create).get(sessions::list))
-        .route(
-            "/sessions/{id}",
-            get(sessions::show).delete(sessions::delete),
-        )
-        .route("/sessions/{id}/screen", get(sessions::screen))
-        .route("/sessions/{id}/input", post(sessions::input))
-        .route("/sessions/{id}/resize", post(sessions::resize))
-        .route("/sessions/{id}/search", get(search::search))
-        .route("/sessions/{id}/wait", post(wait::wait))
-        .route("/sessions/{id}/events", get(events::events))
-        .route("/sessions/{id}/ws", get(ws::upgrade))
-        .route("/sessions/{id}/recording", get(recordings::of_session))
-        .route("/sessions/{id}/alis", get(alis::upgrade))
-        .route("/sessions/{id}/markers", post(replay::add_marker))
-        .route("/sessions/{id}/files", get(files::download))
-        .route("/sessions/{id}/files/{name}", put(files::upload))
-        .route("/recordings/{name}/ws", get(replay::upgrade))
-        .route("/recordings", get(recordings::list))
-        .route(
-            "/recordings/{name}",
-            get(recordings::download).delete(recordings::delete),
-        )
-        .route("/sessions/{id}/login", post(links::login))
-        .route("/sessions/{id}/links", post(links::mint).get(links::list))
-        .route("/sessions/{id}/links/{link_id}", delete(links::revoke))
-        .route("/profiles", get(pages::profiles))
-        .route("/openapi.json", get(openapi::openapi))
+/// The routes relative to the base path: those [`routes`] declares, the
+/// ones under [`declare::API`] behind the guard, and `/mcp` behind it too.
+fn app(state: AppState) -> Router {
+    let declared = routes::declared();
+    let api = declared
+        .api_router()
         .fallback(ops::not_found)
         .method_not_allowed_fallback(ops::method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard));
     let mcp = Router::new()
         .route_service(mcp::ROUTE, mcp::service(&state))
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard));
-    Router::new()
-        .nest("/api", api)
+    declared
+        .open_router()
+        .nest(declare::API, api)
         .merge(mcp)
-        .route("/", get(pages::index))
-        .route("/s/{id}", get(pages::terminal))
-        .route("/r/{name}", get(pages::replay))
-        .route("/embed/{id}", get(pages::embed))
-        .route("/healthz", get(ops::healthz))
-        .route("/auth/login", get(oidc::login))
-        .route("/auth/callback", get(oidc::callback))
-        .route("/auth/logout", post(oidc::logout))
-        .route("/web/{name}", get(pages::web_file))
-        .route("/metrics", get(ops::metrics))
         .fallback(ops::not_found)
         .method_not_allowed_fallback(ops::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.limits.max_body_bytes))
