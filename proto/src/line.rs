@@ -67,11 +67,11 @@ pub struct Line {
     images: Vec<ImagePiece>,
 }
 
-const WRAPPED: u8 = 1;
-const HAS_WIDE: u8 = 1 << 1;
-const HAS_CLUSTERS: u8 = 1 << 2;
-const HAS_FILL: u8 = 1 << 3;
-const HAS_IMAGES: u8 = 1 << 4;
+pub(crate) const WRAPPED: u8 = 1;
+pub(crate) const HAS_WIDE: u8 = 1 << 1;
+pub(crate) const HAS_CLUSTERS: u8 = 1 << 2;
+pub(crate) const HAS_FILL: u8 = 1 << 3;
+pub(crate) const HAS_IMAGES: u8 = 1 << 4;
 
 impl Line {
     /// Builds a line `cols` columns wide from its cells, left to right, as
