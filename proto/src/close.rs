@@ -80,3 +80,39 @@ close_codes! {
     /// was dropped (for example by the rate limit) and the connection stays open.
     INPUT_DROPPED = 4100;
 }
+
+/// The codes after which a client does not reconnect, since the next
+/// connection would be closed the same way (PROTOCOL.md section 8): the
+/// session is gone or refused, the credential or origin is refused, the
+/// client itself is at fault, or the user went idle.
+pub const FINAL: [u16; 13] = [
+    NORMAL,
+    PROTOCOL_ERROR,
+    UNSUPPORTED_DATA,
+    POLICY_VIOLATION,
+    MESSAGE_TOO_BIG,
+    SESSION_ENDED,
+    SESSION_DELETED,
+    ACCESS_REVOKED,
+    SESSION_NOT_FOUND,
+    NODE_GONE,
+    ORIGIN_FORBIDDEN,
+    IDLE_TIMEOUT,
+    TOO_MANY_VIEWERS,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_reconnects_after_a_passing_fault_only() {
+        for code in [GOING_AWAY, INTERNAL_ERROR, SERVICE_RESTART, RATE_LIMITED] {
+            assert!(!FINAL.contains(&code), "{code} is final");
+        }
+        assert!(FINAL.iter().all(|code| ALL.iter().any(|(_, c)| c == code)));
+        assert!(!ALL
+            .iter()
+            .any(|(_, c)| *c == INPUT_DROPPED && FINAL.contains(c)));
+    }
+}

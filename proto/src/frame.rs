@@ -35,6 +35,8 @@ pub struct Cursor {
     pub shape: CursorShape,
 }
 
+/// The bits of the cursor byte that hold its shape.
+pub(crate) const CURSOR_SHAPE: u8 = 0x03;
 pub(crate) const CURSOR_VISIBLE: u8 = 1 << 2;
 pub(crate) const CURSOR_BLINK: u8 = 1 << 3;
 
@@ -53,8 +55,8 @@ impl Cursor {
     }
 
     fn decode(r: &mut Reader<'_>, cols: u16, rows: u16) -> Result<Cursor, DecodeError> {
-        let byte = r.flags(0x03 | CURSOR_VISIBLE | CURSOR_BLINK, "cursor flags")?;
-        let shape = match byte & 0x03 {
+        let byte = r.flags(CURSOR_SHAPE | CURSOR_VISIBLE | CURSOR_BLINK, "cursor flags")?;
+        let shape = match byte & CURSOR_SHAPE {
             0 => CursorShape::Block,
             1 => CursorShape::Underline,
             2 => CursorShape::Bar,

@@ -37,7 +37,7 @@ pub use deflate::DEFLATE_MIN_BODY;
 pub use error::{DecodeError, LineError};
 pub use frame::{Cursor, CursorShape, EncodedFrame, Frame, FrameLine, Modes, MouseTracking};
 pub use image::{Image, ImageHash, ImagePiece};
-pub use js::javascript_module;
+pub use js::javascript_constants;
 pub use line::{Cell, Cells, Cluster, Line, LineBuilder, StyleRun, WideRun};
 pub use replay::{ReplayControl, ReplayMarker, ReplayState};
 pub use room::{MemberKind, Room, RoomEntry, SizePolicy};
