@@ -34,6 +34,20 @@ export const FLAG = t([1, 'STYLES_RESET'], [1, 'EXIT_HAS_CODE'], [1, 'REPLAY_PLA
 export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4006, 4010, 4029]);
 // ---- end of the generated wire constants ----
 
+// What a page shows when the server closes with a final code (others: the code).
+export const CLOSE_TEXT = {
+  [CLOSE.SESSION_DELETED]: 'Session deleted',
+  [CLOSE.ACCESS_REVOKED]: 'Access ended: this link was revoked or has expired',
+  [CLOSE.SESSION_NOT_FOUND]: 'Session not found',
+  [CLOSE.NODE_GONE]: "The session's node is gone",
+  [CLOSE.TOO_MANY_VIEWERS]: 'Too many viewers on this session',
+  [CLOSE.IDLE_TIMEOUT]: 'Disconnected after being idle',
+  [CLOSE.POLICY_VIOLATION]: 'Input refused (read-only)',
+  [CLOSE.PROTOCOL_ERROR]: 'Protocol error: reload the page',
+  [CLOSE.UNSUPPORTED_DATA]: 'Protocol error: reload the page',
+  [CLOSE.MESSAGE_TOO_BIG]: 'Message too big',
+};
+
 export const SHAPES = ['block', 'underline', 'bar'];
 export const MOUSE_MODES = ['off', 'press', 'click', 'drag', 'motion'];
 export const MOUSE_KINDS = ['press', 'release', 'move', 'wheel_up', 'wheel_down', 'wheel_left', 'wheel_right'];

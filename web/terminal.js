@@ -31,19 +31,6 @@ const CSS = `
 @keyframes pc-bell{from{filter:brightness(1.6)}to{filter:none}}
 `;
 
-const STATUS_TEXT = {
-  [P.CLOSE.SESSION_DELETED]: 'Session deleted',
-  [P.CLOSE.ACCESS_REVOKED]: 'Access ended: this link was revoked or has expired',
-  [P.CLOSE.SESSION_NOT_FOUND]: 'Session not found',
-  [P.CLOSE.NODE_GONE]: "The session's node is gone",
-  [P.CLOSE.TOO_MANY_VIEWERS]: 'Too many viewers on this session',
-  [P.CLOSE.IDLE_TIMEOUT]: 'Disconnected after being idle',
-  [P.CLOSE.POLICY_VIOLATION]: 'Input refused (read-only)',
-  [P.CLOSE.PROTOCOL_ERROR]: 'Protocol error: reload the page',
-  [P.CLOSE.UNSUPPORTED_DATA]: 'Protocol error: reload the page',
-  [P.CLOSE.MESSAGE_TOO_BIG]: 'Message too big',
-};
-
 let helpIds = 0;
 const media = (q) => typeof matchMedia === 'function' && matchMedia(q).matches;
 
@@ -329,7 +316,7 @@ export class Terminal extends EventTarget {
     if (this.status === 'exited' || this.disposed) return;
     if (retryIn === null) {
       // The server refused this page's origin, and says what would allow it.
-      this.setStatus('closed', STATUS_TEXT[code] || (code === P.CLOSE.ORIGIN_FORBIDDEN ? `Refused: ${reason}` : `Disconnected (${code})`));
+      this.setStatus('closed', P.CLOSE_TEXT[code] || (code === P.CLOSE.ORIGIN_FORBIDDEN ? `Refused: ${reason}` : `Disconnected (${code})`));
       return;
     }
     if (code === P.CLOSE.SERVICE_RESTART) {
