@@ -22,6 +22,7 @@ struct Table {
     entries: Vec<(String, u32)>,
 }
 
+/// Every table of the module, in order.
 fn tables() -> Vec<Table> {
     vec![
         Table {

@@ -5,7 +5,7 @@ import {
   decode, inflate, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
   encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8,
 } from '../../../web/protocol.js';
-import { MOD, KEY_EVENT } from '../../../web/protocol.js';
+import { MOD, KEY_EVENT, MSG, KEYS, ATTR, MODE, CLOSE } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
 const vectors = loadVectors();
@@ -244,4 +244,19 @@ test('splitUtf8 keeps codepoints whole and pieces within the limit', () => {
   assert.equal(parts.join(''), big);
   for (const p of parts) assert.ok(Buffer.byteLength(p) <= 65536);
   assert.ok(parts.length >= 7);
+});
+
+test('the generated constants expand their runs to the values PROTOCOL.md gives', () => {
+  assert.equal(MSG.HELLO, 0x01);
+  assert.equal(MSG.DEFLATED_FRAME, 0x0f);
+  assert.equal(MSG.TAKE_CONTROL, 0x8f);
+  assert.equal(KEYS.F24, 0x37);
+  assert.equal(KEYS.MetaRight, 0x67);
+  assert.equal(ATTR.STRIKE, 64);
+  assert.equal(ATTR.LINK, 0x80);
+  assert.equal(MODE.reverseVideo, 64);
+  assert.equal(MODE.keyAll, 2048);
+  assert.equal(CLOSE.TOO_MANY_VIEWERS, 4029);
+  assert.equal(KEY_EVENT.RELEASE, 2);
+  assert.ok(Object.isFrozen(MSG) && Object.isFrozen(KEYS));
 });
