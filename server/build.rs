@@ -25,15 +25,18 @@ fn content_type(name: &str) -> &'static str {
 }
 
 /// A module as served: whole-line comments (`// ...` and `/* ... */`
-/// blocks that start a line) and blank lines removed, and each line's
-/// leading whitespace dropped. Line breaks stay, so automatic semicolon
-/// insertion and every token are as in the source; the rules never look
-/// inside a line, so strings, regular expressions and trailing comments are
-/// left alone. The only multi-line literals in the client are CSS
-/// template strings, where indentation has no meaning.
+/// blocks that start a line) and blank lines removed, each line's
+/// leading whitespace dropped, and a trailing ` // ...` comment cut where
+/// the code before it has no quote, backtick or slash (so the `//` cannot
+/// be inside a string, template, regular expression or division) and the
+/// line does not continue a template string. Line breaks stay, so
+/// automatic semicolon insertion and every token are as in the source. The
+/// only multi-line literals in the client are CSS template strings, where
+/// indentation has no meaning.
 fn served_js(name: &str, source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut in_block = false;
+    let mut in_template = false;
     for (number, line) in source.lines().enumerate() {
         let text = line.trim();
         let opens = !in_block && text.starts_with("/*");
@@ -52,7 +55,12 @@ fn served_js(name: &str, source: &str) -> String {
         if text.is_empty() || text.starts_with("//") {
             continue;
         }
-        out.push_str(text);
+        let code = match text.find(" // ") {
+            Some(at) if !in_template && !text[..at].contains(['\'', '"', '`', '/']) => &text[..at],
+            _ => text,
+        };
+        in_template ^= code.matches('`').count() % 2 == 1;
+        out.push_str(code);
         out.push('\n');
     }
     out

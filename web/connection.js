@@ -2,12 +2,7 @@
 // jitter. Sends a protocol Ping now and then and reconnects when nothing has
 // arrived for too long (a dead connection the browser does not notice).
 import { encodePing, inflate } from './protocol.js';
-
-// Close codes after which reconnecting cannot help (PROTOCOL.md section 8).
-export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4006, 4010, 4029]);
-
-// 1012: the server restarts in place (an upgrade); every session goes on.
-export const SERVICE_RESTART = 1012;
+import { CLOSE, FINAL } from './protocol.js';
 
 export function backoff(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** Math.min(attempt, 10));
@@ -17,7 +12,7 @@ export function backoff(attempt, random = Math.random) {
 /** How long to wait before reconnecting after `code`: at once after a restart
  *  (the new server takes the connection from the listen backlog), else back-off. */
 export function retryDelay(code, attempt, random = Math.random) {
-  return code === SERVICE_RESTART ? 0 : backoff(attempt, random);
+  return code === CLOSE.SERVICE_RESTART ? 0 : backoff(attempt, random);
 }
 
 export class Connection {
@@ -62,7 +57,7 @@ export class Connection {
     ws.onmessage = (e) => {
       this.last = Date.now();
       if (typeof e.data === 'string') {
-        this.close(1003, 'text message');
+        this.close(CLOSE.UNSUPPORTED_DATA, 'text message');
         return;
       }
       if (this.attempt && this.last - this.openedAt > 3000) this.attempt = 0;
@@ -100,7 +95,7 @@ export class Connection {
       return;
     }
     const delay = retryDelay(code, this.attempt, Math.random);
-    if (code !== SERVICE_RESTART) this.attempt++;
+    if (code !== CLOSE.SERVICE_RESTART) this.attempt++;
     this.retryAt = Date.now() + delay;
     this.timer = setTimeout(() => this.connect(), delay);
     this.h.close({ code, reason, retryIn: delay, opened: this.opened });
@@ -122,7 +117,7 @@ export class Connection {
   }
 
   /** Closes for good (no reconnect). */
-  close(code = 1000, reason = '') {
+  close(code = CLOSE.NORMAL, reason = '') {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = null;

@@ -1,5 +1,5 @@
 // Keyboard, IME, paste and focus to protocol input (notes: web/README.md).
-import { M_SHIFT, M_ALT, M_CTRL, M_META, KEY_REPEAT, KEY_RELEASE } from './protocol.js';
+import { MOD, KEY_EVENT } from './protocol.js';
 
 const NAMED = {
   Enter: 'Enter', Tab: 'Tab', Backspace: 'Backspace', Escape: 'Escape', Esc: 'Escape',
@@ -16,7 +16,7 @@ const KEYPAD = {
 for (let n = 0; n <= 9; n++) KEYPAD['Numpad' + n] = 'Kp' + n;
 
 export function modsOf(e) {
-  return (e.shiftKey ? M_SHIFT : 0) | (e.altKey ? M_ALT : 0) | (e.ctrlKey ? M_CTRL : 0) | (e.metaKey ? M_META : 0);
+  return (e.shiftKey ? MOD.SHIFT : 0) | (e.altKey ? MOD.ALT : 0) | (e.ctrlKey ? MOD.CTRL : 0) | (e.metaKey ? MOD.META : 0);
 }
 
 /** What a keydown sends: {key: 'Enter'|{char}, mods}, or null: the browser's (web/README.md). `all`: plain keys too; `mods1`: modifier keys alone. */
@@ -116,14 +116,14 @@ export class Input {
     const k = mapKey(e, this.mac, m.keyAll);
     if (!k) return;
     e.preventDefault();
-    this.sink.key(k.key, k.mods, e.repeat && m.keyReleases ? KEY_REPEAT : 0);
+    this.sink.key(k.key, k.mods, e.repeat && m.keyReleases ? KEY_EVENT.REPEAT : KEY_EVENT.PRESS);
   }
 
   // Only when the program asked (kitty keyboard flag 2).
   keyup(e) {
     const m = this.sink.modes();
     const k = m.keyReleases && mapKey(e, this.mac, true, m.keyAll);
-    if (k) this.sink.key(k.key, k.mods, KEY_RELEASE);
+    if (k) this.sink.key(k.key, k.mods, KEY_EVENT.RELEASE);
   }
 
   input(e) {

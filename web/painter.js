@@ -1,6 +1,6 @@
 // Paints a Screen on a canvas, in device pixels (notes: web/README.md).
 import { Palette, mix } from './palette.js';
-import { A_BOLD, A_DIM, A_ITALIC, A_INVERSE, A_INVISIBLE, A_STRIKE } from './protocol.js';
+import { ATTR } from './protocol.js';
 
 /** Monospace, then CJK and emoji fallbacks. */
 export const DEFAULT_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", "Noto Sans Mono", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "PingFang SC", "Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", monospace';
@@ -120,16 +120,16 @@ export class Painter {
     const s = screen.style(id);
     const p = this.palette;
     let fgc = s.fg;
-    if ((s.attrs & A_BOLD) && p.boldBright && fgc >= 0 && fgc < 8) fgc += 8;
+    if ((s.attrs & ATTR.BOLD) && p.boldBright && fgc >= 0 && fgc < 8) fgc += 8;
     let fg = p.css(fgc, this.defFg);
     let bg = p.css(s.bg, this.defBg);
-    if (s.attrs & A_INVERSE) [fg, bg] = [bg, fg];
-    if (s.attrs & A_DIM) fg = mix(fg, bg, 0.5);
+    if (s.attrs & ATTR.INVERSE) [fg, bg] = [bg, fg];
+    if (s.attrs & ATTR.DIM) fg = mix(fg, bg, 0.5);
     r = {
-      font: ((s.attrs & A_BOLD) ? 1 : 0) | ((s.attrs & A_ITALIC) ? 2 : 0),
+      font: ((s.attrs & ATTR.BOLD) ? 1 : 0) | ((s.attrs & ATTR.ITALIC) ? 2 : 0),
       fg, bg,
-      invisible: (s.attrs & A_INVISIBLE) !== 0,
-      strike: (s.attrs & A_STRIKE) !== 0,
+      invisible: (s.attrs & ATTR.INVISIBLE) !== 0,
+      strike: (s.attrs & ATTR.STRIKE) !== 0,
       underline: s.underline,
       ul: s.ul >= 0 ? p.css(s.ul, fg) : fg,
       link: s.link,

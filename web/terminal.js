@@ -4,7 +4,7 @@ import { Screen } from './screen.js';
 import { Painter, DEFAULT_FONT } from './painter.js';
 import { Input, modsOf } from './input.js';
 import { Selection } from './selection.js';
-import { Connection, SERVICE_RESTART } from './connection.js';
+import { Connection } from './connection.js';
 import { Search } from './search.js';
 import { Touch, DEFAULT_KEYS } from './touch.js';
 
@@ -30,19 +30,6 @@ const CSS = `
 .pc-find[hidden]{display:none}.pc-find input{font:inherit}.pc-find button{font:inherit;min-width:2em}
 @keyframes pc-bell{from{filter:brightness(1.6)}to{filter:none}}
 `;
-
-const STATUS_TEXT = {
-  4002: 'Session deleted',
-  4003: 'Access ended: this link was revoked or has expired',
-  4004: 'Session not found',
-  4005: "The session's node is gone",
-  4029: 'Too many viewers on this session',
-  4010: 'Disconnected after being idle',
-  1008: 'Input refused (read-only)',
-  1002: 'Protocol error: reload the page',
-  1003: 'Protocol error: reload the page',
-  1009: 'Message too big',
-};
 
 let helpIds = 0;
 const media = (q) => typeof matchMedia === 'function' && matchMedia(q).matches;
@@ -204,7 +191,7 @@ export class Terminal extends EventTarget {
     switch (m.type) {
       case 'hello':
         if (m.version !== P.VERSION) {
-          this.conn.close(1000, 'unsupported protocol version');
+          this.conn.close(P.CLOSE.NORMAL, 'unsupported protocol version');
           this.setStatus('closed', `This page speaks protocol ${P.VERSION}, the server ${m.version}: reload the page`);
           return;
         }
@@ -328,11 +315,11 @@ export class Terminal extends EventTarget {
   onClose({ code, reason, retryIn, opened }) {
     if (this.status === 'exited' || this.disposed) return;
     if (retryIn === null) {
-      // 4006: the server refused this page's origin, and says what would allow it.
-      this.setStatus('closed', STATUS_TEXT[code] || (code === 4006 ? `Refused: ${reason}` : `Disconnected (${code})`));
+      // The server refused this page's origin, and says what would allow it.
+      this.setStatus('closed', P.CLOSE_TEXT[code] || (code === P.CLOSE.ORIGIN_FORBIDDEN ? `Refused: ${reason}` : `Disconnected (${code})`));
       return;
     }
-    if (code === SERVICE_RESTART) {
+    if (code === P.CLOSE.SERVICE_RESTART) {
       // An upgrade in place: the screen stays as it is, no overlay; the
       // reconnection (at once) brings the exact screen back. Should it
       // fail, its own close shows the usual status.

@@ -1,5 +1,5 @@
 // Touch gestures (web/README.md) and the extra-keys bar.
-import { M_ALT, M_CTRL } from './protocol.js';
+import { MOD } from './protocol.js';
 
 /** The bar's keys unless the `keys` attribute or URL parameter lists others. */
 export const DEFAULT_KEYS = 'esc tab ctrl alt left up down right | ~ / -';
@@ -168,7 +168,7 @@ export class Touch {
     this.mods = [];
     for (const k of spec.split(/[\s,]+/).filter(Boolean)) {
       const b = this.button(LABEL[k] || k, bar, '');
-      const mod = k === 'ctrl' ? M_CTRL : k === 'alt' ? M_ALT : 0;
+      const mod = k === 'ctrl' ? MOD.CTRL : k === 'alt' ? MOD.ALT : 0;
       if (mod) this.mods.push([b, mod]);
       b.onclick = () => {
         if (mod) t.sticky ^= mod;

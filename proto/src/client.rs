@@ -143,7 +143,7 @@ impl KeyEvent {
 }
 
 /// Where [`KeyEvent`] sits in a `Key` message's modifier byte.
-const KEY_EVENT_SHIFT: u8 = 4;
+pub(crate) const KEY_EVENT_SHIFT: u8 = 4;
 
 /// Modifier keys held during a key press or mouse event.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -352,16 +352,16 @@ pub enum ClientMessage {
     Replay(ReplayControl),
 }
 
-const KEY: u8 = 0x81;
-const TEXT: u8 = 0x82;
-const PASTE: u8 = 0x83;
-const MOUSE: u8 = 0x84;
-const RESIZE: u8 = 0x85;
-const SCROLLBACK_REQUEST: u8 = 0x86;
-const FOCUS: u8 = 0x87;
-const PING: u8 = 0x88;
-const THEME: u8 = 0x89;
-const TAKE_CONTROL: u8 = 0x8f;
+pub(crate) const KEY: u8 = 0x81;
+pub(crate) const TEXT: u8 = 0x82;
+pub(crate) const PASTE: u8 = 0x83;
+pub(crate) const MOUSE: u8 = 0x84;
+pub(crate) const RESIZE: u8 = 0x85;
+pub(crate) const SCROLLBACK_REQUEST: u8 = 0x86;
+pub(crate) const FOCUS: u8 = 0x87;
+pub(crate) const PING: u8 = 0x88;
+pub(crate) const THEME: u8 = 0x89;
+pub(crate) const TAKE_CONTROL: u8 = 0x8f;
 
 /// The key byte that means "a character follows".
 const KEY_CHAR: u8 = 0;

@@ -35,8 +35,10 @@ pub struct Cursor {
     pub shape: CursorShape,
 }
 
-const CURSOR_VISIBLE: u8 = 1 << 2;
-const CURSOR_BLINK: u8 = 1 << 3;
+/// The bits of the cursor byte that hold its shape.
+pub(crate) const CURSOR_SHAPE: u8 = 0x03;
+pub(crate) const CURSOR_VISIBLE: u8 = 1 << 2;
+pub(crate) const CURSOR_BLINK: u8 = 1 << 3;
 
 impl Cursor {
     fn encode_into(&self, out: &mut Vec<u8>) {
@@ -53,8 +55,8 @@ impl Cursor {
     }
 
     fn decode(r: &mut Reader<'_>, cols: u16, rows: u16) -> Result<Cursor, DecodeError> {
-        let byte = r.flags(0x03 | CURSOR_VISIBLE | CURSOR_BLINK, "cursor flags")?;
-        let shape = match byte & 0x03 {
+        let byte = r.flags(CURSOR_SHAPE | CURSOR_VISIBLE | CURSOR_BLINK, "cursor flags")?;
+        let shape = match byte & CURSOR_SHAPE {
             0 => CursorShape::Block,
             1 => CursorShape::Underline,
             2 => CursorShape::Bar,
@@ -129,48 +131,66 @@ pub struct Modes {
     pub key_all: bool,
 }
 
-const MOUSE_SHIFT: u32 = 7;
+// The mode bits on the wire: one bit per flag of `Modes`, and the mouse
+// tracking value in the three bits from `MOUSE_SHIFT`.
+pub(crate) const APP_CURSOR: u32 = 1;
+pub(crate) const BRACKETED_PASTE: u32 = 1 << 1;
+pub(crate) const APP_KEYPAD: u32 = 1 << 2;
+pub(crate) const ALT_SCREEN: u32 = 1 << 3;
+pub(crate) const FOCUS_EVENTS: u32 = 1 << 4;
+pub(crate) const MOUSE_SGR: u32 = 1 << 5;
+pub(crate) const REVERSE_VIDEO: u32 = 1 << 6;
+pub(crate) const MOUSE_SHIFT: u32 = 7;
+pub(crate) const KEY_RELEASES: u32 = 1 << 10;
+pub(crate) const KEY_ALL: u32 = 1 << 11;
+/// Every mode bit defined; the others are reserved.
+pub(crate) const MODE_BITS: u32 = (1 << 12) - 1;
 
 impl Modes {
+    /// The flags with their bits (the mouse tracking value aside).
+    fn flags(self) -> [(bool, u32); 9] {
+        [
+            (self.app_cursor, APP_CURSOR),
+            (self.bracketed_paste, BRACKETED_PASTE),
+            (self.app_keypad, APP_KEYPAD),
+            (self.alt_screen, ALT_SCREEN),
+            (self.focus_events, FOCUS_EVENTS),
+            (self.mouse_sgr, MOUSE_SGR),
+            (self.reverse_video, REVERSE_VIDEO),
+            (self.key_releases, KEY_RELEASES),
+            (self.key_all, KEY_ALL),
+        ]
+    }
+
     /// The modes as the bitfield sent on the wire.
     pub fn to_bits(self) -> u32 {
-        let flags = [
-            self.app_cursor,
-            self.bracketed_paste,
-            self.app_keypad,
-            self.alt_screen,
-            self.focus_events,
-            self.mouse_sgr,
-            self.reverse_video,
-        ];
-        let bits = flags
+        self.flags()
             .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &on)| acc | (u32::from(on) << i));
-        bits | (self.mouse as u32) << MOUSE_SHIFT
-            | u32::from(self.key_releases) << 10
-            | u32::from(self.key_all) << 11
+            .filter(|(on, _)| *on)
+            .fold((self.mouse as u32) << MOUSE_SHIFT, |acc, (_, bit)| {
+                acc | bit
+            })
     }
 
     /// The modes from the wire bitfield; `None` if reserved bits (12 and up)
     /// are set or the mouse tracking value is unknown.
     pub fn from_bits(bits: u32) -> Option<Modes> {
-        if bits >> 12 != 0 {
+        if bits & !MODE_BITS != 0 {
             return None;
         }
-        let bit = |i: u32| bits & (1 << i) != 0;
+        let bit = |b: u32| bits & b != 0;
         let mouse = MouseTracking::ALL.get((bits >> MOUSE_SHIFT & 7) as usize)?;
         Some(Modes {
-            app_cursor: bit(0),
-            bracketed_paste: bit(1),
-            app_keypad: bit(2),
-            alt_screen: bit(3),
-            focus_events: bit(4),
-            mouse_sgr: bit(5),
-            reverse_video: bit(6),
+            app_cursor: bit(APP_CURSOR),
+            bracketed_paste: bit(BRACKETED_PASTE),
+            app_keypad: bit(APP_KEYPAD),
+            alt_screen: bit(ALT_SCREEN),
+            focus_events: bit(FOCUS_EVENTS),
+            mouse_sgr: bit(MOUSE_SGR),
+            reverse_video: bit(REVERSE_VIDEO),
             mouse: *mouse,
-            key_releases: bit(10),
-            key_all: bit(11),
+            key_releases: bit(KEY_RELEASES),
+            key_all: bit(KEY_ALL),
         })
     }
 }
@@ -279,8 +299,8 @@ impl EncodedFrame {
 
 /// The `Frame` message type byte.
 pub(crate) const FRAME: u8 = 0x03;
-const FULL: u8 = 1;
-const HAS_TITLE: u8 = 1 << 1;
+pub(crate) const FULL: u8 = 1;
+pub(crate) const HAS_TITLE: u8 = 1 << 1;
 
 impl Frame {
     /// Appends this frame as a complete message (type byte included).

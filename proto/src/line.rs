@@ -67,11 +67,13 @@ pub struct Line {
     images: Vec<ImagePiece>,
 }
 
-const WRAPPED: u8 = 1;
-const HAS_WIDE: u8 = 1 << 1;
-const HAS_CLUSTERS: u8 = 1 << 2;
-const HAS_FILL: u8 = 1 << 3;
-const HAS_IMAGES: u8 = 1 << 4;
+pub(crate) const WRAPPED: u8 = 1;
+pub(crate) const HAS_WIDE: u8 = 1 << 1;
+pub(crate) const HAS_CLUSTERS: u8 = 1 << 2;
+pub(crate) const HAS_FILL: u8 = 1 << 3;
+pub(crate) const HAS_IMAGES: u8 = 1 << 4;
+/// Every line flag defined; the others are reserved.
+pub(crate) const LINE_FLAGS: u8 = WRAPPED | HAS_WIDE | HAS_CLUSTERS | HAS_FILL | HAS_IMAGES;
 
 impl Line {
     /// Builds a line `cols` columns wide from its cells, left to right, as
@@ -209,10 +211,7 @@ impl Line {
 
     /// Decodes a line that must fit in `cols` columns.
     pub(crate) fn decode(r: &mut Reader<'_>, cols: u16) -> Result<Line, DecodeError> {
-        let flags = r.flags(
-            WRAPPED | HAS_WIDE | HAS_CLUSTERS | HAS_FILL | HAS_IMAGES,
-            "line flags",
-        )?;
+        let flags = r.flags(LINE_FLAGS, "line flags")?;
         let text = r.str(MAX_LINE_TEXT, "line text")?;
 
         let mut wide = Vec::new();

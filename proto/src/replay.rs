@@ -24,11 +24,11 @@ pub enum ReplayControl {
     Marker(bool),
 }
 
-const PLAY: u8 = 0x8a;
-const PAUSE: u8 = 0x8b;
-const SPEED: u8 = 0x8c;
-const SEEK: u8 = 0x8d;
-const MARKER: u8 = 0x8e;
+pub(crate) const PLAY: u8 = 0x8a;
+pub(crate) const PAUSE: u8 = 0x8b;
+pub(crate) const SPEED: u8 = 0x8c;
+pub(crate) const SEEK: u8 = 0x8d;
+pub(crate) const MARKER: u8 = 0x8e;
 
 impl ReplayControl {
     /// True when `byte` is the type byte of a replay control.
@@ -99,7 +99,7 @@ pub struct ReplayState {
 }
 
 pub(crate) const REPLAY_STATE: u8 = 0x0b;
-const PLAYING: u8 = 1;
+pub(crate) const PLAYING: u8 = 1;
 
 impl ReplayState {
     /// Appends this message (type byte included).

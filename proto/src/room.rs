@@ -106,9 +106,9 @@ pub struct Room {
     pub unlisted: u32,
 }
 
-const YOU_DRIVE: u8 = 1;
-const CONTROL: u8 = 1;
-const DRIVES: u8 = 2;
+pub(crate) const YOU_DRIVE: u8 = 1;
+pub(crate) const CONTROL: u8 = 1;
+pub(crate) const DRIVES: u8 = 2;
 
 impl Room {
     /// Appends this message (type byte included).

@@ -136,16 +136,16 @@ pub enum ServerMessage {
     Image(Image),
 }
 
-const HELLO: u8 = 0x01;
-const STYLES: u8 = 0x02;
-const BELL: u8 = 0x04;
-const EXIT: u8 = 0x05;
-const ERROR: u8 = 0x06;
-const SCROLLBACK: u8 = 0x07;
-const PONG: u8 = 0x08;
-const CLIPBOARD: u8 = 0x09;
-const PRESENCE: u8 = 0x0a;
-const FILE_OFFER: u8 = 0x0d;
+pub(crate) const HELLO: u8 = 0x01;
+pub(crate) const STYLES: u8 = 0x02;
+pub(crate) const BELL: u8 = 0x04;
+pub(crate) const EXIT: u8 = 0x05;
+pub(crate) const ERROR: u8 = 0x06;
+pub(crate) const SCROLLBACK: u8 = 0x07;
+pub(crate) const PONG: u8 = 0x08;
+pub(crate) const CLIPBOARD: u8 = 0x09;
+pub(crate) const PRESENCE: u8 = 0x0a;
+pub(crate) const FILE_OFFER: u8 = 0x0d;
 
 impl Hello {
     /// Appends this message (type byte included).
@@ -184,7 +184,7 @@ impl Hello {
     }
 }
 
-const RESET: u8 = 1;
+pub(crate) const RESET: u8 = 1;
 
 impl Styles {
     /// Appends this message (type byte included).
@@ -250,7 +250,7 @@ impl Scrollback {
     }
 }
 
-const HAS_CODE: u8 = 1;
+pub(crate) const HAS_CODE: u8 = 1;
 
 impl ServerMessage {
     /// The message as one WebSocket binary message.

@@ -143,7 +143,7 @@ pub struct Style {
 }
 
 /// Bit 7 of a style's first byte: a link URI follows the colours.
-const HAS_LINK: u8 = 0x80;
+pub(crate) const HAS_LINK: u8 = 0x80;
 
 impl Style {
     pub(crate) fn encode_into(&self, out: &mut Vec<u8>) {

@@ -1,24 +1,22 @@
-//! The constants the server and the web client share, kept equal: the web
-//! client (`web/*.js`) has no build step, so instead of generating its copy
+//! The values the server and the web client share that are not wire
+//! constants, kept equal: the web client (`web/*.js`) has no build step, so
 //! this test reads the JavaScript and checks it against the Rust source of
-//! truth. A failure names the file and the constant to update.
+//! truth. A failure names the file and the value to update.
 //!
 //! - the themes `dark`, `light` and `contrast` in web/palette.js are
 //!   `render::theme`'s: what a program reads back with OSC 4/10/11/12 is
 //!   what a viewer sees;
 //! - the link schemes (`LINK_SCHEMES` in web/terminal.js) are
-//!   `render::LINK_SCHEMES`;
-//! - the close codes the client handles (web/connection.js, web/terminal.js)
-//!   are `panecast_proto::close`'s;
-//! - the named key codes (`KEYS` in web/protocol.js) are `NamedKey`'s, and
-//!   the key events (`KEY_PRESS`, ...) are `KeyEvent`'s.
+//!   `render::LINK_SCHEMES`.
+//!
+//! The wire's constants (message types, close codes, key codes and events,
+//! flags) are not checked here: they are generated from `panecast_proto`
+//! into web/protocol.js, and proto/tests/js_constants.rs keeps them equal.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use panecast::render::theme::{self, ThemeColors};
 use panecast::render::LINK_SCHEMES;
-use panecast_proto::{close, KeyEvent, NamedKey};
 
 fn web(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -109,124 +107,4 @@ fn the_client_follows_the_servers_link_policy() {
         .filter(|s| !s.is_empty())
         .collect();
     assert_eq!(schemes, LINK_SCHEMES);
-}
-
-#[test]
-fn the_clients_close_codes_are_the_protocols() {
-    let known = [
-        close::NORMAL,
-        close::GOING_AWAY,
-        close::PROTOCOL_ERROR,
-        close::UNSUPPORTED_DATA,
-        close::POLICY_VIOLATION,
-        close::MESSAGE_TOO_BIG,
-        close::INTERNAL_ERROR,
-        close::SESSION_ENDED,
-        close::SESSION_DELETED,
-        close::ACCESS_REVOKED,
-        close::SESSION_NOT_FOUND,
-        close::NODE_GONE,
-        close::ORIGIN_FORBIDDEN,
-        close::RATE_LIMITED,
-        close::IDLE_TIMEOUT,
-        close::TOO_MANY_VIEWERS,
-    ];
-    let conn = web("connection.js");
-    let last = numbers(between(
-        &conn,
-        "FINAL = new Set([",
-        "]",
-        "web/connection.js",
-    ));
-    for code in &last {
-        assert!(
-            known.contains(&(*code as u16)),
-            "web/connection.js FINAL: unknown close code {code}"
-        );
-    }
-    // PROTOCOL.md: no reconnect after these; reconnect after those.
-    for code in [
-        close::SESSION_ENDED,
-        close::SESSION_DELETED,
-        close::SESSION_NOT_FOUND,
-        close::NODE_GONE,
-        close::ORIGIN_FORBIDDEN,
-    ] {
-        assert!(last.contains(&u32::from(code)), "FINAL lacks {code}");
-    }
-    for code in [
-        close::GOING_AWAY,
-        close::INTERNAL_ERROR,
-        close::SERVICE_RESTART,
-    ] {
-        assert!(!last.contains(&u32::from(code)), "FINAL holds {code}");
-    }
-    // An upgrade in place: the client reconnects at once, no overlay.
-    assert!(
-        conn.contains(&format!("SERVICE_RESTART = {}", close::SERVICE_RESTART)),
-        "web/connection.js names 1012"
-    );
-    let term = web("terminal.js");
-    let texts = between(&term, "STATUS_TEXT = {", "}", "web/terminal.js");
-    for line in texts.lines().filter(|l| l.contains(':')) {
-        let code: u16 = line
-            .trim()
-            .split(':')
-            .next()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or_else(|| panic!("web/terminal.js STATUS_TEXT line {line:?}"));
-        assert!(
-            known.contains(&code),
-            "web/terminal.js STATUS_TEXT: unknown close code {code}"
-        );
-    }
-}
-
-#[test]
-fn the_clients_key_codes_are_the_protocols() {
-    let js = web("protocol.js");
-    let table = between(&js, "export const KEYS = {", "};", "web/protocol.js");
-    let mut keys: BTreeMap<String, u32> = table
-        .split(',')
-        .filter_map(|entry| entry.split_once(':'))
-        .map(|(name, code)| (name.trim().to_string(), numbers(code)[0]))
-        .collect();
-    // The two ranges the client fills in with loops.
-    let rest = &js[js.find("export const KEYS = {").unwrap_or(0)..];
-    assert!(
-        rest.contains("for (let n = 1; n <= 24; n++) KEYS['F' + n] = 0x1f + n;"),
-        "web/protocol.js: the F1-F24 loop changed"
-    );
-    assert!(
-        rest.contains("for (let n = 0; n <= 9; n++) KEYS['Kp' + n] = 0x40 + n;"),
-        "web/protocol.js: the Kp0-Kp9 loop changed"
-    );
-    for n in 1..=24 {
-        keys.insert(format!("F{n}"), 0x1f + n);
-    }
-    for n in 0..=9 {
-        keys.insert(format!("Kp{n}"), 0x40 + n);
-    }
-    let proto: BTreeMap<String, u32> = NamedKey::ALL
-        .iter()
-        .map(|k| (k.name().to_string(), u32::from(k.code())))
-        .collect();
-    assert_eq!(keys, proto);
-}
-
-#[test]
-fn key_events_are_the_protocols() {
-    let text = web("protocol.js");
-    let consts = between(&text, "export const KEY_PRESS", ";", "web/protocol.js");
-    let names: Vec<&str> = consts
-        .split(',')
-        .map(|part| part.split('=').next().unwrap_or("").trim())
-        .collect();
-    assert_eq!(names, ["", "KEY_REPEAT", "KEY_RELEASE"], "web/protocol.js");
-    let proto: Vec<u32> = KeyEvent::ALL.iter().map(|e| *e as u32).collect();
-    assert_eq!(
-        numbers(consts),
-        proto,
-        "web/protocol.js: KEY_PRESS, KEY_REPEAT, KEY_RELEASE"
-    );
 }

@@ -5,7 +5,8 @@ import { mapKey, clipboardAction } from '../../../web/input.js';
 import { Screen, CACHE_LINES } from '../../../web/screen.js';
 import { Selection, wordAt } from '../../../web/selection.js';
 import { Palette, xterm256, mix } from '../../../web/palette.js';
-import { backoff, FINAL, retryDelay, SERVICE_RESTART } from '../../../web/connection.js';
+import { backoff, retryDelay } from '../../../web/connection.js';
+import { CLOSE, FINAL } from '../../../web/protocol.js';
 import { visiblePart } from '../../../web/touch.js';
 import { decode } from '../../../web/protocol.js';
 import * as wire from '../lib/wire.mjs';
@@ -217,7 +218,7 @@ test('reconnect back-off grows, is capped, jitters; final codes', () => {
   for (const c of [4001, 4002, 4004, 4006, 1008]) assert.ok(FINAL.has(c));
   for (const c of [1001, 1006, 1011, 1012, 4008]) assert.ok(!FINAL.has(c));
   // An upgrade in place: reconnect at once, whatever the attempt.
-  assert.equal(SERVICE_RESTART, 1012);
+  assert.equal(CLOSE.SERVICE_RESTART, 1012);
   assert.equal(retryDelay(1012, 5, () => 1), 0);
   assert.equal(retryDelay(1006, 1, () => 0.5), 1000);
 });

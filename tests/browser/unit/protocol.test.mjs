@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   decode, inflate, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
-  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8, M_SHIFT, M_ALT, M_CTRL, M_META,
-  KEY_PRESS, KEY_REPEAT, KEY_RELEASE,
+  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8,
 } from '../../../web/protocol.js';
+import { MOD, KEY_EVENT, MSG, KEYS, ATTR, MODE, CLOSE } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
 const vectors = loadVectors();
@@ -51,10 +51,10 @@ for (const v of s2c) {
 }
 
 const KEY_EVENTS = [];
-KEY_EVENTS[KEY_PRESS] = 'press';
-KEY_EVENTS[KEY_REPEAT] = 'repeat';
-KEY_EVENTS[KEY_RELEASE] = 'release';
-const MODS = { shift: M_SHIFT, alt: M_ALT, ctrl: M_CTRL, meta: M_META };
+KEY_EVENTS[KEY_EVENT.PRESS] = 'press';
+KEY_EVENTS[KEY_EVENT.REPEAT] = 'repeat';
+KEY_EVENTS[KEY_EVENT.RELEASE] = 'release';
+const MODS = { shift: MOD.SHIFT, alt: MOD.ALT, ctrl: MOD.CTRL, meta: MOD.META };
 const modBits = (list) => list.reduce((a, m) => a | MODS[m], 0);
 
 function encodeJson(type, m) {
@@ -103,7 +103,7 @@ test('replay controls check their range; a replay state past its end is refused'
 });
 
 test('PROTOCOL.md examples', () => {
-  assert.equal(Buffer.from(encodeKey({ char: 'c' }, M_CTRL)).toString('hex'), '81006304');
+  assert.equal(Buffer.from(encodeKey({ char: 'c' }, MOD.CTRL)).toString('hex'), '81006304');
   assert.equal(Buffer.from(encodeKey('Enter')).toString('hex'), '810100');
   assert.equal(Buffer.from(encodeMouse('press', 'left', 0, 5, 200)).toString('hex'), '84000100 05c801'.replace(' ', ''));
   assert.equal(Buffer.from(encodeKey('F1')).toString('hex'), '812000');
@@ -244,4 +244,19 @@ test('splitUtf8 keeps codepoints whole and pieces within the limit', () => {
   assert.equal(parts.join(''), big);
   for (const p of parts) assert.ok(Buffer.byteLength(p) <= 65536);
   assert.ok(parts.length >= 7);
+});
+
+test('the generated constants expand their runs to the values PROTOCOL.md gives', () => {
+  assert.equal(MSG.HELLO, 0x01);
+  assert.equal(MSG.DEFLATED_FRAME, 0x0f);
+  assert.equal(MSG.TAKE_CONTROL, 0x8f);
+  assert.equal(KEYS.F24, 0x37);
+  assert.equal(KEYS.MetaRight, 0x67);
+  assert.equal(ATTR.STRIKE, 64);
+  assert.equal(ATTR.LINK, 0x80);
+  assert.equal(MODE.reverseVideo, 64);
+  assert.equal(MODE.keyAll, 2048);
+  assert.equal(CLOSE.TOO_MANY_VIEWERS, 4029);
+  assert.equal(KEY_EVENT.RELEASE, 2);
+  assert.ok(Object.isFrozen(MSG) && Object.isFrozen(KEYS));
 });
