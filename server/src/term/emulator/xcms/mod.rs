@@ -49,6 +49,10 @@ pub(super) fn parse(spec: &str) -> Option<Rgb> {
         })?,
         _ => return None,
     };
+    // Numbers far out of scale (a chroma of 1e300) overflow on the way.
+    if !xyz.iter().all(|n| n.is_finite()) {
+        return None;
+    }
     let mut rgb = screen::intensities(xyz);
     if !screen::in_gamut(rgb) {
         rgb = screen::intensities(gamut::clip_chroma(xyz)?);
@@ -98,8 +102,10 @@ mod tests {
     fn tekhvc_turns_from_best_red_around_the_white() {
         assert_eq!(parse("TekHVC:200/40/3"), Some((0x64, 0x69, 0x6a)));
         assert_eq!(parse("TekHVC:30/5/1"), Some((0x24, 0x21, 0x1d)));
-        // Hue wraps around.
+        // Hue wraps around, from however far (Xcms would loop for ever).
         assert_eq!(parse("TekHVC:-160/40/3"), parse("TekHVC:200/40/3"));
+        assert_eq!(parse("TekHVC:3800/40/3"), parse("TekHVC:200/40/3"));
+        assert!(parse("TekHVC:1e300/40/3").is_some());
         assert_eq!(parse("TekHVC:0/100/0"), Some((0xff, 0xff, 0xff)));
         assert_eq!(parse("TekHVC:0/0/0"), Some((0, 0, 0)));
     }
@@ -109,6 +115,8 @@ mod tests {
         // Redder than the screen's red: its red intensity is above 1.
         assert_eq!(parse("CIEXYZ:0.6/0.4/0.2"), Some((0xff, 0x8c, 0x88)));
         assert_eq!(parse("TekHVC:0/50/90"), Some((0xec, 0x13, 0x68)));
+        // However far out: the search ends on the edge.
+        assert!(parse("TekHVC:0/50/1e308").is_some());
         assert_eq!(parse("CIELab:50/10/-10"), Some((0x00, 0x78, 0xd0)));
     }
 
@@ -125,5 +133,38 @@ mod tests {
         assert_eq!(parse("rgbi:inf/0/0"), None);
         assert_eq!(parse("hsv:0.1/0.1/0.1"), None);
         assert_eq!(parse("rgbi"), None);
+        // Overflowing on the way: refused, without a panic or a long search.
+        assert_eq!(parse("CIELab:50/1e300/0"), None);
+        assert_eq!(parse("CIELuv:1e-300/1e300/1e300"), None);
+    }
+
+    #[test]
+    fn extreme_numbers_in_every_space_end_without_a_panic() {
+        let numbers = [
+            "0",
+            "-0",
+            "1e-300",
+            "-1e-300",
+            "0.5",
+            "1",
+            "7.99953624",
+            "8",
+            "100",
+            "-100",
+            "360",
+            "1e300",
+            "-1e300",
+        ];
+        for prefix in [
+            "rgbi", "CIEXYZ", "CIEuvY", "CIExyY", "CIELab", "CIELuv", "TekHVC",
+        ] {
+            for a in numbers {
+                for b in numbers {
+                    for c in numbers {
+                        parse(&format!("{prefix}:{a}/{b}/{c}"));
+                    }
+                }
+            }
+        }
     }
 }

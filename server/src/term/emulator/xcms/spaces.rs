@@ -31,6 +31,9 @@ const LINEAR_LUMINANCE: f64 = 0.008856;
 /// conversion into it wraps it.
 const HUE_SLACK: f64 = 0.001;
 
+/// Beyond this many degrees a hue is wrapped in one step.
+const FAR_DEGREES: f64 = 3600.0;
+
 /// A colour in TekHVC: hue in degrees, value (lightness, 0 to 100) and
 /// chroma.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -163,8 +166,12 @@ pub(super) fn hvc_to_xyz(hvc: Hvc) -> Option<Xyz> {
     Some(uvy_to_xyz(u + white_u, v + white_v, luminance(value)))
 }
 
-/// `degrees` brought into 0 to 360 by whole turns, one at a time.
+/// `degrees` brought into 0 to 360 by whole turns, one at a time as Xcms
+/// does, but at once from far out (where Xcms would loop for ever).
 fn wrap_degrees(mut degrees: f64) -> f64 {
+    if degrees.abs() > FAR_DEGREES {
+        degrees = degrees.rem_euclid(360.0);
+    }
     while degrees < 0.0 {
         degrees += 360.0;
     }
