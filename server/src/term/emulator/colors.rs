@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::term::palette::{Rgb, ThemeColors, DARK};
 
-use super::Emulator;
+use super::{xcms, Emulator};
 
 /// Number of special colours (OSC 5: bold, underline, blink, reverse, italic).
 const SPECIALS: usize = 5;
@@ -42,9 +42,10 @@ impl Default for ColorOverrides {
     }
 }
 
-/// Reads an X11 colour spec: `rgb:r/g/b` (1-4 hex digits each, scaled) or
-/// `#rgb` with 1-4 hex digits per component (the high bits, as XParseColor).
-/// The result keeps 8 bits per channel.
+/// Reads an X11 colour spec: `rgb:r/g/b` (1-4 hex digits each, scaled),
+/// `#rgb` with 1-4 hex digits per component (the high bits, as XParseColor),
+/// or one of the device-independent forms (`rgbi:`, `CIEXYZ:`, `TekHVC:`,
+/// ..., see [`xcms`]). The result keeps 8 bits per channel.
 pub(crate) fn parse_color(spec: &[u8]) -> Option<Rgb> {
     let spec = std::str::from_utf8(spec).ok()?;
     if let Some(rest) = spec.strip_prefix("rgb:") {
@@ -61,7 +62,9 @@ pub(crate) fn parse_color(spec: &[u8]) -> Option<Rgb> {
         let rgb = (channel()?, channel()?, channel()?);
         return parts.next().is_none().then_some(rgb);
     }
-    let hex = spec.strip_prefix('#')?;
+    let Some(hex) = spec.strip_prefix('#') else {
+        return xcms::parse(spec);
+    };
     let n = hex.len() / 3;
     if !hex.len().is_multiple_of(3) || !(1..=4).contains(&n) {
         return None;
@@ -230,6 +233,25 @@ mod tests {
     }
 
     #[test]
+    fn device_independent_specs_are_reported_as_the_rgb_they_became() {
+        let mut term = Term::new(10, 2, 0);
+        answer(
+            &mut term,
+            "\x1b]4;1;CIELab:50/0.1/-0.1\x07\x1b]10;rgbi:0.25/0.5/0.75\x07",
+        );
+        assert_eq!(
+            answer(&mut term, "\x1b]4;1;?\x07\x1b]10;?\x07"),
+            "\x1b]4;1;rgb:8989/7878/8d8d\x1b\\\x1b]10;rgb:9393/bbbb/dfdf\x1b\\"
+        );
+        // Not a colour: refused, the colour stays.
+        answer(&mut term, "\x1b]10;CIEXYZ:1/2/1\x07");
+        assert_eq!(
+            answer(&mut term, "\x1b]10;?\x07"),
+            "\x1b]10;rgb:9393/bbbb/dfdf\x1b\\"
+        );
+    }
+
+    #[test]
     fn specs_parse_as_xparsecolor_reads_them() {
         assert_eq!(parse_color(b"rgb:f0f0/8080/0000"), Some((0xf0, 0x80, 0)));
         assert_eq!(parse_color(b"rgb:f/8/0"), Some((0xff, 0x88, 0)));
@@ -237,6 +259,7 @@ mod tests {
         assert_eq!(parse_color(b"#f0f0f0"), Some((0xf0, 0xf0, 0xf0)));
         assert_eq!(parse_color(b"#800800800"), Some((0x80, 0x80, 0x80)));
         assert_eq!(parse_color(b"#aaaabbbbcccc"), Some((0xaa, 0xbb, 0xcc)));
+        assert_eq!(parse_color(b"TekHVC:200/40/3"), Some((0x64, 0x69, 0x6a)));
         assert_eq!(parse_color(b"red"), None);
         assert_eq!(parse_color(b"#ff"), None);
         assert_eq!(parse_color(b"rgb:1/2"), None);

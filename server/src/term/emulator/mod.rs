@@ -24,6 +24,7 @@ mod reverse_wrap;
 mod status_strings;
 mod termcap;
 mod window_ops;
+mod xcms;
 
 use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthChar;
