@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Emulators timed as whole processes, as a user runs them: `panecast render`
+# of each throughput payload (the vtebench files, ascii_log, cjk_emoji and
+# two repeated recordings) against `whole alacritty` (server/benches/whole.rs),
+# a program that feeds the same file to alacritty_terminal 0.26 and prints
+# its screen. farm-bench runs the two in turn, pair by pair, so the ratio
+# holds when the machine's speed drifts.
+#
+# Prints a markdown table: payload | panecast cpu s | alacritty cpu s |
+# speed-up (alacritty / panecast, medians of the paired cpu ratios) |
+# the same from wall time; then names the payloads under issue 25's targets
+# (1.5x on every payload, 3.5x on ascii_log) and exits 1 when one is.
+#
+# Usage: bench/render.sh [PAYLOAD ...]   (default: every payload)
+# Env: RUNS (pairs per payload, default 10), CARGO_TARGET_DIR.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/bench/lib.sh"
+bench_start
+runs=${RUNS:-10}
+
+build_release
+whole="$(cd "$ROOT" && cargo bench -q -p panecast-server --bench whole --no-run --message-format=json 2>/dev/null \
+  | python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "whole" and m.get("executable"):
+        print(m["executable"])')"
+[[ -x "$whole" ]] || { echo "could not build the whole bench" >&2; exit 1; }
+"$whole" write "$WORK/payloads"
+
+if (($#)); then
+  payloads=("$@")
+else
+  mapfile -t payloads < <(cd "$WORK/payloads" && ls -- *.bin | sed 's/\.bin$//')
+fi
+
+echo "| payload | panecast cpu s | alacritty cpu s | speed-up (cpu) | speed-up (wall) |"
+echo "|---|---:|---:|---:|---:|"
+missed=()
+for name in "${payloads[@]}"; do
+  file="$WORK/payloads/$name.bin"
+  read -r cols rows < "$WORK/payloads/$name.size"
+  report="$(farm-bench -n "$runs" --timeout 600 --vs "$whole alacritty $file $cols $rows" -- \
+    "$BIN/panecast" render --cols "$cols" --rows "$rows" "$file" 2>&1)"
+  median() { awk -v key="$1" '$0 ~ "^"key" " { print $(NF-1) }' <<<"$report"; }
+  a=$(median "A cpu s"); b=$(median "B cpu s"); cpu=$(median "A/B cpu"); wall=$(median "A/B wall")
+  if [[ -z $cpu || -z $wall ]]; then
+    echo "farm-bench gave no figures for $name:" >&2
+    echo "$report" >&2
+    exit 1
+  fi
+  read -r up_cpu up_wall <<<"$(awk -v c="$cpu" -v w="$wall" 'BEGIN { printf "%.2f %.2f", 1 / c, 1 / w }')"
+  echo "| $name | $a | $b | ${up_cpu}x | ${up_wall}x |"
+  target=1.5
+  [[ $name == ascii_log ]] && target=3.5
+  if awk -v u="$up_cpu" -v t="$target" 'BEGIN { exit !(u < t) }'; then
+    missed+=("$name (${up_cpu}x, target ${target}x)")
+  fi
+done
+echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+if ((${#missed[@]})); then
+  echo "under target: ${missed[*]}"
+  exit 1
+fi
