@@ -25,13 +25,8 @@ if ! command -v valgrind >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
 fi
 
-bin="$(cargo bench -q -p panecast-server --bench instructions --no-run --message-format=json 2>/dev/null \
-  | python3 -c 'import json,sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "instructions" and m.get("executable"):
-        print(m["executable"])')"
-[[ -x "$bin" ]] || { echo "could not build the instructions bench" >&2; exit 1; }
+. bench/lib.sh
+bin="$(bench_executable instructions)"
 
 if (($#)); then
   payloads=("$@")

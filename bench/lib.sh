@@ -77,3 +77,18 @@ build_release() {
     (cd "$ROOT" && cargo build --release --quiet -p panecast-server --bin panecast "${examples[@]}")
     echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 }
+
+# bench_executable NAME: builds the release bench NAME of panecast-server
+# (run from the checkout) without running it, and prints its executable's
+# path; exits when it cannot.
+bench_executable() {
+    local found
+    found="$(cargo bench -q -p panecast-server --bench "$1" --no-run --message-format=json 2>/dev/null \
+      | python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == sys.argv[1] and m.get("executable"):
+        print(m["executable"])' "$1")"
+    [[ -x "$found" ]] || { echo "could not build the $1 bench" >&2; exit 1; }
+    echo "$found"
+}

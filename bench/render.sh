@@ -20,13 +20,7 @@ bench_start
 runs=${RUNS:-10}
 
 build_release
-whole="$(cd "$ROOT" && cargo bench -q -p panecast-server --bench whole --no-run --message-format=json 2>/dev/null \
-  | python3 -c 'import json,sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "whole" and m.get("executable"):
-        print(m["executable"])')"
-[[ -x "$whole" ]] || { echo "could not build the whole bench" >&2; exit 1; }
+whole="$(cd "$ROOT" && bench_executable whole)"
 "$whole" write "$WORK/payloads"
 
 if (($#)); then
