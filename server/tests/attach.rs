@@ -313,6 +313,18 @@ fn an_upgrade_in_place_is_followed_at_once() {
         Some(panecast_proto::close::SERVICE_RESTART),
         "{closed:?}"
     );
+    // Keys typed while the old image closes its streams (its sessions
+    // already frozen) are lost: type once the new image serves a viewer
+    // opened now, and the attach's control connection is back in the room.
+    let mut again = runtime.block_on(common::ws::open(server.addr, TOKEN, &id, "view"));
+    runtime.block_on(again.until(
+        "the new image's first frame",
+        std::time::Duration::from_secs(30),
+        |m| m.frames > 0,
+    ));
+    eventually("the attach to connect to the new image", || {
+        (session(&server, &id)["viewers"]["control"] == 1).then_some(())
+    });
     tmux.keys("a", &["echo after", "Enter"]);
     wait_screen(&server, &id, "the keys typed after the upgrade", |s| {
         s.lines().any(|l| l == "after")
