@@ -336,7 +336,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
         .find("/api/")
         .map_or(route.as_str(), |i| &route[i..])
         .to_owned();
-    let action = policy::action(&method, &route);
+    let action = state.policy.action(&method, &route);
 
     // The id or name as the client gave it: every 404 echoes it, whether
     // the session is missing or out of scope, so the two look the same.

@@ -47,6 +47,7 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
+use axum::Extension;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -60,7 +61,6 @@ use crate::session::{SessionHandle, Sessions};
 pub use crate::access::valid_token;
 pub use error::ApiError;
 pub use guard::{PROTOCOL, TOKEN_PROTOCOL};
-pub use openapi::document as openapi_document;
 pub use origin::Tls;
 
 /// Time between two runs of the recordings' retention.
@@ -101,6 +101,8 @@ pub struct AppState {
     /// Sign-in at the OpenID provider, with `[auth.oidc]`.
     signin: Option<Arc<crate::oidc::SignIn>>,
     allow_any_command: bool,
+    /// The guard's table: each route's access rule.
+    policy: Arc<policy::Policy>,
 }
 
 impl AppState {
@@ -140,6 +142,7 @@ impl AppState {
             failures: Arc::new(failures),
             signin,
             allow_any_command: settings.allow_any_command,
+            policy: Arc::new(policy::Policy::new(routes::declared().policy())),
         })
     }
 
@@ -178,6 +181,13 @@ pub fn router(state: AppState) -> Router {
     app.layer(trace::layer())
 }
 
+/// The OpenAPI document of every declared route, built once.
+pub fn openapi_document() -> &'static utoipa::openapi::OpenApi {
+    static DOCUMENT: std::sync::LazyLock<utoipa::openapi::OpenApi> =
+        std::sync::LazyLock::new(|| openapi::build(routes::declared()));
+    &DOCUMENT
+}
+
 /// The routes relative to the base path: those [`routes`] declares, the
 /// ones under [`declare::API`] behind the guard, and `/mcp` behind it too.
 fn app(state: AppState) -> Router {
@@ -186,6 +196,7 @@ fn app(state: AppState) -> Router {
         .api_router()
         .fallback(ops::not_found)
         .method_not_allowed_fallback(ops::method_not_allowed)
+        .layer(Extension(openapi_document()))
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard));
     let mcp = Router::new()
         .route_service(mcp::ROUTE, mcp::service(&state))

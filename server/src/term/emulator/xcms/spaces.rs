@@ -5,10 +5,7 @@
 use std::f64::consts::PI;
 
 use super::math;
-use super::screen::white;
-
-/// A colour in CIE XYZ.
-pub(super) type Xyz = [f64; 3];
+use super::screen::{white, Xyz};
 
 /// Xcms's tolerance on the ranges of a spec's numbers.
 const RANGE_SLACK: f64 = f64::EPSILON;
