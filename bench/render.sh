@@ -29,6 +29,9 @@ else
   mapfile -t payloads < <(cd "$WORK/payloads" && ls -- *.bin | sed 's/\.bin$//')
 fi
 
+# median LABEL: the median column of farm-bench's line LABEL in $report.
+median() { awk -v key="$1" '$0 ~ "^"key" " { print $(NF-1) }' <<<"$report"; }
+
 echo "| payload | panecast cpu s | alacritty cpu s | speed-up (cpu) | speed-up (wall) |"
 echo "|---|---:|---:|---:|---:|"
 missed=()
@@ -37,7 +40,6 @@ for name in "${payloads[@]}"; do
   read -r cols rows < "$WORK/payloads/$name.size"
   report="$(farm-bench -n "$runs" --timeout 600 --vs "$whole alacritty $file $cols $rows" -- \
     "$BIN/panecast" render --cols "$cols" --rows "$rows" "$file" 2>&1)"
-  median() { awk -v key="$1" '$0 ~ "^"key" " { print $(NF-1) }' <<<"$report"; }
   a=$(median "A cpu s"); b=$(median "B cpu s"); cpu=$(median "A/B cpu"); wall=$(median "A/B wall")
   if [[ -z $cpu || -z $wall ]]; then
     echo "farm-bench gave no figures for $name:" >&2

@@ -52,8 +52,8 @@ impl CgroupRoot {
         let root = CgroupRoot { dir };
         // Sessions' cgroups must be makeable in it, not only the root: some
         // kernels and sandboxes let the one be made and refuse the other.
-        let usable =
-            root.dir.join("cgroup.kill").exists() && root.session(PROBE).is_ok_and(drop_now);
+        // The probe's cgroup is removed when it drops, at the statement's end.
+        let usable = root.dir.join("cgroup.kill").exists() && root.session(PROBE).is_ok();
         if !usable {
             tracing::warn!(dir = %root.dir.display(), "cannot make sessions' cgroups: sessions run without one");
             return None;
@@ -79,12 +79,6 @@ impl Drop for CgroupRoot {
 /// The name of the cgroup made and removed at start to learn whether
 /// sessions' cgroups can be made.
 const PROBE: &str = "probe";
-
-/// Removes `cgroup` (it has no process, being new); true.
-fn drop_now(cgroup: Cgroup) -> bool {
-    drop(cgroup);
-    true
-}
 
 /// True when `dir` belongs to the user this process runs as.
 fn owned_by_me(dir: &Path) -> bool {

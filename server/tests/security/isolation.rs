@@ -530,11 +530,12 @@ fn cgroups_left_by_servers_that_died_are_removed_at_start() {
     let made_live = std::fs::create_dir(&live).is_ok();
     let server = Server::start(test_config());
     assert_eq!(server.raw("GET", "/healthz", &[], None).status, 200);
-    assert!(!stale.exists(), "the dead server's cgroups were removed");
-    assert!(live.exists(), "the live process's root stayed");
+    let (stale_left, live_kept) = (stale.exists(), live.exists());
     if made_live {
         let _ = std::fs::remove_dir(&live);
     }
+    assert!(!stale_left, "the dead server's cgroups were removed");
+    assert!(live_kept, "the live process's root stayed");
 }
 
 /// Where [`collide_then_drop_to_nobody`] makes the root-owned directory:
@@ -591,10 +592,13 @@ fn an_unprivileged_server_does_not_take_a_root_owned_cgroup_of_its_name() {
     let (server, addr) = start_binary(&[], Some(collide_then_drop_to_nobody))
         .expect("an unprivileged server starts");
     let collision = parent.join(format!("panecast-{}-0", server.id()));
-    assert!(collision.exists(), "the colliding directory was made");
+    let made = collision.exists();
     let health = http(addr, "GET", "/healthz", &[], None).json();
-    assert_eq!(health["isolation"], "none", "{health}");
+    // Stopped and cleaned up before asserting: a failed assertion must not
+    // leave the server running.
     let logs = stop_binary(server);
     let _ = std::fs::remove_dir(&collision);
+    assert!(made, "the colliding directory was made");
+    assert_eq!(health["isolation"], "none", "{health}");
     assert!(logs.contains("sessions cannot be walled off"), "{logs}");
 }
