@@ -511,11 +511,14 @@ macro_rules! needs_cgroups {
     };
 }
 
-/// The pid of a process that has exited and been reaped.
+/// A pid no process can have: the kernel's bound (pids stay below it).
+/// Not a child's that exited: a server running in this process reaps
+/// children it did not start, and a test's own wait would race it.
 fn dead_pid() -> u32 {
-    let mut child = Command::new("true").spawn().expect("true");
-    child.wait().expect("its exit");
-    child.id()
+    std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|max| max.trim().parse().ok())
+        .expect("/proc/sys/kernel/pid_max")
 }
 
 #[test]
@@ -525,8 +528,9 @@ fn cgroups_left_by_servers_that_died_are_removed_at_start() {
     let stale = parent.join(format!("panecast-{}-0", dead_pid()));
     let _ = std::fs::create_dir(&stale);
     std::fs::create_dir(stale.join("0123abcd")).expect("a stale session's cgroup");
-    // A live process's root stays, whoever made it.
-    let live = parent.join(format!("panecast-{}-0", std::process::id()));
+    // A live process's root stays, whoever made it: init's (this test
+    // process's own name is taken by the servers it runs).
+    let live = parent.join("panecast-1-0");
     let made_live = std::fs::create_dir(&live).is_ok();
     let server = Server::start(test_config());
     assert_eq!(server.raw("GET", "/healthz", &[], None).status, 200);
