@@ -32,6 +32,9 @@ async function open(s, { role = 'control', viewport = { width: 800, height: 480 
 
 const connected = (page) => waitFor(() => page.evaluate(() => window.panecast && window.panecast.status === 'connected'), { what: 'connected' });
 const canvasHas = (page, text, opts) => waitFor(async () => { const r = await readCanvas(page, opts); return r.some((l) => l.includes(text)) && r; }, { what: `"${text}" on the canvas` });
+// A row that reads exactly `text`: "60" is also in the command line "$ seq 60",
+// which is painted a frame before the output.
+const canvasRow = (page, text) => waitFor(async () => { const r = await readCanvas(page); return r.includes(text) && r; }, { what: `a row "${text}" on the canvas` });
 const received = (s, type) => s.received.filter((m) => m.type === type);
 
 async function finish(page, name) {
@@ -226,7 +229,7 @@ test('the wheel scrolls the scrollback, fetched on demand; typing snaps back', a
   const s = mock.create({ cols: 80, rows: 10 });
   const page = await open(s, { query: '&fit=none', viewport: { width: 800, height: 200 } });
   await page.keyboard.type('seq 60\n');
-  await canvasHas(page, '60');
+  await canvasRow(page, '60');
   // The scroll hint moved pixels: every row still reads as the session's row.
   assert.deepEqual(await readCanvas(page), serverText(s));
   await page.mouse.move(100, 50);
@@ -243,7 +246,7 @@ test('an answer at rebased indices (the screen scrolled meanwhile) does not stop
   const s = mock.create({ cols: 80, rows: 10 });
   const page = await open(s, { query: '&fit=none', viewport: { width: 800, height: 200 } });
   await page.keyboard.type('seq 60\n');
-  await canvasHas(page, '60');
+  await canvasRow(page, '60');
   // Back 20 lines asks for scrollback 1..30. Before the answer, 31 lines
   // scroll in (a prompt line and 61..90), so the answer comes as 32..61 and
   // lands where the request meant: the view, now 51 lines back, shows 32..41.
@@ -267,7 +270,7 @@ test('scrolled back, rows that changed and left the screen in one frame are fetc
   const s = mock.create({ cols: 80, rows: 10 });
   const page = await open(s, { query: '&fit=none', viewport: { width: 800, height: 200 } });
   await page.keyboard.type('seq 60\n');
-  await canvasHas(page, '60');
+  await canvasRow(page, '60');
   await page.evaluate(() => window.panecast.scrollView(2));
   await canvasHas(page, '50');
   // In one frame: row 3 (55) changes, then five lines scroll in. The page
