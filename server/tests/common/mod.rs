@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod http;
+pub mod isolation;
 pub mod process;
 pub mod sse;
 pub mod ws;

@@ -4,42 +4,18 @@
 //! server's environment, or read recordings; ending a session ends every
 //! process it started, escaped ones included, and never signals a pid that
 //! may have been reused. These need root (as CI runs them); elsewhere they
-//! print why they skip.
+//! print why they skip. The checks that run the binary as a child are in
+//! `tests/isolation_processes.rs`.
 
-use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::common::{alive, eventually, http, session_id, test_config, Server};
-
-/// True when this test runs as root, which isolation needs.
-fn is_root() -> bool {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
-macro_rules! needs_root {
-    () => {
-        if !is_root() {
-            eprintln!("skipped: sessions get uids of their own only from a server running as root");
-            return;
-        }
-    };
-}
-
-/// A directory of its own for one test.
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("panecast-isolation-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a test directory");
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    dir
-}
+use crate::common::isolation::{cgroup_dir, fresh_dir, is_root, runs_as_root};
+use crate::common::{alive, eventually, session_id, test_config, Server};
 
 /// Waits for `KEY=VALUE` on the session's screen and returns VALUE.
 fn field(server: &Server, id: &str, key: &str) -> String {
@@ -65,7 +41,9 @@ impl Drop for Stray {
 
 #[test]
 fn sessions_run_as_uids_of_their_own_with_a_private_home_and_pty() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let server = Server::start(test_config());
     let show = "echo uid=$(id -u) gid=$(id -g); echo home=$HOME; echo cwd=$(pwd); echo tty=$(tty); exec cat";
     let sessions: Vec<(String, u32, String, String)> = (0..2)
@@ -106,7 +84,9 @@ fn sessions_run_as_uids_of_their_own_with_a_private_home_and_pty() {
 
 #[test]
 fn what_a_sessions_uid_leaves_in_tmp_goes_with_it() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let server = Server::start(test_config());
     let left = PathBuf::from(format!("/tmp/panecast-left-{}", std::process::id()));
     let write = format!(
@@ -122,7 +102,9 @@ fn what_a_sessions_uid_leaves_in_tmp_goes_with_it() {
 
 #[test]
 fn a_session_cannot_open_another_sessions_pty_or_signal_its_processes() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let server = Server::start(test_config());
     let victim = session_id(&server.create(&["sh", "-c", "echo tty=$(tty); exec cat"], json!({})));
     let tty = field(&server, &victim, "tty");
@@ -137,132 +119,11 @@ fn a_session_cannot_open_another_sessions_pty_or_signal_its_processes() {
     assert_eq!(server.session(&victim)["running"], true);
 }
 
-/// The real binary, started with `args`; its address, or its exit and stderr.
-fn start_binary(
-    args: &[&str],
-    pre: Option<fn() -> std::io::Result<()>>,
-) -> Result<(Child, std::net::SocketAddr), (i32, String)> {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_panecast"));
-    command
-        .args(["serve", "--listen", "127.0.0.1:0", "--allow-any-command"])
-        .args(args)
-        .env_remove("PANECAST_TOKEN")
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(pre) = pre {
-        // SAFETY: the closures given only make async-signal-safe calls.
-        unsafe { command.pre_exec(pre) };
-    }
-    let mut child = command.spawn().expect("the panecast binary");
-    let mut line = String::new();
-    let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
-    if line.is_empty() {
-        let status = child.wait().expect("the server's exit");
-        let mut stderr = String::new();
-        let _ = child
-            .stderr
-            .take()
-            .expect("stderr")
-            .read_to_string(&mut stderr);
-        return Err((status.code().unwrap_or(-1), stderr));
-    }
-    Ok((child, crate::common::address_in_startup_line(&line)))
-}
-
-/// Stops a server started by [`start_binary`] and returns its logs.
-fn stop_binary(mut child: Child) -> String {
-    // SAFETY: kill only sends SIGTERM to the server this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let _ = child.wait();
-    let mut logs = String::new();
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_string(&mut logs);
-    }
-    logs
-}
-
-fn call(
-    addr: std::net::SocketAddr,
-    token: &str,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> http::Response {
-    let auth = format!("Bearer {token}");
-    let body = body.map(|b| b.to_string());
-    http(
-        addr,
-        method,
-        path,
-        &[("Authorization", &auth)],
-        body.as_deref().map(str::as_bytes),
-    )
-}
-
-#[test]
-fn a_session_cannot_read_the_token_from_its_file_or_the_servers_environment() {
-    needs_root!();
-    const TOKEN: &str = "isolation-token-0123456789abcdef";
-    let dir = fresh_dir("token");
-    let file = dir.join("token");
-    std::fs::write(&file, TOKEN).expect("write the token");
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-    let (server, addr) = start_binary(&["--token-file", file.to_str().expect("utf-8")], None)
-        .expect("the server starts");
-    let steal = format!(
-        "cat {}; cat /proc/$PPID/environ; echo done=1; exec cat",
-        file.display()
-    );
-    let created = call(
-        addr,
-        TOKEN,
-        "POST",
-        "/api/sessions",
-        Some(json!({"command": ["sh", "-c", steal]})),
-    );
-    assert_eq!(created.status, 201, "{}", created.body);
-    let id = session_id(&created.json());
-    let screen = eventually("the attempts", || {
-        let screen = call(
-            addr,
-            TOKEN,
-            "GET",
-            &format!("/api/sessions/{id}/screen?format=text"),
-            None,
-        )
-        .body;
-        screen.contains("done=1").then_some(screen)
-    });
-    assert!(!screen.contains(TOKEN), "the token leaked: {screen}");
-    assert_eq!(screen.matches("Permission denied").count(), 2, "{screen}");
-    stop_binary(server);
-    let _ = std::fs::remove_dir_all(dir);
-}
-
-#[test]
-fn a_token_file_others_may_read_is_refused_at_start() {
-    needs_root!();
-    let dir = fresh_dir("open-token");
-    let file = dir.join("token");
-    std::fs::write(&file, "isolation-token-0123456789abcdef").expect("write the token");
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
-    let refused = start_binary(&["--token-file", file.to_str().expect("utf-8")], None);
-    let Err((code, stderr)) = refused else {
-        panic!("a server started with a token file others may read");
-    };
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("may be read by other users (mode 644)")
-            && stderr.contains(&format!("run chmod 600 {}", file.display())),
-        "{stderr}"
-    );
-    let _ = std::fs::remove_dir_all(dir);
-}
-
 #[test]
 fn recordings_are_closed_to_sessions() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let dir = fresh_dir("recordings");
     let recordings = dir.join("recordings");
     let mut config = test_config();
@@ -297,7 +158,9 @@ const ESCAPE: &str =
 
 #[test]
 fn delete_ends_a_job_that_left_the_session_its_parent_and_its_marker() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let server = Server::start(test_config());
     let id = session_id(&server.create(&["sh", "-c", ESCAPE], json!({})));
     let pid = server.background_pid(&id);
@@ -308,7 +171,9 @@ fn delete_ends_a_job_that_left_the_session_its_parent_and_its_marker() {
 
 #[test]
 fn a_named_users_sessions_are_ended_by_their_cgroup() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let mut config = test_config();
     let profile: panecast::config::Profile = toml::from_str(&format!(
         "command = \"sh\"\nargs = [\"-c\", {ESCAPE:?}]\nuser = \"nobody\"\ncwd = \"/tmp\"\n"
@@ -336,7 +201,9 @@ fn a_named_users_sessions_are_ended_by_their_cgroup() {
 
 #[test]
 fn the_uid_pool_never_hands_out_a_uid_a_process_has() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let (first, second) = (62000, 62001);
     let mut config = test_config();
     config.session_uids = [first, second];
@@ -370,7 +237,9 @@ fn the_uid_pool_never_hands_out_a_uid_a_process_has() {
 
 #[test]
 fn delete_after_the_program_was_reaped_spares_processes_that_reused_its_pid() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let server = Server::start(test_config());
     let id = session_id(&server.create(&["true"], json!({})));
     let pid = server.wait_exit(&id)["pid"].as_u64().expect("a pid") as i32;
@@ -421,7 +290,9 @@ fn session_member(sid: i32) -> Option<u32> {
 
 #[test]
 fn a_home_left_by_a_server_that_died_is_removed_at_start() {
-    needs_root!();
+    if !runs_as_root() {
+        return;
+    }
     let homes = test_config().session_homes;
     std::fs::create_dir_all(&homes).expect("the homes directory");
     let stale = homes.join(format!("stale-{}", std::process::id()));
@@ -441,76 +312,6 @@ fn healthz_reports_the_isolation() {
     assert_eq!(health["isolation"], expected, "{health}");
 }
 
-#[test]
-fn an_unprivileged_server_starts_warns_once_and_reports_none() {
-    needs_root!();
-    fn drop_to_nobody() -> std::io::Result<()> {
-        // SAFETY: raw system calls between fork and exec.
-        unsafe {
-            if libc::setgroups(0, std::ptr::null()) != 0
-                || libc::setresgid(65534, 65534, 65534) != 0
-                || libc::setresuid(65534, 65534, 65534) != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-        }
-        Ok(())
-    }
-    let dir = fresh_dir("unprivileged");
-    let file = dir.join("token");
-    std::fs::write(&file, "isolation-token-0123456789abcdef").expect("write the token");
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
-    let (server, addr) = start_binary(
-        &["--token-file", file.to_str().expect("utf-8")],
-        Some(drop_to_nobody),
-    )
-    .expect("an unprivileged server starts, even with a token file others may read");
-    let health = http(addr, "GET", "/healthz", &[], None).json();
-    assert_eq!(health["isolation"], "none", "{health}");
-    let logs = stop_binary(server);
-    assert_eq!(
-        logs.matches("sessions cannot be walled off").count(),
-        1,
-        "{logs}"
-    );
-    let _ = std::fs::remove_dir_all(dir);
-}
-
-/// The cgroup v2 directory this test process is in, where a server it
-/// starts makes its root; `None` where there is none, or its kernel has no
-/// `cgroup.kill` (the server then makes no cgroups).
-fn own_cgroup_dir() -> Option<PathBuf> {
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    let mount = mountinfo.lines().find_map(|line| {
-        let (fields, after) = line.split_once(" - ")?;
-        after
-            .starts_with("cgroup2 ")
-            .then(|| fields.split(' ').nth(4).map(PathBuf::from))?
-    })?;
-    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let own = cgroups.lines().find_map(|line| line.strip_prefix("0::"))?;
-    let dir = mount.join(own.trim_start_matches('/'));
-    let probe = dir.join(format!("panecast-probe-{}", std::process::id()));
-    std::fs::create_dir(&probe).ok()?;
-    let kill = probe.join("cgroup.kill").exists();
-    let _ = std::fs::remove_dir(&probe);
-    kill.then_some(dir)
-}
-
-macro_rules! needs_cgroups {
-    () => {
-        match own_cgroup_dir() {
-            Some(dir) => dir,
-            None => {
-                eprintln!(
-                    "skipped: no cgroup v2 hierarchy with cgroup.kill that root may write to"
-                );
-                return;
-            }
-        }
-    };
-}
-
 /// A pid no process can have: the kernel's bound (pids stay below it).
 /// Not a child's that exited: a server running in this process reaps
 /// children it did not start, and a test's own wait would race it.
@@ -523,8 +324,12 @@ fn dead_pid() -> u32 {
 
 #[test]
 fn cgroups_left_by_servers_that_died_are_removed_at_start() {
-    needs_root!();
-    let parent = needs_cgroups!();
+    if !runs_as_root() {
+        return;
+    }
+    let Some(parent) = cgroup_dir() else {
+        return;
+    };
     let stale = parent.join(format!("panecast-{}-0", dead_pid()));
     let _ = std::fs::create_dir(&stale);
     std::fs::create_dir(stale.join("0123abcd")).expect("a stale session's cgroup");
@@ -540,69 +345,4 @@ fn cgroups_left_by_servers_that_died_are_removed_at_start() {
     }
     assert!(!stale_left, "the dead server's cgroups were removed");
     assert!(live_kept, "the live process's root stayed");
-}
-
-/// Where [`collide_then_drop_to_nobody`] makes the root-owned directory:
-/// the cgroup's path, with `/panecast-` after it.
-static COLLISION_PREFIX: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-
-/// Between fork and exec: makes, as root, the cgroup a server of this pid
-/// would make (`panecast-PID-0`), then drops to nobody, so that the server
-/// finds a directory of its name it may not write in, as it does when a
-/// dead root server had its pid.
-fn collide_then_drop_to_nobody() -> std::io::Result<()> {
-    let prefix = COLLISION_PREFIX.get().expect("set before the spawn");
-    // No allocation between fork and exec: the path is built on the stack.
-    let mut path = [0u8; 4096];
-    let mut len = prefix.len();
-    path[..len].copy_from_slice(prefix);
-    // SAFETY: getpid cannot fail.
-    let mut pid = unsafe { libc::getpid() } as u32;
-    let mut digits = [0u8; 10];
-    let mut count = 0;
-    loop {
-        digits[count] = b'0' + (pid % 10) as u8;
-        count += 1;
-        pid /= 10;
-        if pid == 0 {
-            break;
-        }
-    }
-    for digit in digits[..count].iter().rev() {
-        path[len] = *digit;
-        len += 1;
-    }
-    path[len..len + 2].copy_from_slice(b"-0");
-    // The byte after is 0: the path is terminated.
-    // SAFETY: raw system calls between fork and exec, on a terminated path.
-    unsafe {
-        if libc::mkdir(path.as_ptr().cast(), 0o755) != 0
-            || libc::setgroups(0, std::ptr::null()) != 0
-            || libc::setresgid(65534, 65534, 65534) != 0
-            || libc::setresuid(65534, 65534, 65534) != 0
-        {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-#[test]
-fn an_unprivileged_server_does_not_take_a_root_owned_cgroup_of_its_name() {
-    needs_root!();
-    let parent = needs_cgroups!();
-    let prefix = parent.join("panecast-");
-    COLLISION_PREFIX.get_or_init(|| prefix.as_os_str().as_encoded_bytes().to_vec());
-    let (server, addr) = start_binary(&[], Some(collide_then_drop_to_nobody))
-        .expect("an unprivileged server starts");
-    let collision = parent.join(format!("panecast-{}-0", server.id()));
-    let made = collision.exists();
-    let health = http(addr, "GET", "/healthz", &[], None).json();
-    // Stopped and cleaned up before asserting: a failed assertion must not
-    // leave the server running.
-    let logs = stop_binary(server);
-    let _ = std::fs::remove_dir(&collision);
-    assert!(made, "the colliding directory was made");
-    assert_eq!(health["isolation"], "none", "{health}");
-    assert!(logs.contains("sessions cannot be walled off"), "{logs}");
 }
