@@ -3,7 +3,9 @@
 //! `panecast attach` shows a session in this terminal. Every option also
 //! reads from the environment.
 
-use std::io::{Read, Write};
+mod render_input;
+
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,9 +16,8 @@ use clap::{ArgAction, Parser, Subcommand};
 use crate::access::secret::check_admin_token;
 use crate::api::{self, Settings};
 use crate::config::{normalize_base_path, Config};
-use crate::record::{looks_like_cast, Cast};
 use crate::render::{self, Format};
-use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
+use crate::term::MAX_DIMENSION;
 use crate::tls::{self, Certificates};
 use crate::{health, random};
 
@@ -496,50 +497,18 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 }
 
 fn run_render(args: RenderArgs) -> Result<(), String> {
-    let input = read_input(args.file.as_deref())?;
-    let mut term = if looks_like_cast(&input) {
-        let cast = Cast::parse(&input).map_err(|e| e.to_string())?;
-        let mut term = cast.term_at(args.at.unwrap_or(f64::INFINITY));
-        if args.cols.is_some() || args.rows.is_some() {
-            term.resize(
-                args.cols.unwrap_or(term.cols()),
-                args.rows.unwrap_or(term.rows()),
-            );
-        }
-        term
-    } else {
-        if args.at.is_some() {
-            return Err("--at needs an asciicast recording; this input is raw bytes".into());
-        }
-        let mut term = Term::new(
-            args.cols.unwrap_or(80),
-            args.rows.unwrap_or(24),
-            DEFAULT_SCROLLBACK,
-        );
-        term.advance(&input);
-        term
+    let wanted = render_input::Wanted {
+        cols: args.cols,
+        rows: args.rows,
+        at: args.at,
     };
+    let mut term = render_input::read_term(args.file.as_deref(), &wanted)?;
     let out = render::render(&term.snapshot(), args.format);
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(out.as_bytes())
         .and_then(|_| stdout.flush())
         .map_err(|e| format!("cannot write output: {e}"))
-}
-
-fn read_input(file: Option<&std::path::Path>) -> Result<Vec<u8>, String> {
-    match file {
-        Some(path) if path.as_os_str() != "-" => {
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-        }
-        _ => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .map_err(|e| format!("cannot read standard input: {e}"))?;
-            Ok(buf)
-        }
-    }
 }
 
 #[cfg(test)]

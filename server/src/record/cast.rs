@@ -5,8 +5,9 @@
 
 use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
-/// How much of the start is read to tell a recording from raw bytes.
-const SNIFF: usize = 64 * 1024;
+/// How much of the start [`looks_like_cast`] reads to tell a recording
+/// from raw bytes.
+pub const SNIFF: usize = 64 * 1024;
 
 /// A file that is not a readable recording.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

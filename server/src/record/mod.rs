@@ -14,7 +14,7 @@ mod writer;
 pub use alis::{
     AlisEncoder, EOT as ALIS_EOT, MAGIC as ALIS_MAGIC, SUBPROTOCOL as ALIS_SUBPROTOCOL,
 };
-pub use cast::{apply, looks_like_cast, Cast, CastError, CastHeader, Event, EventKind};
+pub use cast::{apply, looks_like_cast, Cast, CastError, CastHeader, Event, EventKind, SNIFF};
 pub use store::{
     valid_name, RecordError, RecordOptions, RecordingInfo, Recordings, SessionToRecord,
 };

@@ -1,0 +1,124 @@
+//! What `panecast render` reads: an asciicast recording, read whole to be
+//! replayed, or raw bytes, fed to the terminal a chunk at a time as they
+//! are read, so a log of any size renders in the memory of its screen and
+//! scrollback.
+
+use std::io::{ErrorKind, Read};
+use std::path::Path;
+
+use crate::record::{looks_like_cast, Cast, SNIFF};
+use crate::term::{Term, DEFAULT_SCROLLBACK};
+
+/// Bytes read at a time: as much as [`looks_like_cast`] looks at, so the
+/// first chunk decides what the input is.
+const CHUNK: usize = SNIFF;
+
+/// The size and moment `panecast render` was asked for.
+pub(super) struct Wanted {
+    /// Columns; default 80, or a recording's width.
+    pub(super) cols: Option<u16>,
+    /// Rows; default 24, or a recording's height.
+    pub(super) rows: Option<u16>,
+    /// For a recording, the moment in seconds (default its end).
+    pub(super) at: Option<f64>,
+}
+
+/// The terminal after the whole input: `file`, or standard input for
+/// `None` and `-`.
+pub(super) fn read_term(file: Option<&Path>, wanted: &Wanted) -> Result<Term, String> {
+    let (mut reader, name): (Box<dyn Read>, String) = match file {
+        Some(path) if path.as_os_str() != "-" => {
+            let opened = std::fs::File::open(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            (Box::new(opened), path.display().to_string())
+        }
+        _ => (Box::new(std::io::stdin().lock()), "standard input".into()),
+    };
+    let cannot_read = |e: std::io::Error| format!("cannot read {name}: {e}");
+    let mut chunk = vec![0; CHUNK];
+    let first = fill(&mut reader, &mut chunk).map_err(cannot_read)?;
+    if looks_like_cast(&chunk[..first]) {
+        chunk.truncate(first);
+        reader.read_to_end(&mut chunk).map_err(cannot_read)?;
+        return replay(&chunk, wanted);
+    }
+    if wanted.at.is_some() {
+        return Err("--at needs an asciicast recording; this input is raw bytes".into());
+    }
+    let mut term = Term::new(
+        wanted.cols.unwrap_or(80),
+        wanted.rows.unwrap_or(24),
+        DEFAULT_SCROLLBACK,
+    );
+    let mut len = first;
+    while len > 0 {
+        term.advance(&chunk[..len]);
+        len = fill(&mut reader, &mut chunk).map_err(cannot_read)?;
+    }
+    Ok(term)
+}
+
+/// The screen of recording `bytes` at the wanted moment, resized when a
+/// size was asked for.
+fn replay(bytes: &[u8], wanted: &Wanted) -> Result<Term, String> {
+    let cast = Cast::parse(bytes).map_err(|e| e.to_string())?;
+    let mut term = cast.term_at(wanted.at.unwrap_or(f64::INFINITY));
+    if wanted.cols.is_some() || wanted.rows.is_some() {
+        term.resize(
+            wanted.cols.unwrap_or(term.cols()),
+            wanted.rows.unwrap_or(term.rows()),
+        );
+    }
+    Ok(term)
+}
+
+/// Reads until `buf` is full or the input ends (a pipe hands out less at
+/// a time); returns how many bytes it holds, 0 at the end.
+fn fill(reader: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut len = 0;
+    while len < buf.len() {
+        match reader.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out at most `step` bytes a call, as a pipe does.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn fill_gathers_a_trickle_until_the_buffer_is_full_or_the_input_ends() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let mut reader = Trickle {
+            bytes: &bytes,
+            step: 7,
+        };
+        let mut buf = [0; 100];
+        assert_eq!(fill(&mut reader, &mut buf).unwrap(), 100);
+        assert_eq!(buf[..], bytes[..100]);
+        assert_eq!(fill(&mut reader, &mut buf).unwrap(), 100);
+        assert_eq!(fill(&mut reader, &mut buf).unwrap(), 56);
+        assert_eq!(buf[..56], bytes[200..]);
+        assert_eq!(fill(&mut reader, &mut buf).unwrap(), 0);
+    }
+}
