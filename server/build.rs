@@ -1,12 +1,16 @@
-//! Compiles the web client (`../web`) into the binary: writes a table of
-//! every file of the client with its content type, so a new file needs no
-//! code change. Documentation (`*.md`) stays out: it is for developers,
+//! Writes what the crate includes from `OUT_DIR`: the table of character
+//! widths the print path looks up (`build/width_table.rs`), and the web
+//! client (`../web`), compiled into the binary as a table of every file of
+//! the client with its content type, so a new file needs no code change. Documentation (`*.md`) stays out: it is for developers,
 //! not something a page loads.
 //!
 //! JavaScript is served without its comments and indentation (see
 //! [`served_js`]): the sources stay documented, and browsers download
 //! only the code. The web size budget is measured on what is served
 //! (`tests/browser/size-check.mjs`).
+
+#[path = "build/width_table.rs"]
+mod width_table;
 
 use std::path::Path;
 use std::{env, fs};
@@ -67,6 +71,14 @@ fn served_js(name: &str, source: &str) -> String {
 }
 
 fn main() {
+    let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    width_table::write(Path::new(&out_dir));
+    println!("cargo:rerun-if-changed=build");
+    web_assets();
+}
+
+/// Writes `web_assets.rs`: the web client's files, as served.
+fn web_assets() {
     let web = Path::new(&env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("../web");
     println!("cargo:rerun-if-changed={}", web.display());

@@ -56,6 +56,7 @@ mod tabstops;
 #[cfg(test)]
 mod tests;
 mod titles;
+mod width;
 
 use std::sync::Arc;
 

@@ -3,12 +3,12 @@
 
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
-use unicode_width::UnicodeWidthChar;
 
 use super::cell::{style_runs, Cell};
 use super::image::slice_cut as cut;
 use super::image::ImageSlice;
 use super::style::{StyleId, StyleTable};
+use super::width::width;
 
 /// Cells cut from a row with their cluster text, columns counted from the
 /// span's start (what scrolling inside left and right margins moves).
@@ -180,7 +180,7 @@ impl Row {
         let last = self.cells.len().saturating_sub(1);
         let mut written = 0;
         for &c in text {
-            let width = match c.width() {
+            let width = match width(c) {
                 Some(w @ 1..=2) => w,
                 _ => break,
             };

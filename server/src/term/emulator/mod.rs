@@ -27,7 +27,6 @@ mod window_ops;
 mod xcms;
 
 use serde::{Deserialize, Serialize};
-use unicode_width::UnicodeWidthChar;
 
 pub use file_offer::FileOffer;
 
@@ -45,6 +44,7 @@ use super::snapshot::{CursorShape, CursorState};
 use super::style::{new_style_table, Style, StyleId, StyleTable};
 use super::tabstops::TabStops;
 use super::titles::Titles;
+use super::width::width as char_width;
 use colors::ColorOverrides;
 
 /// The whole emulator state. The parser drives it through `handler.rs`.
@@ -511,7 +511,7 @@ impl Emulator {
         let width = if (c as u32) < 0x7f {
             1
         } else {
-            let Some(width) = c.width() else {
+            let Some(width) = char_width(c) else {
                 return;
             };
             // Under mode 2027 a character may join the cluster before it.
