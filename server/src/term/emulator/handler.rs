@@ -23,11 +23,9 @@ struct Args {
 impl Args {
     #[inline]
     fn new(params: &Params) -> Args {
-        let mut values = [0; 8];
-        for (slot, param) in values.iter_mut().zip(params.iter()) {
-            *slot = param.first().copied().unwrap_or(0);
+        Args {
+            values: params.firsts(),
         }
-        Args { values }
     }
 
     /// Parameter `i`, or `default` when absent or zero.

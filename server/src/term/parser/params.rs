@@ -45,6 +45,23 @@ impl Params {
         }
     }
 
+    /// The first value of each of the first `N` parameters (0 where there
+    /// are fewer): what most sequences read, without walking the groups
+    /// as slices.
+    #[inline]
+    pub fn firsts<const N: usize>(&self) -> [u16; N] {
+        let mut firsts = [0; N];
+        let mut index = 0;
+        for slot in firsts.iter_mut() {
+            if index >= self.len {
+                break;
+            }
+            *slot = self.values[index];
+            index += usize::from(self.group_len[index]);
+        }
+        firsts
+    }
+
     /// True when no further value fits.
     #[inline]
     pub(super) fn is_full(&self) -> bool {
@@ -116,5 +133,27 @@ impl std::fmt::Debug for Params {
             .map(|g| g.iter().map(u16::to_string).collect::<Vec<_>>().join(":"))
             .collect();
         write!(f, "[{}]", groups.join(";"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn firsts_are_each_parameters_first_value_past_its_sub_parameters() {
+        // 38:2::10:20:30;5;7 (the empty sub-parameter reads as 0).
+        let mut params = Params::default();
+        for sub in [38, 2, 0, 10, 20] {
+            params.push_sub(sub);
+        }
+        params.push(30);
+        params.push(5);
+        params.push(7);
+        assert_eq!(params.firsts::<2>(), [38, 5]);
+        assert_eq!(params.firsts::<4>(), [38, 5, 7, 0]);
+        let firsts: Vec<u16> = params.iter().map(|group| group[0]).collect();
+        assert_eq!(firsts, [38, 5, 7]);
+        assert_eq!(Params::default().firsts::<3>(), [0, 0, 0]);
     }
 }
