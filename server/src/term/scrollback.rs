@@ -39,6 +39,17 @@ struct Block {
     images: Vec<(u32, ImageSlice)>,
 }
 
+impl Block {
+    /// The block with nothing in it, its memory kept.
+    fn emptied(mut self) -> Block {
+        self.cells.clear();
+        self.lines.clear();
+        self.clusters.clear();
+        self.images.clear();
+        self
+    }
+}
+
 /// A line read back from the scrollback.
 #[derive(Clone, Copy, Debug)]
 pub struct StoredLine<'a> {
@@ -101,6 +112,11 @@ pub struct Scrollback {
     lines: usize,
     /// Most lines x columns held.
     cell_budget: usize,
+    /// The last block dropped, emptied and kept for the next one needed:
+    /// a full scrollback writes into memory it already has, instead of
+    /// returning a block's pages and faulting in a new one's.
+    #[serde(skip)]
+    spare: Option<Block>,
 }
 
 impl Scrollback {
@@ -113,6 +129,7 @@ impl Scrollback {
             limit,
             lines: limit,
             cell_budget: usize::MAX,
+            spare: None,
         }
     }
 
@@ -122,7 +139,10 @@ impl Scrollback {
             blocks: VecDeque::new(),
             skip: 0,
             len: 0,
-            ..*self
+            limit: self.limit,
+            lines: self.lines,
+            cell_budget: self.cell_budget,
+            spare: None,
         }
     }
 
@@ -217,10 +237,14 @@ impl Scrollback {
             .back()
             .is_none_or(|b| b.cells.len() + len > b.cells.capacity());
         if needs_block {
-            self.blocks.push_back(Block {
-                cells: Vec::with_capacity(BLOCK_CELLS.max(len)),
-                ..Block::default()
-            });
+            let block = match self.spare.take() {
+                Some(spare) if spare.cells.capacity() >= len => spare,
+                _ => Block {
+                    cells: Vec::with_capacity(BLOCK_CELLS.max(len)),
+                    ..Block::default()
+                },
+            };
+            self.blocks.push_back(block);
         }
         // The block was just ensured above.
         let block = self.blocks.back_mut().expect("a block exists");
@@ -256,7 +280,7 @@ impl Scrollback {
         self.skip += 1;
         self.len -= 1;
         if self.skip >= block.lines.len() {
-            self.blocks.pop_front();
+            self.spare = self.blocks.pop_front().map(Block::emptied);
             self.skip = 0;
         }
     }
@@ -290,6 +314,7 @@ impl Scrollback {
             self.drop_oldest(styles);
         }
         self.blocks.clear();
+        self.spare = None;
         self.skip = 0;
     }
 
@@ -297,6 +322,7 @@ impl Scrollback {
     pub fn heap_bytes(&self) -> usize {
         self.blocks
             .iter()
+            .chain(&self.spare)
             .map(|b| {
                 b.cells.capacity() * std::mem::size_of::<Cell>()
                     + b.lines.capacity() * std::mem::size_of::<LineMeta>()
@@ -330,6 +356,36 @@ mod tests {
         assert_eq!(sb.len(), 3);
         assert_eq!(sb.get(0).unwrap().to_row(20, 0).text(), "line 7");
         assert_eq!(sb.get(2).unwrap().to_row(20, 0).text(), "line 9");
+    }
+
+    #[test]
+    fn a_full_scrollback_writes_its_new_lines_into_the_block_it_dropped() {
+        let mut sb = Scrollback::new(100);
+        let mut styles = new_style_table();
+        let line = "x".repeat(1_000);
+        // 16 lines of 1,000 cells fill a block: 100 lines take seven.
+        for _ in 0..100 {
+            sb.push(&row_with(&line, 1_000), &mut styles);
+        }
+        assert!(sb.spare.is_none(), "nothing dropped yet");
+        let first = sb.blocks[0].cells.as_ptr();
+        for _ in 0..16 {
+            sb.push(&row_with(&line, 1_000), &mut styles);
+        }
+        let spare = sb.spare.as_ref().expect("the first block was dropped");
+        assert_eq!((spare.cells.len(), spare.lines.len()), (0, 0));
+        assert_eq!(spare.cells.as_ptr(), first);
+        for _ in 0..16 {
+            sb.push(&row_with(&line, 1_000), &mut styles);
+        }
+        assert!(
+            sb.blocks.iter().any(|b| b.cells.as_ptr() == first),
+            "the dropped block took new lines"
+        );
+        assert_eq!(sb.len(), 100);
+        assert_eq!(sb.get(99).unwrap().to_row(1_000, 0).text(), line);
+        sb.clear(&mut styles);
+        assert!(sb.spare.is_none(), "clearing returns the memory");
     }
 
     #[test]
