@@ -100,7 +100,7 @@ impl<'a> StoredLine<'a> {
 }
 
 /// The scrollback: at most `limit` lines, oldest dropped first.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Scrollback {
     blocks: VecDeque<Block>,
     /// Lines at the front of the first block that are logically gone.
@@ -117,6 +117,22 @@ pub struct Scrollback {
     /// returning a block's pages and faulting in a new one's.
     #[serde(skip)]
     spare: Option<Block>,
+}
+
+/// A copy holds the lines, not the spare block: a replay's keyframes are
+/// copies, and need no memory for lines to come.
+impl Clone for Scrollback {
+    fn clone(&self) -> Scrollback {
+        Scrollback {
+            blocks: self.blocks.clone(),
+            skip: self.skip,
+            len: self.len,
+            limit: self.limit,
+            lines: self.lines,
+            cell_budget: self.cell_budget,
+            spare: None,
+        }
+    }
 }
 
 impl Scrollback {
@@ -375,6 +391,7 @@ mod tests {
         let spare = sb.spare.as_ref().expect("the first block was dropped");
         assert_eq!((spare.cells.len(), spare.lines.len()), (0, 0));
         assert_eq!(spare.cells.as_ptr(), first);
+        assert!(sb.clone().spare.is_none(), "a copy has no spare");
         for _ in 0..16 {
             sb.push(&row_with(&line, 1_000), &mut styles);
         }
