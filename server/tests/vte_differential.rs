@@ -126,7 +126,8 @@ fn each_difference_on_purpose_is_needed_and_narrow() {
     let many_params = format!("\x1b]{}\x07", ["p"; 20].join(";"));
     let long_osc = format!("\x1b]2;{}\x1b\\", "t".repeat(9000));
     let cases: [(&str, &[u8], &[usize]); 3] = [
-        (vte_oracle::APC_REPORTED, b"\x1b_Ga=T;AAAA\x1b\\", &[]),
+        // Text on both sides: vte prints one run, panecast two around the APC.
+        (vte_oracle::APC_REPORTED, b"a\x1b_Ga=T;AAAA\x1b\\b", &[]),
         (
             vte_oracle::OSC_LAST_PARAM_KEEPS_REST,
             many_params.as_bytes(),

@@ -375,11 +375,23 @@ pub fn compare(bytes: &[u8], cuts: &[usize]) -> Comparison {
     }
 }
 
-/// [`APC_REPORTED`]: drops panecast's APC actions.
+/// [`APC_REPORTED`]: drops panecast's APC actions, and joins the printed
+/// runs an APC stood between (vte, which reports nothing there, has one).
 fn drop_apc(actions: &mut Vec<Action>) -> bool {
     let before = actions.len();
     actions.retain(|a| !matches!(a, Action::Apc(_)));
-    actions.len() != before
+    if actions.len() == before {
+        return false;
+    }
+    let mut joined: Vec<Action> = Vec::with_capacity(actions.len());
+    for action in actions.drain(..) {
+        match (joined.last_mut(), action) {
+            (Some(Action::Print(run)), Action::Print(more)) => run.push_str(&more),
+            (_, action) => joined.push(action),
+        }
+    }
+    *actions = joined;
+    true
 }
 
 /// [`OSC_LAST_PARAM_KEEPS_REST`]: cuts a 16th OSC parameter at its first `;`.
