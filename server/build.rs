@@ -1,8 +1,9 @@
 //! Writes what the crate includes from `OUT_DIR`: the table of character
 //! widths the print path looks up (`build/width_table.rs`), and the web
 //! client (`../web`), compiled into the binary as a table of every file of
-//! the client with its content type, so a new file needs no code change. Documentation (`*.md`) stays out: it is for developers,
-//! not something a page loads.
+//! the client with its content type, so a new file needs no code change.
+//! Documentation (`*.md`) stays out: it is for developers, not something a
+//! page loads.
 //!
 //! JavaScript is served without its comments and indentation (see
 //! [`served_js`]): the sources stay documented, and browsers download

@@ -125,12 +125,8 @@ impl Clone for Scrollback {
     fn clone(&self) -> Scrollback {
         Scrollback {
             blocks: self.blocks.clone(),
-            skip: self.skip,
-            len: self.len,
-            limit: self.limit,
-            lines: self.lines,
-            cell_budget: self.cell_budget,
             spare: None,
+            ..*self
         }
     }
 }
@@ -155,10 +151,8 @@ impl Scrollback {
             blocks: VecDeque::new(),
             skip: 0,
             len: 0,
-            limit: self.limit,
-            lines: self.lines,
-            cell_budget: self.cell_budget,
             spare: None,
+            ..*self
         }
     }
 
