@@ -497,12 +497,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 }
 
 fn run_render(args: RenderArgs) -> Result<(), String> {
-    let wanted = render_input::Wanted {
-        cols: args.cols,
-        rows: args.rows,
-        at: args.at,
-    };
-    let mut term = render_input::read_term(args.file.as_deref(), &wanted)?;
+    let mut term = render_input::read_term(&args)?;
     let out = render::render(&term.snapshot(), args.format);
     let mut stdout = std::io::stdout().lock();
     stdout

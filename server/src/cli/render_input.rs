@@ -4,29 +4,20 @@
 //! scrollback.
 
 use std::io::{ErrorKind, Read};
-use std::path::Path;
 
 use crate::record::{looks_like_cast, Cast, SNIFF};
 use crate::term::{Term, DEFAULT_SCROLLBACK};
+
+use super::RenderArgs;
 
 /// Bytes read at a time: as much as [`looks_like_cast`] looks at, so the
 /// first chunk decides what the input is.
 const CHUNK: usize = SNIFF;
 
-/// The size and moment `panecast render` was asked for.
-pub(super) struct Wanted {
-    /// Columns; default 80, or a recording's width.
-    pub(super) cols: Option<u16>,
-    /// Rows; default 24, or a recording's height.
-    pub(super) rows: Option<u16>,
-    /// For a recording, the moment in seconds (default its end).
-    pub(super) at: Option<f64>,
-}
-
-/// The terminal after the whole input: `file`, or standard input for
-/// `None` and `-`.
-pub(super) fn read_term(file: Option<&Path>, wanted: &Wanted) -> Result<Term, String> {
-    let (mut reader, name): (Box<dyn Read>, String) = match file {
+/// The terminal after the whole input of `panecast render`: its file, or
+/// standard input for none and `-`.
+pub(super) fn read_term(args: &RenderArgs) -> Result<Term, String> {
+    let (mut reader, name): (Box<dyn Read>, String) = match args.file.as_deref() {
         Some(path) if path.as_os_str() != "-" => {
             let opened = std::fs::File::open(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -40,14 +31,14 @@ pub(super) fn read_term(file: Option<&Path>, wanted: &Wanted) -> Result<Term, St
     if looks_like_cast(&chunk[..first]) {
         chunk.truncate(first);
         reader.read_to_end(&mut chunk).map_err(cannot_read)?;
-        return replay(&chunk, wanted);
+        return replay(&chunk, args);
     }
-    if wanted.at.is_some() {
+    if args.at.is_some() {
         return Err("--at needs an asciicast recording; this input is raw bytes".into());
     }
     let mut term = Term::new(
-        wanted.cols.unwrap_or(80),
-        wanted.rows.unwrap_or(24),
+        args.cols.unwrap_or(80),
+        args.rows.unwrap_or(24),
         DEFAULT_SCROLLBACK,
     );
     let mut len = first;
@@ -58,15 +49,15 @@ pub(super) fn read_term(file: Option<&Path>, wanted: &Wanted) -> Result<Term, St
     Ok(term)
 }
 
-/// The screen of recording `bytes` at the wanted moment, resized when a
+/// The screen of recording `bytes` at the moment asked for, resized when a
 /// size was asked for.
-fn replay(bytes: &[u8], wanted: &Wanted) -> Result<Term, String> {
+fn replay(bytes: &[u8], args: &RenderArgs) -> Result<Term, String> {
     let cast = Cast::parse(bytes).map_err(|e| e.to_string())?;
-    let mut term = cast.term_at(wanted.at.unwrap_or(f64::INFINITY));
-    if wanted.cols.is_some() || wanted.rows.is_some() {
+    let mut term = cast.term_at(args.at.unwrap_or(f64::INFINITY));
+    if args.cols.is_some() || args.rows.is_some() {
         term.resize(
-            wanted.cols.unwrap_or(term.cols()),
-            wanted.rows.unwrap_or(term.rows()),
+            args.cols.unwrap_or(term.cols()),
+            args.rows.unwrap_or(term.rows()),
         );
     }
     Ok(term)
