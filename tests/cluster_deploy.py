@@ -49,6 +49,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from quiet_port import quiet_port
+
 ROOT = Path(__file__).resolve().parent.parent
 CLUSTER = ROOT / "deploy" / "cluster"
 K8S = CLUSTER / "k8s"
@@ -399,12 +401,6 @@ def k8s_plan(docs, docker, help_text):
 # --- running them ---------------------------------------------------------------
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def request(method, url, token=None, body=None, host=None):
     """The status and the JSON body (or None) of a request."""
     req = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode())
@@ -453,7 +449,7 @@ def start_nats(plan, work):
         if flag in args:
             i = args.index(flag)
             del args[i:i + 2]
-    port = free_port()
+    port = quiet_port()
     log = work / "nats.log"
     with open(log, "w") as out:
         process = subprocess.Popen([nats_server()] + args + ["-a", "127.0.0.1", "-p", str(port)],
@@ -545,7 +541,7 @@ def run(label, plan, work):
     tokens = {node["env"]["PANECAST_TOKEN"] for node in plan["nodes"]}
     check(len(tokens) == 1, f"{label}: the nodes do not share one token")
     (token,) = tokens
-    running = [start_node(i, node, plan, work, free_port()) for i, node in enumerate(plan["nodes"])]
+    running = [start_node(i, node, plan, work, quiet_port()) for i, node in enumerate(plan["nodes"])]
     for node, r in zip(plan["nodes"], running):
         isolation = wait_healthy(node, r).get("isolation")
         if os.getuid() == 0:

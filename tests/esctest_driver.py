@@ -14,11 +14,12 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
+
+from quiet_port import quiet_port
 
 LIMIT_SECONDS = 900
 
@@ -28,12 +29,6 @@ LIMIT_SECONDS = 900
 # are read in UTF-8 input too (the suite's allowC2Controls; xterm reads
 # them only with wide characters off, its disableWideChars).
 TERMINAL = ["--xterm-reverse-wrap=383", "--options", "allowC2Controls"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():
@@ -49,7 +44,7 @@ def main():
         f.write(f"cwd = {json.dumps(out)}\n")
         if os.geteuid() == 0:
             f.write('user = "root"\n')
-    port = free_port()
+    port = quiet_port()
     token = secrets.token_hex(16)
     url = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PANECAST_")}

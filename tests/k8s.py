@@ -15,7 +15,6 @@ target/debug/panecast). Installs PyYAML from PyPI when it is missing.
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,8 @@ import tomllib
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from quiet_port import quiet_port
 
 ROOT = Path(__file__).resolve().parent.parent
 K8S = ROOT / "deploy" / "k8s"
@@ -71,12 +72,6 @@ def dockerfile():
     title = re.findall(r'org\.opencontainers\.image\.title="([^"]+)"', text)
     check(len(expose) == 1 and len(title) == 1, "the Dockerfile has one EXPOSE and one image title")
     return int(expose[0]), title[0]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(url, token=None, host=None):
@@ -167,7 +162,7 @@ def main():
     token_ref = env["PANECAST_TOKEN"]["valueFrom"]["secretKeyRef"]
     check(token_ref["name"] == secret["metadata"]["name"], "the token comes from the Secret")
     token = secret["stringData"][token_ref["key"]]
-    port = free_port()
+    port = quiet_port()
     with tempfile.TemporaryDirectory() as tmp:
         local_config = Path(tmp) / config_path.name
         local_config.write_text(config_text)

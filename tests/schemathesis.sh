@@ -65,8 +65,8 @@ EOF
 printf 'recordings_dir = "%s/recordings"\n' "$work" | cat - "$work/panecast.toml" >"$work/config.toml"
 mv "$work/config.toml" "$work/panecast.toml"
 
-# An ephemeral port: bind 0 in Python, read it, release it.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# A loopback port for the server (tests/quiet_port.py says why not port 0's).
+port=$(python3 tests/quiet_port.py)
 base="http://127.0.0.1:$port"
 "$BIN" serve --listen "127.0.0.1:$port" --token "$TOKEN" --config "$work/panecast.toml" \
   >"$work/server.log" 2>&1 &

@@ -14,9 +14,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A TCP port free on loopback now.
+# A loopback port for a server of the test (tests/quiet_port.py says why
+# not an ephemeral one).
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  python3 tests/quiet_port.py
 }
 
 # Waits up to 10 s for `port` to accept connections; dies when process

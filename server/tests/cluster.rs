@@ -16,7 +16,7 @@ use panecast::cluster::{Registry, RegistryError, SessionRecord};
 mod common;
 
 use common::cluster::{
-    cluster_config, config_file, free_port, runtime, serve_node, signal, Nats, TempDir, TTL_S,
+    cluster_config, config_file, quiet_port, runtime, serve_node, signal, Nats, TempDir, TTL_S,
 };
 
 /// A control key scoped to the sessions it starts, that may start the
@@ -97,7 +97,7 @@ fn record(id: &str, node: &str, name: Option<&str>) -> SessionRecord {
 
 #[test]
 fn unreachable_nats_at_start_exits_naming_the_url() {
-    let url = format!("nats://127.0.0.1:{}", free_port());
+    let url = format!("nats://127.0.0.1:{}", quiet_port());
     let output = Command::new(env!("CARGO_BIN_EXE_panecast"))
         .args(["serve", "--listen", "127.0.0.1:0", "--token", common::TOKEN])
         .args(["--cluster", &url, "--node", "A"])

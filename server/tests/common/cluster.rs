@@ -1,9 +1,10 @@
 //! Real clusters for the tests: Debian's `nats-server` with JetStream on
 //! a temporary directory, and `panecast serve --cluster` processes.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use panecast::cluster::ClusterConfig;
@@ -16,10 +17,36 @@ use super::process::startup_line;
 /// lost node A from the list once.
 pub const TTL_S: u64 = 3;
 
-/// A port nothing listens on at the moment.
-pub fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
-    listener.local_addr().expect("its address").port()
+/// A loopback port nothing listens on, below the kernel's ephemeral range.
+///
+/// A port from `bind(":0")` is free only until the kernel hands it out
+/// again, to a listener or as the local end of a connection, which it may
+/// do before nats-server binds it or while nats-server restarts. The kernel
+/// never picks a port below the ephemeral range by itself, so there a port
+/// stays ours: each call of this process takes the next one, from an
+/// offset of its own, and skips any that something holds.
+pub fn quiet_port() -> u16 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    const SPAN: u32 = 8_000;
+    let below = ephemeral_low().saturating_sub(SPAN).max(1_024);
+    let offset = std::process::id().wrapping_mul(613);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        // `below + SPAN` is at most the range's low end, a u16.
+        let port = u16::try_from(below + (offset.wrapping_add(n) % SPAN)).expect("under 65536");
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+}
+
+/// The lowest port the kernel picks by itself (Linux's default when it
+/// does not say).
+fn ephemeral_low() -> u32 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
 }
 
 /// A temporary directory removed when dropped.
@@ -27,10 +54,11 @@ pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(what: &str) -> TempDir {
+        static COUNT: AtomicU32 = AtomicU32::new(0);
         let path = std::env::temp_dir().join(format!(
             "panecast-cluster-{what}-{}-{}",
             std::process::id(),
-            free_port()
+            COUNT.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&path).expect("make a temporary directory");
         TempDir(path)
@@ -65,8 +93,12 @@ impl Nats {
             return None;
         }
         let store = TempDir::new("nats");
-        let port = free_port();
-        let child = spawn_nats(port, &store.0);
+        // A process outside this one may hold the port between our check
+        // and nats-server's bind: then it exits, and the next port serves.
+        let (child, port) = std::iter::repeat_with(quiet_port)
+            .take(5)
+            .find_map(|port| Some((spawn_nats(port, &store.0)?, port)))
+            .expect("nats-server listened on none of five free ports");
         Some(Nats {
             child,
             url: format!("nats://127.0.0.1:{port}"),
@@ -80,30 +112,47 @@ impl Nats {
     pub fn restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.child = spawn_nats(self.port, &self.store.0);
+        self.child = spawn_nats(self.port, &self.store.0)
+            .unwrap_or_else(|| panic!("nats-server did not listen again on {}", self.port));
     }
 }
 
 /// `nats-server -js` on loopback port `port` with its store in `store`,
-/// once it listens.
-fn spawn_nats(port: u16, store: &Path) -> Child {
-    let child = Command::new("nats-server")
+/// once it listens, or `None` when it exited instead (the port was taken).
+///
+/// That it listens is known from the ports file nats-server writes, named
+/// by its pid, once its listeners are up: a connection to the port could
+/// reach another process's listener, or the probing socket itself.
+fn spawn_nats(port: u16, store: &Path) -> Option<Child> {
+    let ports_dir = store.join("ports");
+    let _ = std::fs::remove_dir_all(&ports_dir);
+    std::fs::create_dir_all(&ports_dir).expect("make the ports file directory");
+    let mut child = Command::new("nats-server")
         .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
         .arg(store)
+        .arg("--ports_file_dir")
+        .arg(&ports_dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("start nats-server");
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let ports_file = ports_dir.join(format!("nats-server_{}.ports", child.id()));
     let start = Instant::now();
-    while TcpStream::connect(addr).is_err() {
+    loop {
+        if let Ok(ports) = std::fs::read_to_string(&ports_file) {
+            if ports.contains(&format!(":{port}\"")) {
+                return Some(child);
+            }
+        }
+        if child.try_wait().expect("nats-server's status").is_some() {
+            return None;
+        }
         assert!(
             start.elapsed() < super::DEADLINE,
             "nats-server did not listen"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    child
 }
 
 impl Drop for Nats {
