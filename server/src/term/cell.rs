@@ -65,6 +65,27 @@ impl Cell {
         Cell { width, ..self }
     }
 
+    /// The cell as one byte, when it is an ASCII character (or never
+    /// written) in the default style, one column wide, with no flags: the
+    /// scrollback keeps such lines a byte a cell.
+    #[inline]
+    pub(crate) fn plain_byte(self) -> Option<u8> {
+        let plain = (self.ch as u32) < 0x80
+            && self.style == StyleId::DEFAULT
+            && self.width == 1
+            && self.flags == 0;
+        plain.then_some(self.ch as u8)
+    }
+
+    /// The cell [`Cell::plain_byte`] made `byte` from.
+    #[inline]
+    pub(crate) fn from_plain_byte(byte: u8) -> Cell {
+        Cell {
+            ch: char::from(byte),
+            ..Cell::EMPTY
+        }
+    }
+
     /// An empty cell carrying `style` (what erase leaves behind).
     #[inline]
     pub fn blank(style: StyleId) -> Cell {

@@ -43,23 +43,24 @@ impl Physical<'_> {
     /// wide character that moved to the next line; an unwrapped one ends at
     /// its last non-blank cell.
     fn content(&self, old_cols: usize, out: &mut Vec<Cell>) {
-        let cells = match self {
-            Physical::Stored(line) => line.cells,
-            Physical::Screen(row) if row.is_wrapped() => row.cells(),
-            Physical::Screen(row) => &row.cells()[..row.stored_len()],
-        };
+        let start = out.len();
+        match self {
+            Physical::Stored(line) => line.extend_cells(out),
+            Physical::Screen(row) if row.is_wrapped() => out.extend_from_slice(row.cells()),
+            Physical::Screen(row) => out.extend_from_slice(&row.cells()[..row.stored_len()]),
+        }
         if !self.wrapped() {
-            out.extend_from_slice(cells);
-        } else if cells.len() < old_cols {
+            return;
+        }
+        if out.len() - start < old_cols {
             // A stored line lost its trailing blanks: they were text.
-            out.extend_from_slice(cells);
-            out.resize(out.len() + old_cols - cells.len(), Cell::EMPTY);
+            out.resize(start + old_cols, Cell::EMPTY);
         } else {
-            let take = cells
+            let take = out[start..]
                 .iter()
                 .rposition(|c| !c.is_wide_pad())
                 .map_or(0, |i| i + 1);
-            out.extend_from_slice(&cells[..take]);
+            out.truncate(start + take);
         }
     }
 

@@ -1,5 +1,9 @@
-//! Lines that scrolled off the top, stored in large blocks of cells rather than
-//! one allocation per line. Trailing default blanks are not stored.
+//! Lines that scrolled off the top, stored in large blocks rather than one
+//! allocation per line. Trailing default blanks are not stored, and a line
+//! of plain ASCII in the default style (most of what logs and shells print)
+//! is kept a byte a cell instead of a whole [`Cell`]'s eight: a full
+//! scrollback of such lines takes an eighth of the memory, and an eighth of
+//! the pages to fault in as it fills.
 //!
 //! Every stored cell with a style other than the default counts as a user
 //! of it in the style table, from the moment it is pushed until its line is
@@ -17,44 +21,212 @@ use super::style::StyleTable;
 
 /// Cells per block: 16,384 cells of 8 bytes is 128 KiB.
 const BLOCK_CELLS: usize = 16 * 1024;
+/// Plain cells per block: 128 KiB of bytes.
+const BLOCK_BYTES: usize = 128 * 1024;
+/// Lines per block, so that short lines do not keep a block, and the
+/// index of lines already dropped, alive for long.
+const BLOCK_LINES: usize = 2 * 1024;
 
+/// Where a line's cells are in its block.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 struct LineMeta {
+    /// The first cell, in `bytes` for a plain line, in `cells` otherwise.
     start: u32,
     len: u32,
     wrapped: bool,
     /// Some cell has a style other than the default (counted in the table).
     styled: bool,
+    /// Kept a byte a cell (see [`Cell::plain_byte`]). A saved state holds
+    /// every line as cells.
+    #[serde(skip)]
+    plain: bool,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// Lines in two stores, cells and bytes, with their index.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(try_from = "SavedBlock")]
 struct Block {
-    #[serde(with = "crate::term::persist::cells")]
     cells: Vec<Cell>,
+    /// The cells of plain lines, a byte each.
+    bytes: Vec<u8>,
     lines: Vec<LineMeta>,
     /// (line index in block, column, text) of grapheme clusters.
     clusters: Vec<(u32, u16, CompactString)>,
     /// (line index in block, slice) of images.
+    images: Vec<(u32, ImageSlice)>,
+}
+
+/// A block as a saved state holds it: every line as cells, so that the
+/// format does not depend on how lines are kept in memory.
+#[derive(Serialize, Deserialize)]
+struct SavedBlock {
+    #[serde(with = "crate::term::persist::cells")]
+    cells: Vec<Cell>,
+    lines: Vec<LineMeta>,
+    clusters: Vec<(u32, u16, CompactString)>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     images: Vec<(u32, ImageSlice)>,
+}
+
+impl Serialize for Block {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut cells = Vec::with_capacity(self.cells.len() + self.bytes.len());
+        let lines = (0..self.lines.len())
+            .map(|i| {
+                let meta = self.lines[i];
+                let start = cells.len() as u32;
+                self.line_cells(i).extend_into(&mut cells);
+                LineMeta {
+                    start,
+                    plain: false,
+                    ..meta
+                }
+            })
+            .collect();
+        SavedBlock {
+            cells,
+            lines,
+            clusters: self.clusters.clone(),
+            images: self.images.clone(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A saved block's lines, plain ones stored as bytes again; refused when
+/// a line does not lie within the saved cells.
+impl TryFrom<SavedBlock> for Block {
+    type Error = &'static str;
+
+    fn try_from(saved: SavedBlock) -> Result<Block, Self::Error> {
+        let mut block = Block {
+            clusters: saved.clusters,
+            images: saved.images,
+            ..Block::default()
+        };
+        for meta in saved.lines {
+            let start = meta.start as usize;
+            let cells = saved
+                .cells
+                .get(start..start + meta.len as usize)
+                .ok_or("a scrollback line lies outside its block's cells")?;
+            block.add(
+                cells,
+                meta.wrapped,
+                meta.styled,
+                is_plain(cells, meta.styled),
+            );
+        }
+        Ok(block)
+    }
+}
+
+/// True when the line can be kept a byte a cell.
+#[inline(always)]
+fn is_plain(cells: &[Cell], styled: bool) -> bool {
+    !styled && cells.iter().all(|c| c.plain_byte().is_some())
 }
 
 impl Block {
     /// The block with nothing in it, its memory kept.
     fn emptied(mut self) -> Block {
         self.cells.clear();
+        self.bytes.clear();
         self.lines.clear();
         self.clusters.clear();
         self.images.clear();
         self
+    }
+
+    /// True when a line of `len` cells, plain or not, fits without growing
+    /// a store that has memory (an empty store gets its block's worth).
+    #[inline(always)]
+    fn has_room(&self, len: usize, plain: bool) -> bool {
+        let fits = |used: usize, capacity: usize| capacity == 0 || used + len <= capacity;
+        self.lines.len() < BLOCK_LINES
+            && if plain {
+                fits(self.bytes.len(), self.bytes.capacity())
+            } else {
+                fits(self.cells.len(), self.cells.capacity())
+            }
+    }
+
+    /// Appends a line, as bytes when `plain` (see [`is_plain`]); returns
+    /// its index. The store it goes to has room (see [`Block::has_room`]),
+    /// or no memory yet and gets its block's worth.
+    #[inline(always)]
+    fn add(&mut self, cells: &[Cell], wrapped: bool, styled: bool, plain: bool) -> u32 {
+        let line = self.lines.len() as u32;
+        if self.lines.capacity() == 0 {
+            self.lines.reserve_exact(BLOCK_LINES);
+        }
+        let start = if plain {
+            if self.bytes.capacity() == 0 {
+                self.bytes.reserve_exact(BLOCK_BYTES.max(cells.len()));
+            }
+            let start = self.bytes.len();
+            // Every cell is plain: its `char` is ASCII.
+            self.bytes.extend(cells.iter().map(|c| c.ch() as u8));
+            start
+        } else {
+            if self.cells.capacity() == 0 {
+                self.cells.reserve_exact(BLOCK_CELLS.max(cells.len()));
+            }
+            let start = self.cells.len();
+            self.cells.extend_from_slice(cells);
+            start
+        };
+        self.lines.push(LineMeta {
+            start: start as u32,
+            len: cells.len() as u32,
+            wrapped,
+            styled,
+            plain,
+        });
+        line
+    }
+
+    /// The cells of line `index` of the block.
+    fn line_cells(&self, index: usize) -> StoredCells<'_> {
+        let meta = self.lines[index];
+        let range = meta.start as usize..(meta.start + meta.len) as usize;
+        if meta.plain {
+            StoredCells::Plain(&self.bytes[range])
+        } else {
+            StoredCells::Rich(&self.cells[range])
+        }
+    }
+}
+
+/// A stored line's cells, as they are kept.
+#[derive(Clone, Copy, Debug)]
+enum StoredCells<'a> {
+    Rich(&'a [Cell]),
+    Plain(&'a [u8]),
+}
+
+impl StoredCells<'_> {
+    fn len(self) -> usize {
+        match self {
+            StoredCells::Rich(cells) => cells.len(),
+            StoredCells::Plain(bytes) => bytes.len(),
+        }
+    }
+
+    fn extend_into(self, out: &mut Vec<Cell>) {
+        match self {
+            StoredCells::Rich(cells) => out.extend_from_slice(cells),
+            StoredCells::Plain(bytes) => {
+                out.extend(bytes.iter().map(|&b| Cell::from_plain_byte(b)))
+            }
+        }
     }
 }
 
 /// A line read back from the scrollback.
 #[derive(Clone, Copy, Debug)]
 pub struct StoredLine<'a> {
-    /// The stored cells (trailing default blanks omitted).
-    pub cells: &'a [Cell],
+    cells: StoredCells<'a>,
     /// True when the line continues on the next one.
     pub wrapped: bool,
     clusters: &'a [(u32, u16, CompactString)],
@@ -63,6 +235,16 @@ pub struct StoredLine<'a> {
 }
 
 impl<'a> StoredLine<'a> {
+    /// Number of cells stored (trailing default blanks omitted).
+    pub fn len(self) -> usize {
+        self.cells.len()
+    }
+
+    /// Appends the stored cells to `out`.
+    pub fn extend_cells(self, out: &mut Vec<Cell>) {
+        self.cells.extend_into(out);
+    }
+
     /// The grapheme clusters of this line as (column, text).
     pub fn clusters(self) -> impl Iterator<Item = (u16, &'a CompactString)> + 'a {
         let line = self.line;
@@ -84,13 +266,9 @@ impl<'a> StoredLine<'a> {
     /// Turns the stored line back into a row of `cols` columns.
     pub fn to_row(self, cols: usize, generation: u64) -> Row {
         let clusters = self.clusters().map(|(c, t)| (c, t.clone())).collect();
-        let mut row = Row::from_parts(
-            self.cells.to_vec(),
-            clusters,
-            self.wrapped,
-            cols,
-            generation,
-        );
+        let mut cells = Vec::with_capacity(cols.max(self.len()));
+        self.extend_cells(&mut cells);
+        let mut row = Row::from_parts(cells, clusters, self.wrapped, cols, generation);
         for slice in self.images() {
             row.add_image(*slice);
         }
@@ -242,31 +420,16 @@ impl Scrollback {
             .iter()
             .rposition(|c| !c.is_default_blank())
             .map_or(0, |i| i + 1);
-        let needs_block = self
-            .blocks
-            .back()
-            .is_none_or(|b| b.cells.len() + len > b.cells.capacity());
+        let styled = styled && styles.retain_cells(&cells[..len]);
+        let plain = is_plain(&cells[..len], styled);
+        let needs_block = self.blocks.back().is_none_or(|b| !b.has_room(len, plain));
         if needs_block {
-            let block = match self.spare.take() {
-                Some(spare) if spare.cells.capacity() >= len => spare,
-                _ => Block {
-                    cells: Vec::with_capacity(BLOCK_CELLS.max(len)),
-                    ..Block::default()
-                },
-            };
+            let block = self.spare.take().unwrap_or_default();
             self.blocks.push_back(block);
         }
         // The block was just ensured above.
         let block = self.blocks.back_mut().expect("a block exists");
-        let line = block.lines.len() as u32;
-        let styled = styled && styles.retain_cells(&cells[..len]);
-        block.lines.push(LineMeta {
-            start: block.cells.len() as u32,
-            len: len as u32,
-            wrapped,
-            styled,
-        });
-        block.cells.extend_from_slice(&cells[..len]);
+        let line = block.add(&cells[..len], wrapped, styled, plain);
         for (col, text) in clusters {
             if (*col as usize) < len {
                 block.clusters.push((line, *col, text.clone()));
@@ -284,6 +447,7 @@ impl Scrollback {
             return;
         };
         if let Some(meta) = block.lines.get(self.skip).filter(|m| m.styled) {
+            // A styled line is never plain: its cells are in `cells`.
             let start = meta.start as usize;
             styles.release_cells(&block.cells[start..start + meta.len as usize]);
         }
@@ -303,11 +467,9 @@ impl Scrollback {
         let mut i = index + self.skip;
         for block in &self.blocks {
             if i < block.lines.len() {
-                let meta = block.lines[i];
-                let start = meta.start as usize;
                 return Some(StoredLine {
-                    cells: &block.cells[start..start + meta.len as usize],
-                    wrapped: meta.wrapped,
+                    cells: block.line_cells(i),
+                    wrapped: block.lines[i].wrapped,
                     clusters: &block.clusters,
                     images: &block.images,
                     line: i as u32,
@@ -335,6 +497,7 @@ impl Scrollback {
             .chain(&self.spare)
             .map(|b| {
                 b.cells.capacity() * std::mem::size_of::<Cell>()
+                    + b.bytes.capacity()
                     + b.lines.capacity() * std::mem::size_of::<LineMeta>()
                     + b.clusters.capacity() * std::mem::size_of::<(u32, u16, CompactString)>()
             })
@@ -372,8 +535,9 @@ mod tests {
     fn a_full_scrollback_writes_its_new_lines_into_the_block_it_dropped() {
         let mut sb = Scrollback::new(100);
         let mut styles = new_style_table();
-        let line = "x".repeat(1_000);
-        // 16 lines of 1,000 cells fill a block: 100 lines take seven.
+        // Not ASCII, so kept as cells: 16 lines of 1,000 fill a block, and
+        // 100 lines take seven.
+        let line = "é".repeat(1_000);
         for _ in 0..100 {
             sb.push(&row_with(&line, 1_000), &mut styles);
         }
@@ -438,6 +602,103 @@ mod tests {
         sb.push(&row, &mut styles);
         sb.clear(&mut styles);
         assert_eq!((sb.len(), styles.refs(id)), (0, 0));
+    }
+
+    /// Each kind of line the scrollback keeps, read back cell for cell.
+    #[test]
+    fn every_line_reads_back_as_it_was_pushed_whether_kept_as_bytes_or_cells() {
+        let mut styles = new_style_table();
+        let red = Style {
+            fg: Color::Indexed(1),
+            ..Style::default()
+        };
+        let Interned::Added(id) = styles.intern(&red) else {
+            panic!("a new style")
+        };
+        let mut gap = row_with("ab", 20);
+        gap.cells_mut()[5] = Cell::new('c', StyleId::DEFAULT, 1);
+        let mut styled = row_with("abc", 20);
+        styled.fill(1, 2, Cell::new('x', StyleId(id), 1));
+        let mut wide = row_with("a", 20);
+        wide.cells_mut()[1] = Cell::new('界', StyleId::DEFAULT, 2);
+        wide.cells_mut()[2] = Cell::spacer(StyleId::DEFAULT);
+        let mut wrapped = row_with("wrapped", 20);
+        wrapped.set_wrapped(true);
+        let rows = [
+            (row_with("plain ascii ~!", 20), true),
+            (gap, true),
+            (wrapped, true),
+            (row_with("", 20), true),
+            (row_with("café", 20), false),
+            (styled, false),
+            (wide, false),
+        ];
+        let mut sb = Scrollback::new(100);
+        for (row, _) in &rows {
+            sb.push(row, &mut styles);
+        }
+        for (i, (row, plain)) in rows.iter().enumerate() {
+            let line = sb.get(i).expect("held");
+            assert_eq!(
+                matches!(line.cells, StoredCells::Plain(_)),
+                *plain,
+                "line {i}"
+            );
+            let back = line.to_row(20, 0);
+            assert_eq!(back.cells(), row.cells(), "line {i}");
+            assert_eq!(back.is_wrapped(), row.is_wrapped(), "line {i}");
+        }
+        let mut saved = Vec::new();
+        ciborium::into_writer(&sb, &mut saved).expect("saved");
+        let restored: Scrollback = ciborium::from_reader(&saved[..]).expect("restored");
+        for (i, (row, plain)) in rows.iter().enumerate() {
+            let line = restored.get(i).expect("restored");
+            assert_eq!(
+                matches!(line.cells, StoredCells::Plain(_)),
+                *plain,
+                "line {i}"
+            );
+            assert_eq!(line.to_row(20, 0).cells(), row.cells(), "restored line {i}");
+        }
+    }
+
+    #[test]
+    fn plain_lines_take_a_byte_a_cell() {
+        let mut sb = Scrollback::new(10_000);
+        let mut styles = new_style_table();
+        for i in 0..10_000 {
+            sb.push(&row_with(&format!("{i:0>100}"), 120), &mut styles);
+        }
+        let cells = 10_000 * 100;
+        assert!(
+            sb.heap_bytes() < cells * 5 / 4,
+            "{} bytes for {cells} plain cells",
+            sb.heap_bytes()
+        );
+        assert_eq!(
+            sb.get(9_999).unwrap().to_row(120, 0).text(),
+            format!("{:0>100}", 9_999)
+        );
+    }
+
+    #[test]
+    fn a_saved_line_outside_its_blocks_cells_is_refused() {
+        let saved = SavedBlock {
+            cells: vec![Cell::new('a', StyleId::DEFAULT, 1)],
+            lines: vec![LineMeta {
+                start: 0,
+                len: 2,
+                wrapped: false,
+                styled: false,
+                plain: false,
+            }],
+            clusters: Vec::new(),
+            images: Vec::new(),
+        };
+        let mut bytes = Vec::new();
+        ciborium::into_writer(&saved, &mut bytes).expect("saved");
+        let err = ciborium::from_reader::<Block, _>(&bytes[..]).expect_err("refused");
+        assert!(err.to_string().contains("outside its block"), "{err}");
     }
 
     #[test]

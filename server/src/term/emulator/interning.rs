@@ -87,13 +87,18 @@ impl Emulator {
         self.settle_tallies();
         let mut cells = vec![0u32; self.styles.values().len()];
         let stored = (0..self.scrollback.len()).filter_map(|i| self.scrollback.get(i));
+        let stored = stored.map(|line| {
+            let mut cells = Vec::with_capacity(line.len());
+            line.extend_cells(&mut cells);
+            cells
+        });
         let screen_cells = self
             .screen
             .grid()
             .iter()
             .chain(self.hidden.grid().iter())
-            .map(|row| row.cells());
-        for line in stored.map(|l| l.cells).chain(screen_cells) {
+            .map(|row| row.cells().to_vec());
+        for line in stored.chain(screen_cells) {
             for cell in line {
                 let id = cell.style().0;
                 if !self.styles.is_live(id) {
