@@ -519,6 +519,18 @@ mod tests {
         row
     }
 
+    /// Interns a red foreground, a style other than the default.
+    fn intern_red(styles: &mut StyleTable) -> u16 {
+        let red = Style {
+            fg: Color::Indexed(1),
+            ..Style::default()
+        };
+        let Interned::Added(id) = styles.intern(&red) else {
+            panic!("a new style")
+        };
+        id
+    }
+
     #[test]
     fn keeps_at_most_the_limit_and_drops_oldest_first() {
         let mut sb = Scrollback::new(3);
@@ -585,13 +597,7 @@ mod tests {
     fn stored_cells_count_as_users_of_their_style_until_dropped() {
         let mut sb = Scrollback::new(2);
         let mut styles = new_style_table();
-        let red = Style {
-            fg: Color::Indexed(1),
-            ..Style::default()
-        };
-        let Interned::Added(id) = styles.intern(&red) else {
-            panic!("a new style")
-        };
+        let id = intern_red(&mut styles);
         let mut row = row_with("abc", 20);
         row.fill(0, 2, Cell::new('x', StyleId(id), 1));
         sb.push(&row, &mut styles);
@@ -608,13 +614,7 @@ mod tests {
     #[test]
     fn every_line_reads_back_as_it_was_pushed_whether_kept_as_bytes_or_cells() {
         let mut styles = new_style_table();
-        let red = Style {
-            fg: Color::Indexed(1),
-            ..Style::default()
-        };
-        let Interned::Added(id) = styles.intern(&red) else {
-            panic!("a new style")
-        };
+        let id = intern_red(&mut styles);
         let mut gap = row_with("ab", 20);
         gap.cells_mut()[5] = Cell::new('c', StyleId::DEFAULT, 1);
         let mut styled = row_with("abc", 20);
