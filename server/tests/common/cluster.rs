@@ -137,10 +137,11 @@ fn spawn_nats(port: u16, store: &Path) -> Option<Child> {
         .spawn()
         .expect("start nats-server");
     let ports_file = ports_dir.join(format!("nats-server_{}.ports", child.id()));
+    let listed = format!(":{port}\"");
     let start = Instant::now();
     loop {
         if let Ok(ports) = std::fs::read_to_string(&ports_file) {
-            if ports.contains(&format!(":{port}\"")) {
+            if ports.contains(&listed) {
                 return Some(child);
             }
         }

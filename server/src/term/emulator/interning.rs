@@ -12,6 +12,7 @@
 //! new styles can make each one cost a scan.
 
 use super::Emulator;
+use crate::term::cell::Cell;
 use crate::term::links::{Hyperlink, MAX_URI_BYTES};
 use crate::term::ref_set::Interned;
 use crate::term::row::Row;
@@ -86,26 +87,25 @@ impl Emulator {
     pub fn audit_counts(&mut self) -> Result<(), String> {
         self.settle_tallies();
         let mut cells = vec![0u32; self.styles.values().len()];
-        let stored = (0..self.scrollback.len()).filter_map(|i| self.scrollback.get(i));
-        let stored = stored.map(|line| {
-            let mut cells = Vec::with_capacity(line.len());
-            line.extend_cells(&mut cells);
-            cells
-        });
-        let screen_cells = self
-            .screen
-            .grid()
-            .iter()
-            .chain(self.hidden.grid().iter())
-            .map(|row| row.cells().to_vec());
-        for line in stored.chain(screen_cells) {
+        let styles = &self.styles;
+        let mut count = |line: &[Cell]| {
             for cell in line {
                 let id = cell.style().0;
-                if !self.styles.is_live(id) {
+                if !styles.is_live(id) {
                     return Err(format!("a cell uses freed style {id}"));
                 }
                 cells[id as usize] += 1;
             }
+            Ok(())
+        };
+        let mut stored = Vec::new();
+        for line in (0..self.scrollback.len()).filter_map(|i| self.scrollback.get(i)) {
+            stored.clear();
+            line.extend_cells(&mut stored);
+            count(&stored)?;
+        }
+        for row in self.screen.grid().iter().chain(self.hidden.grid().iter()) {
+            count(row.cells())?;
         }
         let mut links = vec![0u32; self.links.values().len()];
         for (id, style) in self.styles.values().iter().enumerate().skip(1) {
