@@ -40,14 +40,15 @@ impl Grid {
 
     /// Rotates rows `top..=bottom` up by `n`: the top `n` rows of the range
     /// come out at its bottom (the caller clears them).
-    #[inline]
+    #[inline(always)]
     pub fn rotate_up(&mut self, top: usize, bottom: usize, n: usize) {
-        if n == 1 {
-            let first = self.order[top];
-            self.order.copy_within(top + 1..=bottom, top);
-            self.order[bottom] = first;
+        let range = &mut self.order[top..=bottom];
+        if let ([first, ..], 1) = (&*range, n) {
+            let first = *first;
+            range.copy_within(1.., 0);
+            range[range.len() - 1] = first;
         } else {
-            self.order[top..=bottom].rotate_left(n);
+            range.rotate_left(n);
         }
     }
 

@@ -142,27 +142,40 @@ impl Row {
         let target = &mut self.cells[col..end];
         // Readers trust a cell's cluster flag, so stale entries of
         // overwritten clusters need no cleanup here.
-        if let ([cell], [b]) = (&mut *target, text) {
-            // One character (a line of `y`, a cursor move and a character):
-            // without the loops' set-up.
-            if cell.needs_repair() {
-                return false;
-            }
-            *cell = Cell::new(*b as char, style, 1);
-        } else {
-            if target.iter().any(Cell::needs_repair) {
-                return false;
-            }
-            for (cell, &b) in target.iter_mut().zip(text) {
-                *cell = Cell::new(b as char, style, 1);
-            }
+        if target.iter().any(Cell::needs_repair) {
+            return false;
         }
+        for (cell, &b) in target.iter_mut().zip(text) {
+            *cell = Cell::new(b as char, style, 1);
+        }
+        self.wrote_plainly(end, style);
+        true
+    }
+
+    /// [`Row::write_ascii`] of one character (a line of `y`, a cursor move
+    /// and a character), without the loops' set-up; false, writing
+    /// nothing, also when an image lies on the row or `col` is off it.
+    #[inline]
+    pub(crate) fn write_one_ascii(&mut self, col: usize, b: u8, style: StyleId) -> bool {
+        let Some(cell) = self.cells.get_mut(col) else {
+            return false;
+        };
+        if cell.needs_repair() || !self.images.is_empty() {
+            return false;
+        }
+        *cell = Cell::new(b as char, style, 1);
+        self.wrote_plainly(col + 1, style);
+        true
+    }
+
+    /// Bookkeeping after cells up to `end` were written in `style`.
+    #[inline]
+    fn wrote_plainly(&mut self, end: usize, style: StyleId) {
         self.styled |= style != StyleId::DEFAULT;
         self.tallied = false;
         if end > self.used {
             self.used = end;
         }
-        true
     }
 
     /// Writes characters of width 1 or 2 from `col` in one style, as far as

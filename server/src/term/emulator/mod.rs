@@ -412,7 +412,19 @@ impl Emulator {
     /// (no charset mapping, insert mode, protection, side margins, wide
     /// characters or clusters under the run) whole row segments are written
     /// at once; otherwise each character takes the general path.
+    #[inline]
     pub fn write_ascii(&mut self, run: &[u8]) {
+        if let [b] = *run {
+            if self.write_one_ascii(b) {
+                return;
+            }
+        }
+        self.write_ascii_run(run);
+    }
+
+    /// [`Emulator::write_ascii`] of a run the one-character path did not
+    /// take.
+    fn write_ascii_run(&mut self, run: &[u8]) {
         let Some(&last) = run.last() else {
             return;
         };
@@ -462,6 +474,27 @@ impl Emulator {
             }
         }
         self.last_printed = Some(char::from(last));
+    }
+
+    /// `write_ascii` of one character short of the last column, where
+    /// nothing special is going on: a line of `y`, a character after a
+    /// cursor move. False, writing nothing, when the general path must
+    /// take it.
+    #[inline]
+    fn write_one_ascii(&mut self, b: u8) -> bool {
+        let cursor = *self.screen.cursor();
+        if cursor.pending_wrap || cursor.col + 1 >= self.cols || !self.writes_plainly() {
+            return false;
+        }
+        let pen = self.pen();
+        let line = &mut self.screen.grid_mut()[cursor.row];
+        if !line.write_one_ascii(cursor.col, b, pen) {
+            return false;
+        }
+        mark_changed(line, self.observed, &mut self.counter);
+        self.screen.cursor_mut().col = cursor.col + 1;
+        self.last_printed = Some(char::from(b));
+        true
     }
 
     /// Writes printable characters (not ASCII, which takes
