@@ -355,12 +355,16 @@ impl Row {
     /// Resets every cell to a blank in `style` and clears the wrap flag.
     #[inline]
     pub(crate) fn reset(&mut self, style: StyleId) {
-        let end = if style == StyleId::DEFAULT {
-            self.used
+        let blank = Cell::blank(style);
+        if style == StyleId::DEFAULT {
+            // Cells from `used` on are default blanks already.
+            self.cells[..self.used].fill(blank);
+            self.used = 0;
         } else {
-            self.cells.len()
-        };
-        self.fill(0, end, Cell::blank(style));
+            self.cells.fill(blank);
+            self.used = self.cells.len();
+        }
+        self.tallied = false;
         self.styled = style != StyleId::DEFAULT;
         self.clusters.clear();
         self.images.clear();

@@ -260,10 +260,11 @@ impl Emulator {
     /// costs one range union per line instead of a pass over the region.
     pub fn touch_range(&mut self, top: usize, bottom: usize) {
         let bottom = bottom.min(self.rows - 1);
-        self.pending_touch = Some(match self.pending_touch {
-            Some((a, b)) => (a.min(top), b.max(bottom)),
-            None => (top, bottom),
-        });
+        self.pending_touch = match self.pending_touch {
+            Some((a, b)) if a <= top && bottom <= b => return,
+            Some((a, b)) => Some((a.min(top), b.max(bottom))),
+            None => Some((top, bottom)),
+        };
     }
 
     /// Applies deferred `touch_range` marks. Called before generations are
@@ -928,7 +929,7 @@ impl Emulator {
         }
         self.screen.grid_mut().rotate_up(top, bottom, n);
         let erase = self.erase_style();
-        for r in bottom + 1 - n..=bottom {
+        for r in bottom + 1 - n..bottom + 1 {
             self.counter += 1;
             let line = &mut self.screen.grid_mut()[r];
             line.reset(erase);
