@@ -30,6 +30,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 enum Command {
     /// Run the service: programs in ptys, their screens over HTTP.
     Serve(ServeArgs),
