@@ -211,3 +211,19 @@ fn at_needs_a_recording_and_a_time() {
     assert!(error_of(&["--at=-1"]).contains("seconds"));
     assert!(error_of(&["--at", "soon"]).contains("seconds"));
 }
+
+#[test]
+fn a_header_longer_than_the_first_read_is_still_a_recording() {
+    // The binary reads 16 KiB at a time; a header runs up to 64 KiB.
+    let title = "t".repeat(40_000);
+    let cast = format!(
+        "{{\"version\": 2, \"width\": 12, \"height\": 3, \"title\": \"{title}\"}}\n\
+         [0.5, \"o\", \"one\"]\n"
+    );
+    assert_eq!(stdout_of(&[], cast.as_bytes()), "one\n\n\n");
+    // Raw bytes that merely start with a brace are fed to the terminal
+    // whole: 40,000 characters fill 400 rows of 100 exactly.
+    let raw = format!("{{{}\r\nend", "x".repeat(39_999));
+    let out = stdout_of(&["--cols", "100", "--rows", "2"], raw.as_bytes());
+    assert_eq!(out, format!("{}\nend\n", "x".repeat(100)));
+}

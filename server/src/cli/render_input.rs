@@ -10,9 +10,11 @@ use crate::term::{Term, DEFAULT_SCROLLBACK};
 
 use super::RenderArgs;
 
-/// Bytes read at a time: as much as [`looks_like_cast`] looks at, so the
-/// first chunk decides what the input is.
-const CHUNK: usize = SNIFF;
+/// Bytes read at a time: small enough that the buffer stays in the
+/// processor's first-level cache while the terminal reads it. An input that
+/// starts like a recording's header is read up to [`SNIFF`] bytes before
+/// [`looks_like_cast`] decides what it is.
+const CHUNK: usize = 16 * 1024;
 
 /// The terminal after the whole input of `panecast render`: its file, or
 /// standard input for none and `-`.
@@ -27,7 +29,11 @@ pub(super) fn read_term(args: &RenderArgs) -> Result<Term, String> {
     };
     let cannot_read = |e: std::io::Error| format!("cannot read {name}: {e}");
     let mut chunk = vec![0; CHUNK];
-    let first = fill(&mut reader, &mut chunk).map_err(cannot_read)?;
+    let mut first = fill(&mut reader, &mut chunk).map_err(cannot_read)?;
+    if first == CHUNK && chunk[0] == b'{' {
+        chunk.resize(SNIFF, 0);
+        first += fill(&mut reader, &mut chunk[CHUNK..]).map_err(cannot_read)?;
+    }
     if looks_like_cast(&chunk[..first]) {
         chunk.truncate(first);
         reader.read_to_end(&mut chunk).map_err(cannot_read)?;
