@@ -73,10 +73,7 @@ fn decode(bytes: &[u8]) -> Decoded {
     match lead {
         0xc2..=0xdf => match bytes.get(1) {
             None => Decoded::Incomplete,
-            Some(&b1) if continuation(b1) => {
-                let code = (u32::from(lead & 0x1f) << 6) | u32::from(b1 & 0x3f);
-                Decoded::Char(scalar(code), 2)
-            }
+            Some(&b1) if continuation(b1) => Decoded::Char(scalar(two_byte(lead, b1)), 2),
             Some(_) => Decoded::Invalid(1),
         },
         0xe0..=0xef => {
@@ -92,10 +89,7 @@ fn decode(bytes: &[u8]) -> Decoded {
                 (Some(b1), _) if !second.contains(b1) => Decoded::Invalid(1),
                 (Some(_), None) => Decoded::Incomplete,
                 (Some(&b1), Some(&b2)) if continuation(b2) => {
-                    let code = (u32::from(lead & 0x0f) << 12)
-                        | (u32::from(b1 & 0x3f) << 6)
-                        | u32::from(b2 & 0x3f);
-                    Decoded::Char(scalar(code), 3)
+                    Decoded::Char(scalar(three_byte(lead, b1, b2)), 3)
                 }
                 (Some(_), Some(_)) => Decoded::Invalid(2),
             }
@@ -135,12 +129,10 @@ fn decode(bytes: &[u8]) -> Decoded {
 fn decode_common(bytes: &[u8]) -> Option<(char, usize)> {
     match *bytes {
         [lead @ 0xc2..=0xdf, b1, ..] if continuation(b1) => {
-            let code = (u32::from(lead & 0x1f) << 6) | u32::from(b1 & 0x3f);
-            Some((char::from_u32(code)?, 2))
+            Some((char::from_u32(two_byte(lead, b1))?, 2))
         }
         [lead @ 0xe0..=0xef, b1, b2, ..] if continuation(b1) && continuation(b2) => {
-            let code =
-                (u32::from(lead & 0x0f) << 12) | (u32::from(b1 & 0x3f) << 6) | u32::from(b2 & 0x3f);
+            let code = three_byte(lead, b1, b2);
             // Overlong forms decode below U+0800; surrogates are no scalar.
             if code < 0x800 {
                 return None;
@@ -149,6 +141,18 @@ fn decode_common(bytes: &[u8]) -> Option<(char, usize)> {
         }
         _ => None,
     }
+}
+
+/// The code point of a two-byte sequence (lead `110xxxxx`).
+#[inline(always)]
+fn two_byte(lead: u8, b1: u8) -> u32 {
+    (u32::from(lead & 0x1f) << 6) | u32::from(b1 & 0x3f)
+}
+
+/// The code point of a three-byte sequence (lead `1110xxxx`).
+#[inline(always)]
+fn three_byte(lead: u8, b1: u8, b2: u8) -> u32 {
+    (u32::from(lead & 0x0f) << 12) | (u32::from(b1 & 0x3f) << 6) | u32::from(b2 & 0x3f)
 }
 
 /// A code point the byte ranges above guarantee is a scalar value.
