@@ -3,7 +3,8 @@
 # of each throughput payload (the vtebench files, ascii_log, cjk_emoji and
 # two repeated recordings) against `whole alacritty` (server/benches/whole.rs),
 # a program that feeds the same file to alacritty_terminal 0.26 and prints
-# its screen. farm-bench runs the two in turn, pair by pair, so the ratio
+# its screen. `whole pair` runs the two in turn, pair by pair, and reads
+# each run's cpu time from the kernel's accounting (wait4), so the ratio
 # holds when the machine's speed drifts.
 #
 # Prints a markdown table: payload | panecast cpu s | alacritty cpu s |
@@ -29,23 +30,15 @@ else
   mapfile -t payloads < <(cd "$WORK/payloads" && ls -- *.bin | sed 's/\.bin$//')
 fi
 
-# median LABEL: the median column of farm-bench's line LABEL in $report.
-median() { awk -v key="$1" '$0 ~ "^"key" " { print $(NF-1) }' <<<"$report"; }
-
 echo "| payload | panecast cpu s | alacritty cpu s | speed-up (cpu) | speed-up (wall) |"
 echo "|---|---:|---:|---:|---:|"
 missed=()
 for name in "${payloads[@]}"; do
   file="$WORK/payloads/$name.bin"
   read -r cols rows < "$WORK/payloads/$name.size"
-  report="$(farm-bench -n "$runs" --timeout 600 --vs "$whole alacritty $file $cols $rows" -- \
-    "$BIN/panecast" render --cols "$cols" --rows "$rows" "$file" 2>&1)"
-  a=$(median "A cpu s"); b=$(median "B cpu s"); cpu=$(median "A/B cpu"); wall=$(median "A/B wall")
-  if [[ -z $cpu || -z $wall ]]; then
-    echo "farm-bench gave no figures for $name:" >&2
-    echo "$report" >&2
-    exit 1
-  fi
+  figures="$("$whole" pair "$runs" \
+    "$BIN/panecast render --cols $cols --rows $rows $file" "$whole alacritty $file $cols $rows")"
+  read -r a b cpu wall <<<"$figures"
   read -r up_cpu up_wall <<<"$(awk -v c="$cpu" -v w="$wall" 'BEGIN { printf "%.2f %.2f", 1 / c, 1 / w }')"
   echo "| $name | $a | $b | ${up_cpu}x | ${up_wall}x |"
   target=1.5

@@ -8,7 +8,11 @@
 //! - `whole alacritty FILE COLS ROWS` reads FILE in pty-sized chunks,
 //!   feeds each to alacritty_terminal (10,000 lines of scrollback, as
 //!   panecast keeps) and prints the final screen's text, as `panecast
-//!   render` does.
+//!   render` does;
+//! - `whole pair RUNS 'A ...' 'B ...'` runs the two commands (each split at
+//!   spaces) in turn, RUNS pairs after a warm-up, and prints four figures:
+//!   A's and B's median cpu seconds, and the medians of the pairs' A/B cpu
+//!   and wall ratios (see `common::pair`).
 
 mod common;
 
@@ -18,6 +22,7 @@ use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::vte::ansi::Processor;
 use common::feed::payloads;
+use common::pair::time_pairs;
 use common::{alacritty_term, CHUNK, SCROLLBACK};
 
 fn main() {
@@ -33,7 +38,14 @@ fn main() {
             (Ok(cols), Ok(rows)) => alacritty(file, cols, rows),
             _ => Err(format!("COLS and ROWS are numbers, not {cols} {rows}")),
         },
-        _ => Err("usage: whole write DIR | whole alacritty FILE COLS ROWS".to_owned()),
+        ["pair", runs, a, b] => match runs.parse() {
+            Ok(runs) => pair(runs, a, b),
+            Err(_) => Err(format!("RUNS is a number, not {runs}")),
+        },
+        _ => Err(
+            "usage: whole write DIR | whole alacritty FILE COLS ROWS | whole pair RUNS 'A' 'B'"
+                .to_owned(),
+        ),
     };
     if let Err(error) = result {
         eprintln!("whole: {error}");
@@ -53,6 +65,22 @@ fn write(dir: &str) -> Result<(), String> {
         std::fs::write(&size, format!("{} {}\n", payload.cols, payload.rows))
             .map_err(|e| format!("{}: {e}", size.display()))?;
     }
+    Ok(())
+}
+
+/// Times `a` against `b` pair by pair and prints the medians.
+fn pair(runs: usize, a: &str, b: &str) -> Result<(), String> {
+    let words = |command: &str| {
+        command
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let paired = time_pairs(runs, &words(a), &words(b))?;
+    println!(
+        "{:.6} {:.6} {:.4} {:.4}",
+        paired.a_cpu, paired.b_cpu, paired.cpu_ratio, paired.wall_ratio
+    );
     Ok(())
 }
 

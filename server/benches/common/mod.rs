@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod feed;
+pub mod pair;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
