@@ -25,7 +25,6 @@ impl Emulator {
             }
         }
         let checksum = (sum as u16).wrapping_neg();
-        let reply = format!("\x1bP{id}!~{checksum:04X}\x1b\\");
-        self.reply(reply.as_bytes());
+        self.reply_fmt(format_args!("\x1bP{id}!~{checksum:04X}\x1b\\"));
     }
 }

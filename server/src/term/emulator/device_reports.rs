@@ -69,8 +69,7 @@ impl Emulator {
             None => 0,
         };
         let prefix = if kind == ModeKind::Dec { "?" } else { "" };
-        let reply = format!("\x1b[{prefix}{number};{state}$y");
-        self.reply(reply.as_bytes());
+        self.reply_fmt(format_args!("\x1b[{prefix}{number};{state}$y"));
     }
 
     /// DSR: 5 (status) and 6 (cursor position, relative to the region in
@@ -78,8 +77,8 @@ impl Emulator {
     /// xterm answers: printer (15), UDK (25), keyboard (26), locator (53,
     /// 55, 56), macro space (62), memory checksum (63) and sessions (85).
     pub fn device_status(&mut self, kind: u16, dec: bool, arg: u16) {
-        let reply = match (kind, dec) {
-            (5, _) => "\x1b[0n".to_string(),
+        match (kind, dec) {
+            (5, _) => self.reply(b"\x1b[0n"),
             (6, _) => {
                 let (top, _) = self.addressable();
                 let left = if self.modes.get(Mode::Origin) {
@@ -91,22 +90,21 @@ impl Emulator {
                 let row = cursor.row.saturating_sub(top) + 1;
                 let col = cursor.col.saturating_sub(left) + 1;
                 if dec {
-                    format!("\x1b[?{row};{col};1R")
+                    self.reply_fmt(format_args!("\x1b[?{row};{col};1R"));
                 } else {
-                    format!("\x1b[{row};{col}R")
+                    self.reply_fmt(format_args!("\x1b[{row};{col}R"));
                 }
             }
-            (15, true) => "\x1b[?13n".to_string(),
-            (25, true) => "\x1b[?20n".to_string(),
-            (26, true) => "\x1b[?27;1;0;0n".to_string(),
-            (53 | 55, true) => "\x1b[?53n".to_string(),
-            (56, true) => "\x1b[?57;0n".to_string(),
-            (62, true) => "\x1b[0*{".to_string(),
-            (63, true) => format!("\x1bP{arg}!~0000\x1b\\"),
-            (75, true) => "\x1b[?70n".to_string(),
-            (85, true) => "\x1b[?83n".to_string(),
-            _ => return,
-        };
-        self.reply(reply.as_bytes());
+            (15, true) => self.reply(b"\x1b[?13n"),
+            (25, true) => self.reply(b"\x1b[?20n"),
+            (26, true) => self.reply(b"\x1b[?27;1;0;0n"),
+            (53 | 55, true) => self.reply(b"\x1b[?53n"),
+            (56, true) => self.reply(b"\x1b[?57;0n"),
+            (62, true) => self.reply(b"\x1b[0*{"),
+            (63, true) => self.reply_fmt(format_args!("\x1bP{arg}!~0000\x1b\\")),
+            (75, true) => self.reply(b"\x1b[?70n"),
+            (85, true) => self.reply(b"\x1b[?83n"),
+            _ => {}
+        }
     }
 }

@@ -29,7 +29,7 @@ impl Emulator {
     /// `CSI ? u`: answers `CSI ? flags u`.
     pub fn report_keyboard_flags(&mut self) {
         let flags = self.screen.keyboard().current().bits();
-        self.reply(format!("\x1b[?{flags}u").as_bytes());
+        self.reply_fmt(format_args!("\x1b[?{flags}u"));
     }
 
     /// DECSTR: empties both screens' stacks, as kitty does (RIS replaces
@@ -71,7 +71,7 @@ impl Emulator {
     pub fn report_key_modifier_option(&mut self, resource: u16) {
         if resource == MODIFY_OTHER_KEYS {
             let level = self.other_keys.level();
-            self.reply(format!("\x1b[>4;{level}m").as_bytes());
+            self.reply_fmt(format_args!("\x1b[>4;{level}m"));
         }
     }
 }

@@ -397,6 +397,18 @@ impl Emulator {
         }
     }
 
+    /// Queues a formatted reply (bounded as [`Emulator::reply`]), written
+    /// straight into the queue: no string is built for it.
+    pub fn reply_fmt(&mut self, reply: std::fmt::Arguments) {
+        use std::io::Write;
+        let before = self.replies.len();
+        // Writing to a Vec<u8> cannot fail: it only grows.
+        let _ = self.replies.write_fmt(reply);
+        if self.replies.len() > MAX_REPLY_BYTES {
+            self.replies.truncate(before);
+        }
+    }
+
     // ----- printing -----
 
     /// True when text can be written a row segment at a time: no charset

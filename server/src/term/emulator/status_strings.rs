@@ -29,8 +29,7 @@ impl Emulator {
                 return;
             }
         };
-        let reply = format!("\x1bP1$r{setting}\x1b\\");
-        self.reply(reply.as_bytes());
+        self.reply_fmt(format_args!("\x1bP1$r{setting}\x1b\\"));
     }
 
     /// The DECSCUSR parameter that sets the current cursor style.

@@ -38,12 +38,11 @@ impl Emulator {
             let encoded = String::from_utf8_lossy(encoded);
             match value {
                 Some(value) => {
-                    let reply = format!("\x1bP1+r{encoded}={}\x1b\\", hex(value.as_bytes()));
-                    self.reply(reply.as_bytes());
+                    let value = hex(value.as_bytes());
+                    self.reply_fmt(format_args!("\x1bP1+r{encoded}={value}\x1b\\"));
                 }
                 None => {
-                    let reply = format!("\x1bP0+r{encoded}\x1b\\");
-                    self.reply(reply.as_bytes());
+                    self.reply_fmt(format_args!("\x1bP0+r{encoded}\x1b\\"));
                     return;
                 }
             }
