@@ -130,6 +130,13 @@ fn replies_are_bounded_when_never_taken() {
     let bytes = term.take_replies();
     assert!(bytes.len() <= 64 * 1024, "{} bytes", bytes.len());
     assert!(bytes.starts_with(b"\x1b[1;1R"));
+    assert_eq!(
+        bytes.len() % 6,
+        0,
+        "a reply that does not fit is dropped whole"
+    );
+    term.advance(b"\x1b[6n");
+    assert_eq!(replies(&mut term), "\x1b[1;1R", "taking them makes room");
 }
 
 #[test]
