@@ -862,8 +862,11 @@ impl Emulator {
     pub fn index(&mut self) {
         self.screen.cursor_mut().pending_wrap = false;
         if self.screen.cursor().row == self.bottom {
-            if self.cursor_in_side_margins() {
-                self.scroll_up(self.top, self.bottom, 1);
+            // Without side margins the cursor is always between them.
+            if !self.has_side_margins() {
+                self.scroll_rows_up(self.top, self.bottom, 1);
+            } else if self.cursor_in_side_margins() {
+                self.scroll_block_up(self.top, self.bottom, 1);
             }
         } else if self.screen.cursor().row < self.rows - 1 {
             self.screen.cursor_mut().row += 1;
@@ -914,17 +917,12 @@ impl Emulator {
 
     // ----- scrolling -----
 
-    /// Scrolls rows `top..=bottom` up by `n`. Lines leaving the top of the
-    /// main screen go to the scrollback; new lines take the erase style.
-    pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize) {
-        let n = n.min(bottom + 1 - top);
-        if n == 0 {
-            return;
-        }
-        if self.has_side_margins() {
-            self.scroll_block_up(top, bottom, n);
-            return;
-        }
+    /// Scrolls whole rows `top..=bottom` (no side margins) up by `n`, at
+    /// most the region's height. Lines leaving the top of the main screen go
+    /// to the scrollback; new lines take the erase style. A line feed at
+    /// the bottom calls it with 1, and its loops fold away.
+    #[inline]
+    fn scroll_rows_up(&mut self, top: usize, bottom: usize, n: usize) {
         self.spend(n * self.cols + bottom + 1 - top);
         if top == 0 && !self.alt_active {
             let pending = self.pending_touch;
