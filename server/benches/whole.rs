@@ -39,8 +39,8 @@ fn main() {
             _ => Err(format!("COLS and ROWS are numbers, not {cols} {rows}")),
         },
         ["pair", runs, a, b] => match runs.parse() {
-            Ok(runs) => pair(runs, a, b),
-            Err(_) => Err(format!("RUNS is a number, not {runs}")),
+            Ok(runs) if runs > 0 => pair(runs, a, b),
+            _ => Err(format!("RUNS is a number above 0, not {runs}")),
         },
         _ => Err(
             "usage: whole write DIR | whole alacritty FILE COLS ROWS | whole pair RUNS 'A' 'B'"

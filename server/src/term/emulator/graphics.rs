@@ -272,17 +272,16 @@ impl Emulator {
     /// maximum (Pa 4) colour registers (Pi 1) and sixel geometry (Pi 2);
     /// setting is refused (status 3), other items are unknown (status 1).
     pub(super) fn graphics_attributes(&mut self, item: u16, action: u16) {
-        let reply = match (item, action) {
-            (1, 1 | 4) => format!("\x1b[?1;0;{COLOR_REGISTERS}S"),
+        match (item, action) {
+            (1, 1 | 4) => self.reply_fmt(format_args!("\x1b[?1;0;{COLOR_REGISTERS}S")),
             (2, 1 | 4) => {
                 let side = (self.graphics.store.max_pixels() as f64).sqrt() as u64;
                 let side = side.min(u64::from(crate::term::image::MAX_IMAGE_SIDE));
-                format!("\x1b[?2;0;{side};{side}S")
+                self.reply_fmt(format_args!("\x1b[?2;0;{side};{side}S"));
             }
-            (1 | 2, 2 | 3) => format!("\x1b[?{item};3;0S"),
-            _ => format!("\x1b[?{item};1;0S"),
-        };
-        self.reply(reply.as_bytes());
+            (1 | 2, 2 | 3) => self.reply_fmt(format_args!("\x1b[?{item};3;0S")),
+            _ => self.reply_fmt(format_args!("\x1b[?{item};1;0S")),
+        }
     }
 
     // ----- iTerm2 -----
