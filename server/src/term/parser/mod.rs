@@ -24,6 +24,7 @@ mod utf8;
 
 use serde::{Deserialize, Serialize};
 
+use params::add_digit;
 pub use params::Params;
 #[cfg(test)]
 use params::MAX_PARAMS;
@@ -293,7 +294,7 @@ impl Parser {
             let b = *bytes.get(i)?;
             i += 1;
             match b {
-                b'0'..=b'9' => param = param.saturating_mul(10).saturating_add(u16::from(b - b'0')),
+                b'0'..=b'9' => param = add_digit(param, b - b'0'),
                 b';' | b':' if self.params.is_full() => return None,
                 b';' => {
                     self.params.push(param);
@@ -543,12 +544,7 @@ impl Parser {
                 self.params.push_sub(self.param);
                 self.param = 0;
             }
-            _ => {
-                self.param = self
-                    .param
-                    .saturating_mul(10)
-                    .saturating_add(u16::from(b - b'0'))
-            }
+            _ => self.param = add_digit(self.param, b - b'0'),
         }
     }
 

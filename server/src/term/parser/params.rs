@@ -10,16 +10,15 @@ pub const MAX_PARAMS: usize = 32;
 
 /// The parameters of one sequence.
 #[derive(Clone, Default, Serialize, Deserialize)]
+#[serde(from = "SavedParams", into = "SavedParams")]
 pub struct Params {
     /// Every value, parameters and their sub-parameters in order.
     values: [u16; MAX_PARAMS],
-    /// At the index of each parameter's first value: how many values it has
-    /// (1 + its sub-parameters). Unused at sub-parameter indexes.
-    group_len: [u8; MAX_PARAMS],
+    /// Bit `k` is set when value `k` is followed by a sub-parameter (it came
+    /// before a `:`), so value `k + 1` belongs to the same parameter.
+    continued: u32,
     /// Values used.
     len: usize,
-    /// Sub-parameters in the parameter being built.
-    open_subs: u8,
 }
 
 impl Params {
@@ -50,6 +49,24 @@ impl Params {
     /// as slices.
     #[inline]
     pub fn firsts<const N: usize>(&self) -> [u16; N] {
+        if self.continued != 0 {
+            return self.firsts_past_sub_parameters();
+        }
+        // No sub-parameters: each value is a parameter.
+        let mut firsts = [0; N];
+        for (index, (slot, &value)) in firsts.iter_mut().zip(&self.values).enumerate() {
+            if index < self.len {
+                *slot = value;
+            }
+        }
+        firsts
+    }
+
+    /// [`Params::firsts`] when some parameter has sub-parameters, which
+    /// few sequences but SGR's (which iterates) have.
+    #[cold]
+    #[inline(never)]
+    fn firsts_past_sub_parameters<const N: usize>(&self) -> [u16; N] {
         let mut firsts = [0; N];
         let mut index = 0;
         for slot in firsts.iter_mut() {
@@ -57,9 +74,18 @@ impl Params {
                 break;
             }
             *slot = self.values[index];
-            index += usize::from(self.group_len[index]);
+            // Past the last parameter `index` passes `len`, which ends the loop.
+            index += (self.continued >> index).trailing_ones() as usize + 1;
         }
         firsts
+    }
+
+    /// How many values the parameter starting at `index` (below `len`)
+    /// has: its own and its sub-parameters'.
+    #[inline]
+    fn group_len(&self, index: usize) -> usize {
+        let subs = (self.continued >> index).trailing_ones() as usize;
+        (subs + 1).min(self.len - index)
     }
 
     /// True when no further value fits.
@@ -72,16 +98,14 @@ impl Params {
     #[inline]
     pub(super) fn clear(&mut self) {
         self.len = 0;
-        self.open_subs = 0;
+        self.continued = 0;
     }
 
     /// Ends the current parameter with `value`. Callers check
     /// [`Params::is_full`] first.
     #[inline]
     pub(super) fn push(&mut self, value: u16) {
-        self.group_len[self.len - self.open_subs as usize] = self.open_subs + 1;
         self.values[self.len] = value;
-        self.open_subs = 0;
         self.len += 1;
     }
 
@@ -89,10 +113,76 @@ impl Params {
     /// sub-parameter. Callers check [`Params::is_full`] first.
     #[inline]
     pub(super) fn push_sub(&mut self, value: u16) {
-        self.group_len[self.len - self.open_subs as usize] = self.open_subs + 1;
-        self.values[self.len] = value;
-        self.open_subs += 1;
-        self.len += 1;
+        self.continued |= 1 << self.len;
+        self.push(value);
+    }
+}
+
+/// A parameter's value after one more decimal digit, held at `u16::MAX`
+/// once it would pass it.
+#[inline(always)]
+pub(super) fn add_digit(value: u16, digit: u8) -> u16 {
+    let next = u32::from(value) * 10 + u32::from(digit);
+    next.min(u32::from(u16::MAX)) as u16
+}
+
+/// [`Params`] as a saved terminal state holds them (state version 4):
+/// the length of each parameter at its first value, and how many
+/// sub-parameters the one being read has so far.
+#[derive(Serialize, Deserialize)]
+struct SavedParams {
+    values: [u16; MAX_PARAMS],
+    group_len: [u8; MAX_PARAMS],
+    len: usize,
+    open_subs: u8,
+}
+
+impl From<Params> for SavedParams {
+    fn from(params: Params) -> SavedParams {
+        let mut group_len = [0; MAX_PARAMS];
+        let mut open_subs = 0;
+        let mut index = 0;
+        while index < params.len {
+            let n = params.group_len(index);
+            group_len[index] = n as u8;
+            if params.continued & (1 << (index + n - 1)) != 0 {
+                open_subs = n as u8;
+            }
+            index += n;
+        }
+        SavedParams {
+            values: params.values,
+            group_len,
+            len: params.len,
+            open_subs,
+        }
+    }
+}
+
+impl From<SavedParams> for Params {
+    /// Out-of-range lengths (a damaged state that still passed its
+    /// checksum) are clipped, never trusted as indexes.
+    fn from(saved: SavedParams) -> Params {
+        let len = saved.len.min(MAX_PARAMS);
+        let open = usize::from(saved.open_subs).min(len);
+        let closed = len - open;
+        let mut continued = 0u32;
+        let mut index = 0;
+        while index < closed {
+            let n = usize::from(saved.group_len[index]).clamp(1, closed - index);
+            for k in index..index + n - 1 {
+                continued |= 1 << k;
+            }
+            index += n;
+        }
+        for k in closed..len {
+            continued |= 1 << k;
+        }
+        Params {
+            values: saved.values,
+            continued,
+            len,
+        }
     }
 }
 
@@ -119,7 +209,7 @@ impl<'a> Iterator for Iter<'a> {
         if self.index >= self.params.len {
             return None;
         }
-        let n = self.params.group_len[self.index] as usize;
+        let n = self.params.group_len(self.index);
         let group = &self.params.values[self.index..self.index + n];
         self.index += n;
         Some(group)
@@ -155,5 +245,68 @@ mod tests {
         let firsts: Vec<u16> = params.iter().map(|group| group[0]).collect();
         assert_eq!(firsts, [38, 5, 7]);
         assert_eq!(Params::default().firsts::<3>(), [0, 0, 0]);
+    }
+
+    /// `38:2::10:20:30;5;7;1:2:`, the last parameter still open.
+    fn with_open_parameter() -> Params {
+        let mut params = Params::default();
+        for sub in [38, 2, 0, 10, 20] {
+            params.push_sub(sub);
+        }
+        for value in [30, 5, 7] {
+            params.push(value);
+        }
+        params.push_sub(1);
+        params.push_sub(2);
+        params
+    }
+
+    #[test]
+    fn each_parameter_is_read_with_its_sub_parameters() {
+        let params = with_open_parameter();
+        let groups: Vec<&[u16]> = params.iter().collect();
+        assert_eq!(groups, [&[38, 2, 0, 10, 20, 30][..], &[5], &[7], &[1, 2]]);
+        assert_eq!(format!("{params:?}"), "[38:2:0:10:20:30;5;7;1:2]");
+    }
+
+    #[test]
+    fn digits_add_up_and_hold_at_the_largest_value() {
+        assert_eq!(add_digit(12, 3), 123);
+        assert_eq!(add_digit(6553, 5), u16::MAX);
+        assert_eq!(add_digit(6553, 6), u16::MAX);
+        assert_eq!(add_digit(u16::MAX, 9), u16::MAX);
+    }
+
+    #[test]
+    fn the_saved_form_is_state_version_4s_and_reads_back_the_same() {
+        let saved = SavedParams::from(with_open_parameter());
+        let mut group_len = [0; MAX_PARAMS];
+        (group_len[0], group_len[6], group_len[7], group_len[8]) = (6, 1, 1, 2);
+        assert_eq!(saved.group_len, group_len);
+        assert_eq!((saved.len, saved.open_subs), (10, 2));
+        let read = Params::from(saved);
+        assert_eq!(read.continued, with_open_parameter().continued);
+        assert_eq!(read.values, with_open_parameter().values);
+        assert_eq!(read.len, 10);
+    }
+
+    #[test]
+    fn a_damaged_saved_form_is_clipped_not_trusted() {
+        let saved = SavedParams {
+            values: [7; MAX_PARAMS],
+            group_len: [0; MAX_PARAMS],
+            len: 40,
+            open_subs: 200,
+        };
+        let params = Params::from(saved);
+        assert_eq!(params.len(), MAX_PARAMS);
+        assert_eq!(params.iter().count(), 1);
+        let saved = SavedParams {
+            values: [7; MAX_PARAMS],
+            group_len: [255; MAX_PARAMS],
+            len: 3,
+            open_subs: 0,
+        };
+        assert_eq!(Params::from(saved).iter().count(), 1);
     }
 }
