@@ -14,7 +14,15 @@ pub fn apply(style: &mut Style, params: &Params) {
         };
         return;
     }
-    let mut iter = params.iter();
+    match params.plain() {
+        Some(values) => apply_each(style, values.chunks(1)),
+        None => apply_each(style, params.iter()),
+    }
+}
+
+/// Applies each parameter (its value, then its sub-parameters) in turn.
+#[inline(always)]
+fn apply_each<'a>(style: &mut Style, mut iter: impl Iterator<Item = &'a [u16]>) {
     while let Some(param) = iter.next() {
         let code = param[0];
         match code {

@@ -44,6 +44,14 @@ impl Params {
         }
     }
 
+    /// Every value, when no parameter has sub-parameters (each value is
+    /// then a parameter of its own): the common case, read without
+    /// finding where each parameter ends.
+    #[inline]
+    pub fn plain(&self) -> Option<&[u16]> {
+        (self.continued == 0).then(|| &self.values[..self.len])
+    }
+
     /// The first value of each of the first `N` parameters (0 where there
     /// are fewer): what most sequences read, without walking the groups
     /// as slices.
