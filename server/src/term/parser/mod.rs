@@ -169,6 +169,22 @@ impl Parser {
         Parser::default()
     }
 
+    /// Checks a parser read back from a saved state: lengths a parser
+    /// could have reached, so that a state written by another build's bug
+    /// is refused rather than indexed out of bounds.
+    pub(crate) fn check_restored(&self) -> Result<(), &'static str> {
+        if self.intermediate_len > MAX_INTERMEDIATES {
+            return Err("the parser holds too many intermediates");
+        }
+        if !self.partial.is_consistent() {
+            return Err("the parser holds a whole character as a partial one");
+        }
+        if self.osc.len() > MAX_OSC_BYTES || self.apc.len() > MAX_APC_BYTES {
+            return Err("the parser holds a string longer than its bound");
+        }
+        Ok(())
+    }
+
     /// Parses `bytes`, calling `actions` for everything complete in them,
     /// until they end or [`Actions::spent`] says stop: returns how many
     /// bytes it read (the rest is for the next call).

@@ -22,6 +22,12 @@ impl Partial {
         self.len != 0
     }
 
+    /// True when the bytes held are fewer than a whole character (a state
+    /// read back is checked with this before use).
+    pub(super) fn is_consistent(&self) -> bool {
+        self.len < self.bytes.len()
+    }
+
     /// Completes the pending character from the start of `bytes`, calling
     /// `emit` once it is decoded (or found invalid). Returns how many bytes
     /// of `bytes` it used.

@@ -124,6 +124,7 @@ impl Term {
         state
             .emu
             .check_restored()
+            .and_then(|()| state.parser.check_restored())
             .map_err(StateError::Inconsistent)?;
         Ok(Term {
             parser: state.parser,

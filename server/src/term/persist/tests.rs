@@ -176,6 +176,61 @@ fn a_state_whose_parts_do_not_fit_is_refused() {
     );
 }
 
+/// `busy()`'s state with one field of its parser set to `value`.
+fn with_parser_field(path: &[&str], value: ciborium::Value) -> Vec<u8> {
+    let state = busy().save();
+    let mut doc: ciborium::Value =
+        ciborium::from_reader(&state[HEADER_LEN..]).expect("a saved state decodes");
+    let mut at = &mut doc;
+    for key in ["parser"].iter().chain(path) {
+        let ciborium::Value::Map(entries) = at else {
+            panic!("{key} is not in a map");
+        };
+        at = entries
+            .iter_mut()
+            .find(|(k, _)| k.as_text() == Some(key))
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("no field {key}"));
+    }
+    *at = value;
+    let mut payload = Vec::new();
+    ciborium::into_writer(&doc, &mut payload).expect("serializes");
+    super::frame(&payload)
+}
+
+#[test]
+fn a_parser_holding_what_no_parser_could_is_refused() {
+    let unchanged = with_parser_field(&["intermediate_len"], 0.into());
+    assert!(Term::restore(&unchanged).is_ok());
+    let cases = [
+        (
+            vec!["intermediate_len"],
+            9,
+            "the parser holds too many intermediates",
+        ),
+        (
+            vec!["partial", "len"],
+            4,
+            "the parser holds a whole character as a partial one",
+        ),
+    ];
+    for (path, value, reason) in cases {
+        let state = with_parser_field(&path, value.into());
+        assert_eq!(
+            Term::restore(&state).err(),
+            Some(StateError::Inconsistent(reason)),
+            "{path:?}"
+        );
+    }
+    let long = ciborium::Value::Bytes(vec![b'x'; crate::term::parser::MAX_OSC_BYTES + 1]);
+    assert_eq!(
+        Term::restore(&with_parser_field(&["osc"], long)).err(),
+        Some(StateError::Inconsistent(
+            "the parser holds a string longer than its bound"
+        ))
+    );
+}
+
 #[test]
 fn an_idle_screen_saves_small() {
     let mut term = Term::new(80, 24, 10_000);
