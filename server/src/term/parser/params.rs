@@ -82,8 +82,7 @@ impl Params {
                 break;
             }
             *slot = self.values[index];
-            // Past the last parameter `index` passes `len`, which ends the loop.
-            index += (self.continued >> index).trailing_ones() as usize + 1;
+            index += self.group_len(index);
         }
         firsts
     }
