@@ -762,6 +762,10 @@ impl Emulator {
 
     /// Moves the cursor to an absolute position (CUP), relative to the region in origin mode.
     pub fn goto(&mut self, row: usize, col: usize) {
+        // A program that places the cursor is done scrolling for a while
+        // (a redraw follows): the rows it reads and writes next are found
+        // straight through the row order, without a pending turn.
+        self.screen.grid_mut().settle();
         let (top, bottom) = self.addressable();
         self.screen.cursor_mut().row = (top + row).min(bottom);
         self.goto_col(col);
@@ -864,7 +868,7 @@ impl Emulator {
         if self.screen.cursor().row == self.bottom {
             // Without side margins the cursor is always between them.
             if !self.has_side_margins() {
-                self.scroll_rows_up(self.top, self.bottom, 1);
+                self.scroll_row_up(self.top, self.bottom);
             } else if self.cursor_in_side_margins() {
                 self.scroll_block_up(self.top, self.bottom, 1);
             }
@@ -917,36 +921,30 @@ impl Emulator {
 
     // ----- scrolling -----
 
-    /// Scrolls whole rows `top..=bottom` (no side margins) up by `n`, at
-    /// most the region's height. Lines leaving the top of the main screen go
-    /// to the scrollback; new lines take the erase style. A line feed at
-    /// the bottom calls it with 1, and its loops fold away.
+    /// Scrolls whole rows `top..=bottom` (no side margins) up by one, as a
+    /// line feed at the region's bottom does. The line leaving the top of
+    /// the main screen goes to the scrollback; the new line takes the erase
+    /// style.
     #[inline]
-    fn scroll_rows_up(&mut self, top: usize, bottom: usize, n: usize) {
-        self.spend(n * self.cols + bottom + 1 - top);
+    fn scroll_row_up(&mut self, top: usize, bottom: usize) {
+        self.spend(self.cols + bottom + 1 - top);
         if top == 0 && !self.alt_active {
-            let pending = self.pending_touch;
-            for r in 0..n {
-                let row = &self.screen.grid()[r];
-                let touched = matches!(pending, Some((a, b)) if a <= r && r <= b);
-                self.pushes.record(if touched {
-                    CHANGED_NOW
-                } else {
-                    row.generation()
-                });
-                self.scrollback.push(row, &mut self.styles);
-            }
+            let row = &self.screen.grid()[0];
+            let touched = matches!(self.pending_touch, Some((0, _)));
+            self.pushes.record(if touched {
+                CHANGED_NOW
+            } else {
+                row.generation()
+            });
+            self.scrollback.push(row, &mut self.styles);
         }
-        self.screen.grid_mut().rotate_up(top, bottom, n);
         let erase = self.erase_style();
-        for r in bottom + 1 - n..bottom + 1 {
-            self.counter += 1;
-            let line = &mut self.screen.grid_mut()[r];
-            line.reset(erase);
-            line.set_generation(self.counter);
-        }
+        self.counter += 1;
+        let line = self.screen.grid_mut().rotate_up_one(top, bottom);
+        line.reset(erase);
+        line.set_generation(self.counter);
         if top == 0 && bottom == self.rows - 1 {
-            self.scroll_count += n as u64;
+            self.scroll_count += 1;
         } else {
             self.touch_range(top, bottom);
         }
