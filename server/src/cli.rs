@@ -36,8 +36,9 @@ enum Command {
     Serve(ServeArgs),
     /// Feed a byte stream to the emulator and print the final screen.
     Render(RenderArgs),
-    /// Print a fresh random secret and the `[[keys]]` entry for the config.
-    Key,
+    /// Print a fresh random secret and the `[[keys]]` entry for the config
+    /// (or, with --nats, a NATS user key for the nodes of a cluster).
+    Key(KeyArgs),
     /// Exit 0 when a server's /healthz answers 200 within 5 s, else 1 (for a
     /// container's HEALTHCHECK: the image has no curl).
     Health(HealthArgs),
@@ -109,13 +110,27 @@ struct ServeArgs {
     #[arg(long, env = "PANECAST_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
     /// Join a cluster through this NATS server (with JetStream), e.g.
-    /// nats://127.0.0.1:4222; credentials and TLS come from the config's
-    /// [cluster] section. Without it, no NATS code runs.
+    /// nats://127.0.0.1:4222; the bus key, credentials and TLS come from
+    /// the config's [cluster] section. Without it, no NATS code runs.
     #[arg(long, env = "PANECAST_CLUSTER")]
     cluster: Option<String>,
     /// This node's name in the cluster; default: the host name.
     #[arg(long, env = "PANECAST_NODE", requires = "cluster")]
     node: Option<String>,
+    /// Join a NATS server that asks for no credentials. For tests on a
+    /// private NATS only: anything that reaches such a server (a session's
+    /// program too) reads every screen and keystroke of the cluster.
+    #[arg(long, env = "PANECAST_CLUSTER_WITHOUT_AUTH", requires = "cluster")]
+    cluster_without_auth: bool,
+}
+
+/// Options of `panecast key`.
+#[derive(clap::Args, Debug)]
+struct KeyArgs {
+    /// Print a NATS user key instead: its seed, for the nodes' [cluster]
+    /// nkey_seed_file, and its public key, for NATS's configuration.
+    #[arg(long)]
+    nats: bool,
 }
 
 /// Options of `panecast health`.
@@ -181,7 +196,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => run_serve(args),
         Command::Render(args) => run_render(args),
-        Command::Key => run_key(),
+        Command::Key(args) => run_key(&args),
         Command::Health(args) => run_health(args),
         // Its own exit codes (see `panecast attach --help`).
         Command::Attach(args) => return crate::attach::run(args),
@@ -219,13 +234,7 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     let given = match (&args.token, &args.token_file) {
         // The token the server ran with, whatever the (wiped) arguments say.
         _ if resumed.is_some() => resumed.as_ref().map(|r| r.token().to_owned()),
-        (_, Some(path)) => Some(
-            private_token_file(path)
-                .and_then(|()| std::fs::read_to_string(path))
-                .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?
-                .trim()
-                .to_owned(),
-        ),
+        (_, Some(path)) => Some(crate::secret_file::read(path, "the token file")?),
         (token, None) => token.clone(),
     };
     let (token, generated) = match given {
@@ -269,6 +278,7 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
             }
             None => None,
         };
+        config.cluster.without_auth = args.cluster_without_auth;
         let registry = match &args.cluster {
             Some(url) => {
                 let node = args.node.clone().unwrap_or_else(host_name);
@@ -341,23 +351,6 @@ fn host_name() -> String {
         .unwrap_or_else(|| "panecast".to_owned())
 }
 
-/// Checks, when sessions will run as uids of their own, that no one but
-/// its owner may read the token file (as ssh does for keys): a session
-/// could read the admin token from it otherwise.
-fn private_token_file(path: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path)?.permissions().mode();
-    if mode & 0o077 != 0 && crate::pty::Isolation::possible() {
-        return Err(std::io::Error::other(format!(
-            "it may be read by other users (mode {:03o}), so sessions could read the admin token; \
-             run chmod 600 {}",
-            mode & 0o777,
-            path.display()
-        )));
-    }
-    Ok(())
-}
-
 /// Closes what a session's programs could use against the server, which
 /// is their parent and, when sessions cannot have uids of their own, runs
 /// as the same user: no core dumps and no
@@ -410,7 +403,21 @@ fn raise_open_files_limit() {
 }
 
 /// `panecast key`: a fresh secret, and the config entry holding its digest.
-fn run_key() -> Result<(), String> {
+fn run_key(args: &KeyArgs) -> Result<(), String> {
+    if args.nats {
+        let pair = nkeys::KeyPair::new_user();
+        let seed = pair
+            .seed()
+            .map_err(|e| format!("cannot make a NATS key: {e}"))?;
+        println!("seed: {seed}");
+        println!("public key: {}", pair.public_key());
+        println!(
+            "(the seed to a file only the server may read, named by [cluster] nkey_seed_file on \
+             every node; the public key to NATS: deploy/cluster/nats.conf reads it from \
+             PANECAST_NATS_NKEY)"
+        );
+        return Ok(());
+    }
     let secret =
         crate::access::secret::generate().map_err(|e| format!("cannot generate a secret: {e}"))?;
     println!("secret: {secret}");

@@ -53,6 +53,11 @@ pub struct Config {
     pub embed_ancestors: Vec<String>,
     /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     pub trusted_proxies: Vec<String>,
+    /// A private file holding the secret a trusted proxy sends in
+    /// `X-Panecast-Proxy`: with it, a request is taken as the proxy's only
+    /// when it carries the secret, not for its address alone. Required by
+    /// `[auth.proxy]`.
+    pub proxy_secret_file: Option<PathBuf>,
     /// Host names the server answers to besides IP addresses and
     /// `localhost` (others get 421, against DNS rebinding).
     pub public_names: Vec<String>,
@@ -439,6 +444,7 @@ impl Default for Config {
             sessions: Vec::new(),
             embed_ancestors: Vec::new(),
             trusted_proxies: Vec::new(),
+            proxy_secret_file: None,
             public_names: Vec::new(),
             metrics: MetricsAccess::Token,
             clipboard: ClipboardAccess::Off,
@@ -476,7 +482,17 @@ impl Config {
             path: path.to_owned(),
             source,
         })?;
-        Config::parse(&text)
+        let config = Config::parse(&text)?;
+        if config.cluster.password.is_some() {
+            crate::secret_file::check_private(
+                path,
+                "the configuration, which holds [cluster] password,",
+            )
+            .map_err(|e| {
+                ConfigError::Invalid(format!("{e} (or keep the password in password_file)"))
+            })?;
+        }
+        Ok(config)
     }
 
     /// Parses and checks TOML text. The profiles it names are the whole
@@ -655,15 +671,42 @@ impl Config {
                 ));
             }
         }
-        TrustedProxies::parse(&self.trusted_proxies).map_err(ConfigError::Invalid)?;
         self.auth.validate().map_err(ConfigError::Invalid)?;
-        if self.auth.proxy.is_some() && self.trusted_proxies.is_empty() {
-            return invalid(
-                "auth.proxy: its headers are believed only from trusted_proxies, and none is set"
-                    .to_owned(),
-            );
-        }
+        self.proxies().map_err(ConfigError::Invalid)?;
         Ok(())
+    }
+
+    /// The trusted proxies, with the proof their requests must carry when
+    /// `proxy_secret_file` is set (the file read and checked here). A
+    /// proxy's sign-in (`[auth.proxy]`) needs both: an address proves
+    /// nothing on a host where other programs run.
+    pub fn proxies(&self) -> Result<TrustedProxies, String> {
+        let proxies = TrustedProxies::parse(&self.trusted_proxies)?;
+        let proxies = match &self.proxy_secret_file {
+            Some(path) => {
+                proxies.with_proof(&crate::secret_file::read(path, "proxy_secret_file")?)?
+            }
+            None => proxies,
+        };
+        if self.auth.proxy.is_some() {
+            if self.trusted_proxies.is_empty() {
+                return Err(
+                    "auth.proxy: its headers are believed only from trusted_proxies, and none is set"
+                        .to_owned(),
+                );
+            }
+            if self.proxy_secret_file.is_none() {
+                return Err(
+                    "auth.proxy: a user header is believed only with proof that the request came \
+                     through the proxy, and any program on its host can send one from its address: \
+                     set proxy_secret_file to a file only the server may read (chmod 600) holding a \
+                     secret (`panecast key` prints one), and have the proxy send that secret in \
+                     X-Panecast-Proxy (deploy/nginx.conf and deploy/Caddyfile show how)"
+                        .to_owned(),
+                );
+            }
+        }
+        Ok(proxies)
     }
 }
 
@@ -713,6 +756,7 @@ pub fn valid_env_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn empty_text_gives_the_defaults() {
@@ -849,14 +893,33 @@ mod tests {
     }
 
     #[test]
-    fn a_proxys_sign_in_needs_trusted_proxies() {
+    fn a_proxys_sign_in_needs_trusted_proxies_and_their_proof() {
         let section = "[auth.proxy]\nuser_header = \"X-Forwarded-User\"\n\n\
                        [[auth.rules]]\ngroups = [\"ops\"]\nrole = \"control\"\n";
         let err = Config::parse(section).unwrap_err();
         assert!(err.to_string().contains("trusted_proxies"), "{err}");
-        let config = Config::parse(&format!("trusted_proxies = [\"10.0.0.5\"]\n{section}"))
-            .expect("with a trusted proxy");
+        let proxied = format!("trusted_proxies = [\"127.0.0.1\"]\n{section}");
+        let err = Config::parse(&proxied).unwrap_err().to_string();
+        assert!(
+            err.contains("set proxy_secret_file") && err.contains("X-Panecast-Proxy"),
+            "{err}"
+        );
+        let dir = std::env::temp_dir().join(format!(
+            "panecast-proxy-secret-{}",
+            crate::random::hex128().expect("random")
+        ));
+        std::fs::create_dir(&dir).expect("mkdir");
+        let file = dir.join("proxy-secret");
+        std::fs::write(&file, "proxy-secret-0123456789abcdef-0123\n").expect("write");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let proven = format!("proxy_secret_file = \"{}\"\n{proxied}", file.display());
+        let config = Config::parse(&proven).expect("with a trusted proxy and its proof");
         assert_eq!(config.auth.rules[0].groups, ["ops"]);
+        assert!(!config.proxies().expect("the proxies").without_proof());
+        std::fs::write(&file, "short\n").expect("write");
+        let err = Config::parse(&proven).unwrap_err().to_string();
+        assert!(err.contains("32 to 256"), "{err}");
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //! [`config`] holds profiles and limits, [`cli`] is the command line
 //! ([`attach`] its terminal client),
 //! [`health`] its health probe, [`tls`] the built-in TLS, and [`assets`]
-//! holds the web client's files; [`upgrade`] hands every session over
-//! across a re-exec of the binary (SIGUSR2).
+//! holds the web client's files; [`secret_file`] reads secrets from files;
+//! [`upgrade`] hands every session over across a re-exec of the binary
+//! (SIGUSR2).
 
 pub mod access;
 pub mod api;
@@ -30,6 +31,7 @@ pub mod random;
 pub mod record;
 pub mod render;
 pub mod scrub;
+pub mod secret_file;
 pub mod session;
 pub mod stream;
 pub mod term;

@@ -1,10 +1,18 @@
-//! Unguessable identifiers: session ids and generated tokens.
+//! Unguessable identifiers and keys: session ids, generated tokens, the
+//! keys the server makes for itself.
 
 /// 128 random bits from the operating system, as 32 lowercase hex digits.
 pub fn hex128() -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// 256 random bits from the operating system, for keys.
+pub fn key256() -> Result<[u8; 32], getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// 64 random bits from the operating system, for ids that tell one run of

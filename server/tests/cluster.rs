@@ -16,7 +16,7 @@ use panecast::cluster::{Registry, RegistryError, SessionRecord};
 mod common;
 
 use common::cluster::{
-    cluster_config, config_file, quiet_port, runtime, serve_node, signal, Nats, TempDir, TTL_S,
+    private_file, quiet_port, runtime, serve_node, signal, Nats, TempDir, TTL_S,
 };
 
 /// A control key scoped to the sessions it starts, that may start the
@@ -27,19 +27,20 @@ const VIEW_KEY: &str = "view-key-0123456789abcdef01234567";
 
 /// A config file with the tests' `[cluster]` section, the profile `nap`
 /// and the keys [`CI_KEY`] and [`VIEW_KEY`].
-fn config_file_with_keys(dir: &Path) -> PathBuf {
+fn config_file_with_keys(nats: &Nats, dir: &Path) -> PathBuf {
     let path = dir.join("panecast-keys.toml");
     std::fs::write(
         &path,
         format!(
-            "[cluster]\nnode_ttl_s = {TTL_S}\n\n\
+            "{}\n\
              [profiles.nap]\ncommand = \"sleep\"\nargs = [\"60\"]\n\n\
              [[keys]]\nname = \"ci\"\n\
              sha256 = \"bdfc72583d1dfd61eebe2832606115319be0450f3e374042b9b703a2afb3f4ce\"\n\
              role = \"control\"\nsessions = []\nprofiles = [\"nap\"]\n\n\
              [[keys]]\nname = \"viewer\"\n\
              sha256 = \"899eb08a1dd01e0ddc1806febcb7b7e616e1e2a152a2e48b82d9e38d4a4d90f0\"\n\
-             role = \"view\"\nsessions = [\"build\"]\n"
+             role = \"view\"\nsessions = [\"build\"]\n",
+            nats.cluster_section()
         ),
     )
     .expect("write config");
@@ -73,8 +74,8 @@ fn create_as(
 }
 
 /// A registry for node `node` that keeps itself alive, as a node does.
-async fn join(node: &str, url: &str) -> std::sync::Arc<Registry> {
-    let registry = Registry::connect(url, node, &cluster_config())
+async fn join(node: &str, nats: &Nats) -> std::sync::Arc<Registry> {
+    let registry = Registry::connect(&nats.url, node, &nats.cluster_config())
         .await
         .unwrap_or_else(|e| panic!("node {node} joins: {e}"));
     let registry = std::sync::Arc::new(registry);
@@ -98,9 +99,22 @@ fn record(id: &str, node: &str, name: Option<&str>) -> SessionRecord {
 #[test]
 fn unreachable_nats_at_start_exits_naming_the_url() {
     let url = format!("nats://127.0.0.1:{}", quiet_port());
+    let dir = TempDir::new("unreachable");
+    let (key, password) = (dir.0.join("cluster.key"), dir.0.join("nats-password"));
+    private_file(&key, &"k".repeat(40));
+    private_file(&password, "pw");
+    let config = dir.0.join("panecast.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[cluster]\nkey_file = {key:?}\nuser = \"panecast\"\npassword_file = {password:?}\n"
+        ),
+    )
+    .expect("write config");
     let output = Command::new(env!("CARGO_BIN_EXE_panecast"))
         .args(["serve", "--listen", "127.0.0.1:0", "--token", common::TOKEN])
-        .args(["--cluster", &url, "--node", "A"])
+        .args(["--cluster", &url, "--node", "A", "--config"])
+        .arg(&config)
         .env_remove("PANECAST_CONFIG")
         .stdin(Stdio::null())
         .output()
@@ -121,7 +135,7 @@ fn unreachable_nats_at_start_exits_naming_the_url() {
 fn a_session_registered_on_a_is_listed_from_b_with_its_owner() {
     let Some(nats) = Nats::start() else { return };
     runtime().block_on(async {
-        let (a, b) = (join("A", &nats.url).await, join("B", &nats.url).await);
+        let (a, b) = (join("A", &nats).await, join("B", &nats).await);
         a.register(&record("s1", "A", Some("build")))
             .await
             .expect("register on A");
@@ -151,7 +165,7 @@ fn a_session_registered_on_a_is_listed_from_b_with_its_owner() {
 fn a_name_taken_on_a_cannot_be_taken_on_b_until_freed() {
     let Some(nats) = Nats::start() else { return };
     runtime().block_on(async {
-        let (a, b) = (join("A", &nats.url).await, join("B", &nats.url).await);
+        let (a, b) = (join("A", &nats).await, join("B", &nats).await);
         let first = record("s1", "A", Some("build"));
         a.register(&first).await.expect("the name is free");
         match b.register(&record("s2", "B", Some("build"))).await {
@@ -170,12 +184,12 @@ fn a_name_taken_on_a_cannot_be_taken_on_b_until_freed() {
 fn a_killed_node_leaves_the_nodes_bucket_within_the_ttl() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("nodes");
-    let config = config_file(&dir.0);
+    let config = nats.config_file(&dir.0);
     let (mut a, _) = serve_node(&nats.url, "A", &config);
     let (mut b, _) = serve_node(&nats.url, "B", &config);
     let (mut c, _) = serve_node(&nats.url, "C", &config);
     runtime().block_on(async {
-        let observer = Registry::connect(&nats.url, "observer", &cluster_config())
+        let observer = Registry::connect(&nats.url, "observer", &nats.cluster_config())
             .await
             .expect("the observer joins");
         let nodes = observer.live_nodes().await.expect("nodes");
@@ -223,7 +237,7 @@ fn a_killed_node_leaves_the_nodes_bucket_within_the_ttl() {
 fn sessions_created_through_the_api_are_in_the_registry_and_names_unique() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("api");
-    let config = config_file(&dir.0);
+    let config = nats.config_file(&dir.0);
     let (mut a, a_addr) = serve_node(&nats.url, "A", &config);
     let (mut b, b_addr) = serve_node(&nats.url, "B", &config);
     let sleeper = serde_json::json!({ "command": ["sleep", "60"], "name": "build" });
@@ -236,7 +250,7 @@ fn sessions_created_through_the_api_are_in_the_registry_and_names_unique() {
     assert_eq!(refused["code"], "name_taken", "{refused}");
 
     runtime().block_on(async {
-        let observer = join("observer", &nats.url).await;
+        let observer = join("observer", &nats).await;
         let listed = observer.list().await.expect("list");
         let nodes = observer.live_nodes().await.expect("nodes");
         assert_eq!(listed.len(), 1, "{listed:?}, live nodes {nodes:?}");
@@ -300,13 +314,13 @@ fn a_dead_nodes_sessions_leave_the_list_and_free_their_names() {
     let Some(nats) = Nats::start() else { return };
     runtime().block_on(async {
         // X announces itself once and never again, as a killed node.
-        let x = Registry::connect(&nats.url, "X", &cluster_config())
+        let x = Registry::connect(&nats.url, "X", &nats.cluster_config())
             .await
             .expect("node X joins");
         x.register(&record("s1", "X", Some("build")))
             .await
             .expect("register on X");
-        let b = join("B", &nats.url).await;
+        let b = join("B", &nats).await;
         match b.register(&record("s2", "B", Some("build"))).await {
             Err(RegistryError::NameTaken(_)) => {}
             other => panic!("X is alive and holds the name: {other:?}"),
@@ -337,9 +351,9 @@ fn three_hundred_sessions_over_three_nodes_are_listed_whole_from_each() {
     let Some(nats) = Nats::start() else { return };
     runtime().block_on(async {
         let nodes = [
-            join("A", &nats.url).await,
-            join("B", &nats.url).await,
-            join("C", &nats.url).await,
+            join("A", &nats).await,
+            join("B", &nats).await,
+            join("C", &nats).await,
         ];
         let names = ["A", "B", "C"];
         let mut expected = Vec::new();
@@ -428,7 +442,7 @@ fn list_as(addr: SocketAddr, token: &str) -> Vec<(String, String)> {
 fn every_node_lists_the_clusters_sessions_by_the_same_access_rule() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("list");
-    let config = config_file_with_keys(&dir.0);
+    let config = config_file_with_keys(&nats, &dir.0);
     let (mut a, a_addr) = serve_node(&nats.url, "A", &config);
     let (mut b, b_addr) = serve_node(&nats.url, "B", &config);
     let id = |(status, session): (u16, serde_json::Value)| {
@@ -493,7 +507,7 @@ fn the_lowest_live_node_removes_a_dead_nodes_records() {
     let Some(nats) = Nats::start() else { return };
     runtime().block_on(async {
         // X announces itself once and never again, as a killed node.
-        let x = Registry::connect(&nats.url, "X", &cluster_config())
+        let x = Registry::connect(&nats.url, "X", &nats.cluster_config())
             .await
             .expect("node X joins");
         x.register(&record("s1", "X", Some("build")))
@@ -502,7 +516,7 @@ fn the_lowest_live_node_removes_a_dead_nodes_records() {
         x.register(&record("s2", "X", None))
             .await
             .expect("register on X");
-        let (b, _c) = (join("B", &nats.url).await, join("C", &nats.url).await);
+        let (b, _c) = (join("B", &nats).await, join("C", &nats).await);
         assert_eq!(
             b.get("s1").await.expect("get").map(|r| r.node),
             Some("X".to_owned())
@@ -589,7 +603,7 @@ impl Paused {
     fn start() -> Option<Paused> {
         let nats = Nats::start()?;
         let dir = TempDir::new("paused");
-        let config = config_file(&dir.0);
+        let config = nats.config_file(&dir.0);
         let (a, a_addr) = serve_node(&nats.url, "A", &config);
         let (b, b_addr) = serve_node(&nats.url, "B", &config);
         let sleeper = serde_json::json!({ "command": ["sleep", "120"], "name": "build" });
@@ -622,9 +636,10 @@ impl Paused {
         );
         // Its record is reaped 2 x TTL after A's last refresh, not before.
         runtime().block_on(async {
-            let observer = Registry::connect(&paused.nats.url, "observer", &cluster_config())
-                .await
-                .expect("observer joins");
+            let observer =
+                Registry::connect(&paused.nats.url, "observer", &paused.nats.cluster_config())
+                    .await
+                    .expect("observer joins");
             let start = Instant::now();
             while observer.get(&paused.id).await.expect("get").is_some() {
                 assert!(
@@ -723,7 +738,7 @@ fn nodes_started_together_on_a_fresh_nats_all_join() {
     runtime().block_on(async {
         // Four nodes make the buckets at once: each finds none, and all
         // but one find their create refused.
-        let config = cluster_config();
+        let config = nats.cluster_config();
         let joined = futures_util::future::join_all(
             ["A", "B", "C", "D"].map(|node| Registry::connect(&nats.url, node, &config)),
         )

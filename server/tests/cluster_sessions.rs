@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 mod common;
 
-use common::cluster::{config_file, runtime, serve_node, signal, Nats, TempDir, TTL_S};
+use common::cluster::{runtime, serve_node, signal, Nats, TempDir, TTL_S};
 use common::ws::{open, Client, Model};
 
 /// Kills every child when dropped, so that a failed test leaves nothing.
@@ -37,7 +37,7 @@ impl Drop for Nodes {
 
 /// Starts nodes named `names` on `nats`, with one config in `dir`.
 fn start_nodes(nats: &Nats, dir: &Path, names: &[&str]) -> (Nodes, Vec<SocketAddr>) {
-    start_nodes_with(nats, &config_file(dir), names)
+    start_nodes_with(nats, &nats.config_file(dir), names)
 }
 
 /// Starts nodes named `names` on `nats` with the config file `config`.
@@ -50,13 +50,9 @@ fn start_nodes_with(nats: &Nats, config: &Path, names: &[&str]) -> (Nodes, Vec<S
 }
 
 /// A config file in `dir` with the tests' `[cluster]` section after `top`.
-fn config_with(dir: &Path, top: &str) -> std::path::PathBuf {
+fn config_with(nats: &Nats, dir: &Path, top: &str) -> std::path::PathBuf {
     let config = dir.join("custom.toml");
-    std::fs::write(
-        &config,
-        format!("{top}\n\n[cluster]\nnode_ttl_s = {TTL_S}\n"),
-    )
-    .expect("write config");
+    std::fs::write(&config, format!("{top}\n\n{}", nats.cluster_section())).expect("write config");
     config
 }
 
@@ -618,7 +614,7 @@ fn a_link_works_on_every_node_and_a_revocation_ends_it_everywhere_within_a_secon
 fn a_session_starts_on_the_node_asked_for_or_the_one_with_the_most_room() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("place");
-    let config = config_with(&dir.0, "[limits]\nmax_sessions = 2");
+    let config = config_with(&nats, &dir.0, "[limits]\nmax_sessions = 2");
     let (_nodes, addrs) = start_nodes_with(&nats, &config, &["A", "B"]);
     let (a, b) = (addrs[0], addrs[1]);
     let sleeper = |node: Option<&str>| {
@@ -689,8 +685,9 @@ fn a_recording_on_a_is_listed_read_replayed_and_deleted_from_b() {
             std::fs::write(
                 &config,
                 format!(
-                    "recordings_dir = {:?}\n\n[cluster]\nnode_ttl_s = {TTL_S}\n",
-                    recordings.display().to_string()
+                    "recordings_dir = {:?}\n\n{}",
+                    recordings.display().to_string(),
+                    nats.cluster_section()
                 ),
             )
             .expect("write config");
@@ -890,7 +887,7 @@ fn a_session_created_on_a_is_found_on_b_at_once() {
 fn a_programs_clipboard_reaches_control_viewers_on_other_nodes() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("clipboard");
-    let config = config_with(&dir.0, "clipboard = \"control\"");
+    let config = config_with(&nats, &dir.0, "clipboard = \"control\"");
     let (_nodes, addrs) = start_nodes_with(&nats, &config, &["A", "B"]);
     let (a, b) = (addrs[0], addrs[1]);
     let id = start_session(
@@ -934,6 +931,7 @@ fn files_move_on_the_sessions_node_and_another_node_refuses_them() {
     let Some(nats) = Nats::start() else { return };
     let dir = TempDir::new("files");
     let config = config_with(
+        &nats,
         &dir.0,
         "[profiles.files]\ncommand = \"/bin/sh\"\nfiles = true\n",
     );

@@ -128,6 +128,9 @@ pub struct Grant {
     scope: Scope,
     /// Profiles it may start (keys); empty with [`Scope::All`] means all.
     profiles: Arc<[String]>,
+    /// A person's groups that gave the grant (another node gives the
+    /// grant again from them).
+    groups: Arc<[String]>,
     link: Option<LinkTicket>,
     /// May read `/metrics` (besides admins).
     metrics: bool,
@@ -141,6 +144,7 @@ impl Grant {
             role: Role::Admin,
             scope: Scope::All,
             profiles: Arc::from([]),
+            groups: Arc::from([]),
             link: None,
             metrics: false,
         }
@@ -180,19 +184,36 @@ impl Grant {
             role,
             scope: sessions.map_or(Scope::All, Scope::Named),
             profiles,
+            groups: Arc::from([]),
             link: None,
             metrics: false,
         }
     }
 
+    /// The same grant, given for being a member of `groups`.
+    pub fn with_groups(mut self, groups: Arc<[String]>) -> Grant {
+        self.groups = groups;
+        self
+    }
+
     /// A share link.
     pub fn link(ticket: LinkTicket) -> Grant {
         Grant {
-            credential: Credential::Link(ticket.id.clone()),
-            role: ticket.role,
-            scope: Scope::Session(ticket.session.clone()),
+            link: Some(ticket.clone()),
+            ..Grant::claimed_link(ticket.id, ticket.session, ticket.role)
+        }
+    }
+
+    /// A share link another node checked: link `id` with `role` on
+    /// `session`, without the ticket its token gives.
+    pub(super) fn claimed_link(id: String, session: String, role: Role) -> Grant {
+        Grant {
+            credential: Credential::Link(id),
+            role,
+            scope: Scope::Session(session),
             profiles: Arc::from([]),
-            link: Some(ticket),
+            groups: Arc::from([]),
+            link: None,
             metrics: false,
         }
     }
@@ -206,7 +227,8 @@ impl Grant {
     /// May this caller read `/metrics`? Admins, and keys the config allows
     /// (`metrics = true`); never a share link.
     pub fn may_read_metrics(&self) -> bool {
-        self.link.is_none() && (self.role == Role::Admin || self.metrics)
+        !matches!(self.credential, Credential::Link(_))
+            && (self.role == Role::Admin || self.metrics)
     }
 
     /// Who this is.
@@ -222,6 +244,23 @@ impl Grant {
     /// The share link it came from, if it did.
     pub fn link_ticket(&self) -> Option<&LinkTicket> {
         self.link.as_ref()
+    }
+
+    /// A person's groups that gave the grant.
+    pub fn groups(&self) -> &[String] {
+        &self.groups
+    }
+
+    /// The share link's session, role and expiry, when it came from one.
+    pub(super) fn link_claim(&self) -> Option<super::LinkClaim> {
+        self.link.as_ref().map(|ticket| super::LinkClaim {
+            session: ticket.session.clone(),
+            role: ticket.role,
+            expires_at_ms: ticket
+                .expires_at
+                .duration_since(std::time::SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        })
     }
 
     /// True when the session is within this credential's scope.

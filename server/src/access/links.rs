@@ -166,6 +166,9 @@ struct Link {
 /// Every live link, by the digest of its token.
 pub struct Links {
     links: Mutex<HashMap<SecretHash, Link>>,
+    /// Links revoked (here or on another node) before they expired, by
+    /// id, until they would have: another node's claim of one is refused.
+    revoked: Mutex<HashMap<String, SystemTime>>,
     max_ttl: Duration,
     max_per_session: usize,
     /// Where this node's changes go, in a cluster.
@@ -178,6 +181,7 @@ impl Links {
     pub fn new(max_ttl: Duration, max_per_session: usize) -> Links {
         Links {
             links: Mutex::new(HashMap::new()),
+            revoked: Mutex::new(HashMap::new()),
             max_ttl,
             max_per_session,
             changes: Mutex::new(None),
@@ -224,8 +228,10 @@ impl Links {
                 let Some(hash) = secret::parse_hex(&hash) else {
                     return;
                 };
-                if let Some(link) = self.lock().remove(&hash) {
+                let removed = self.lock().remove(&hash);
+                if let Some(link) = removed {
                     link.revoked.send_replace(true);
+                    self.remember_revoked(&link.info);
                 }
             }
         }
@@ -310,6 +316,7 @@ impl Links {
         let link = links.remove(&key)?;
         link.revoked.send_replace(true);
         drop(links);
+        self.remember_revoked(&link.info);
         self.tell(LinkChange::Revoked(secret::hex(&key)));
         Some(link.info)
     }
@@ -321,11 +328,12 @@ impl Links {
             let keep = link.info.session != session;
             if !keep {
                 link.revoked.send_replace(true);
-                ended.push(secret::hex(hash));
+                ended.push((secret::hex(hash), link.info.clone()));
             }
             keep
         });
-        for hash in ended {
+        for (hash, info) in ended {
+            self.remember_revoked(&info);
             self.tell(LinkChange::Revoked(hash));
         }
     }
@@ -383,6 +391,40 @@ impl Links {
         Ok(())
     }
 
+    /// Whether another node's claim of link `id` holds here: a link this
+    /// node holds must be the one claimed (same session and role), a link
+    /// it knows revoked does not hold, and none holds once expired. A link
+    /// this node has not heard of yet (minted a moment ago elsewhere)
+    /// holds as claimed: the claim comes sealed by a node.
+    pub fn claim_holds(&self, id: &str, session: &str, role: Role, expires_at: SystemTime) -> bool {
+        let now = SystemTime::now();
+        if expires_at <= now || role == Role::Admin {
+            return false;
+        }
+        let known = self
+            .lock()
+            .values()
+            .find(|link| link.info.id == id)
+            .map(|link| (link.info.session.clone(), link.info.role));
+        match known {
+            Some((known_session, known_role)) => known_session == session && known_role == role,
+            None => self.revoked().get(id).is_none_or(|until| *until <= now),
+        }
+    }
+
+    /// Remembers that `info`'s link was revoked, until it would expire.
+    fn remember_revoked(&self, info: &LinkInfo) {
+        let now = SystemTime::now();
+        let mut revoked = self.revoked();
+        revoked.retain(|_, until| *until > now);
+        revoked.insert(info.id.clone(), info.expires_at);
+    }
+
+    fn revoked(&self) -> MutexGuard<'_, HashMap<String, SystemTime>> {
+        // Single inserts and retains: consistent after a panic.
+        self.revoked.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<SecretHash, Link>> {
         // Every update is a single insert or remove: consistent after a panic.
         self.links.lock().unwrap_or_else(PoisonError::into_inner)
@@ -438,6 +480,31 @@ mod tests {
 
     fn store() -> Links {
         Links::new(7 * DAY, 3)
+    }
+
+    #[test]
+    fn another_nodes_claim_holds_only_as_this_node_knows_the_link() {
+        let links = store();
+        let (info, _) = links.mint("s1", Role::View, DAY, None).expect("minted");
+        let later = SystemTime::now() + Duration::from_secs(60);
+        assert!(links.claim_holds(&info.id, "s1", Role::View, later));
+        // Known here otherwise: another session, or a higher role.
+        assert!(!links.claim_holds(&info.id, "s2", Role::View, later));
+        assert!(!links.claim_holds(&info.id, "s1", Role::Control, later));
+        // Not heard of yet: as claimed, unless expired or admin.
+        assert!(links.claim_holds("fresh", "s1", Role::Control, later));
+        assert!(!links.claim_holds("fresh", "s1", Role::Control, SystemTime::now()));
+        assert!(!links.claim_holds("fresh", "s1", Role::Admin, later));
+        // Revoked here, or told revoked by another node: refused.
+        links.revoke("s1", &info.id).expect("revoked");
+        assert!(!links.claim_holds(&info.id, "s1", Role::View, later));
+        let other = store();
+        let (told, _) = other.mint("s3", Role::View, DAY, None).expect("minted");
+        let receiver = store();
+        receiver.apply(LinkChange::Minted(other.saved().remove(0)));
+        let hash = other.saved().remove(0).token_hash;
+        receiver.apply(LinkChange::Revoked(hash));
+        assert!(!receiver.claim_holds(&told.id, "s3", Role::View, later));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod links;
 mod oidc;
 mod peer;
 mod people;
+mod principal;
 mod role;
 pub mod secret;
 
@@ -25,8 +26,9 @@ pub use links::{
     LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
 };
 pub use oidc::OidcConfig;
-pub use peer::{client_address, TrustedProxies};
+pub use peer::{client_address, TrustedProxies, MIN_PROXY_SECRET_LEN, PROOF_HEADER};
 pub use people::{person_name, AuthConfig, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME};
+pub use principal::{LinkClaim, Principal};
 pub use role::Role;
 pub use secret::valid_token;
 
@@ -112,6 +114,31 @@ impl Access {
     pub fn people(&self) -> &People {
         &self.people
     }
+
+    /// The grant `principal` has here, from this node's own configuration
+    /// and links, when another node names it: the admin token, a key by
+    /// name, a person by their name and groups, a link whose claim holds
+    /// ([`Links::claim_holds`]). `None` when it is no credential here.
+    pub fn regrant(&self, principal: &Principal) -> Option<Grant> {
+        match &principal.credential {
+            Credential::Admin => Some(Grant::admin()),
+            Credential::Key(_) => self
+                .keys
+                .iter()
+                .find(|key| key.grant.credential() == &principal.credential)
+                .map(|key| key.grant.clone()),
+            Credential::User(name) => {
+                let groups: Vec<&str> = principal.groups.iter().map(String::as_str).collect();
+                self.people.grant(name, &groups)
+            }
+            Credential::Link(id) => {
+                let claim = principal.link.as_ref()?;
+                self.links
+                    .claim_holds(id, &claim.session, claim.role, claim.expires_at())
+                    .then(|| Grant::claimed_link(id.clone(), claim.session.clone(), claim.role))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -149,6 +176,49 @@ mod tests {
         assert!(access.authenticate("nothing").is_none());
         assert!(access.authenticate("").is_none());
         assert!(access.authenticate("admin secret").is_none());
+    }
+
+    #[test]
+    fn another_nodes_principal_gets_the_grant_this_configuration_gives() {
+        let access = access();
+        let admin = access.regrant(&Grant::admin().principal()).expect("admin");
+        assert_eq!(admin.role(), Role::Admin);
+        let key = access.authenticate("view-secret").expect("the key");
+        let again = access.regrant(&key.principal()).expect("the key by name");
+        assert_eq!(
+            (again.role(), again.credential()),
+            (Role::View, key.credential())
+        );
+        // A key this node does not have is no credential here.
+        let stranger = Principal {
+            credential: Credential::Key(Arc::from("nobody")),
+            groups: vec![],
+            link: None,
+        };
+        assert!(access.regrant(&stranger).is_none());
+        // A link is claimed with its session and role; without a claim,
+        // nothing.
+        let (_, token) = access
+            .links()
+            .mint("s1", Role::View, Duration::from_secs(60), None)
+            .expect("minted");
+        let link = access.authenticate(&token).expect("the link");
+        let regranted = access.regrant(&link.principal()).expect("the claim holds");
+        assert_eq!(regranted.role(), Role::View);
+        assert!(!regranted.may_read_metrics());
+        let mut raised = link.principal();
+        if let Some(claim) = raised.link.as_mut() {
+            claim.role = Role::Control;
+        }
+        assert!(
+            access.regrant(&raised).is_none(),
+            "a role the link does not have"
+        );
+        let bare = Principal {
+            link: None,
+            ..link.principal()
+        };
+        assert!(access.regrant(&bare).is_none());
     }
 
     #[test]

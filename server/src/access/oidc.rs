@@ -16,8 +16,13 @@ pub struct OidcConfig {
     /// This server's client id at the provider.
     pub client_id: String,
     /// A file that holds the client secret (surrounding whitespace is
-    /// ignored). The keys that sign the sign-in cookies derive from it.
+    /// ignored), which sessions may not read (chmod 600).
     pub client_secret_file: PathBuf,
+    /// Where the key that seals sign-in cookies is kept on a single node
+    /// (made on the first start, 0600); relative to the working directory.
+    /// In a cluster the key derives from the bus key instead.
+    #[serde(default = "default_cookie_key_file")]
+    pub cookie_key_file: PathBuf,
     /// Where the provider sends the browser back: this server's
     /// `/auth/callback` as the browser reaches it (registered at the
     /// provider). None: made from the request to `/auth/login` (its
@@ -40,6 +45,10 @@ pub struct OidcConfig {
     /// strings, or one string).
     #[serde(default = "default_groups_claim")]
     pub groups_claim: String,
+}
+
+fn default_cookie_key_file() -> PathBuf {
+    PathBuf::from("oidc-cookie.key")
 }
 
 fn default_scopes() -> Vec<String> {
@@ -78,16 +87,11 @@ impl OidcConfig {
         self.client_secret().map(|_| ())
     }
 
-    /// The client secret, read from its file.
+    /// The client secret, read from its file, which sessions may not read
+    /// (see [`crate::secret_file`]).
     pub fn client_secret(&self) -> Result<String, String> {
-        let path = self.client_secret_file.display();
-        let text = std::fs::read_to_string(&self.client_secret_file)
-            .map_err(|e| format!("auth.oidc: cannot read client_secret_file {path}: {e}"))?;
-        let secret = text.trim();
-        if secret.is_empty() {
-            return Err(format!("auth.oidc: client_secret_file {path} is empty"));
-        }
-        Ok(secret.to_owned())
+        crate::secret_file::read(&self.client_secret_file, "client_secret_file")
+            .map_err(|e| format!("auth.oidc: {e}"))
     }
 }
 
@@ -134,6 +138,8 @@ mod tests {
         let dir = tempdir::Dir::new();
         let path = dir.0.join("secret");
         std::fs::write(&path, content).expect("write");
+        let private = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+        std::fs::set_permissions(&path, private).expect("chmod");
         let path = path.display().to_string();
         (dir, path)
     }

@@ -1,16 +1,37 @@
-//! The address a request came from: the socket's peer, or, when that peer
-//! is a trusted proxy, what the proxy says in `X-Forwarded-For`. Also
-//! whether a trusted proxy says the client used https.
+//! The address a request came from: the socket's peer, or, when the
+//! request came through a trusted proxy, what the proxy says in
+//! `X-Forwarded-For`. Also whether a trusted proxy says the client used
+//! https, and whether its sign-in headers may be believed.
+//!
+//! An address alone proves little on a host that runs other people's
+//! programs: any of them may connect from loopback, or bind 127.0.0.2. So
+//! with `proxy_secret_file` a request came through the proxy only when it
+//! also carries the secret in [`PROOF_HEADER`] (compared in constant
+//! time), which the proxy adds and nothing else on the host can read.
 
 use std::net::IpAddr;
 
 use axum::http::HeaderMap;
 use ipnet::IpNet;
 
-/// The proxies whose `X-Forwarded-*` headers are believed (config
-/// `trusted_proxies`: addresses or CIDR ranges).
+use super::secret::{self, SecretHash};
+
+/// The header a proxy sends the secret of `proxy_secret_file` in.
+pub const PROOF_HEADER: &str = "x-panecast-proxy";
+
+/// The fewest characters a proxy's secret may have (`panecast key` makes
+/// 32).
+pub const MIN_PROXY_SECRET_LEN: usize = 32;
+
+/// The proxies whose `X-Forwarded-*` and sign-in headers are believed
+/// (config `trusted_proxies`: addresses or CIDR ranges), and the proof a
+/// request must carry to be taken as theirs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub struct TrustedProxies {
+    nets: Vec<IpNet>,
+    /// The digest of the secret of `proxy_secret_file`, when set.
+    proof: Option<SecretHash>,
+}
 
 impl TrustedProxies {
     /// Parses addresses (`10.0.0.1`) and ranges (`10.0.0.0/8`).
@@ -24,18 +45,61 @@ impl TrustedProxies {
                     .map_err(|_| format!("trusted_proxies: '{entry}' is not an address or range"))
             })
             .collect::<Result<_, _>>()
-            .map(TrustedProxies)
+            .map(|nets| TrustedProxies { nets, proof: None })
     }
 
-    /// True when `addr` is a trusted proxy.
+    /// The same proxies, believed only with `secret` in [`PROOF_HEADER`];
+    /// refused when the secret is shorter than [`MIN_PROXY_SECRET_LEN`]
+    /// or holds a character a header cannot carry.
+    pub fn with_proof(self, secret: &str) -> Result<TrustedProxies, String> {
+        if secret.len() < MIN_PROXY_SECRET_LEN || !secret::valid_token(secret) {
+            return Err(format!(
+                "proxy_secret_file: the secret must be {MIN_PROXY_SECRET_LEN} to 256 letters, \
+                 digits, '-', '_', '.' or '~' (`panecast key` prints one)"
+            ));
+        }
+        Ok(TrustedProxies {
+            proof: Some(secret::hash(secret.as_bytes())),
+            ..self
+        })
+    }
+
+    /// True when `addr` is in a trusted range. The address alone: what
+    /// the listener knows before a request's headers.
     pub fn trusts(&self, addr: IpAddr) -> bool {
         let addr = canonical(addr);
-        self.0.iter().any(|net| net.contains(&addr))
+        self.nets.iter().any(|net| net.contains(&addr))
+    }
+
+    /// True when the request from `peer` with `headers` came through a
+    /// trusted proxy: from a trusted address, with the proof when one is
+    /// configured.
+    pub fn vouches(&self, peer: IpAddr, headers: &HeaderMap) -> bool {
+        self.trusts(peer) && self.proven(headers)
+    }
+
+    /// True when no proof is configured, or `headers` carry it.
+    fn proven(&self, headers: &HeaderMap) -> bool {
+        let Some(expected) = &self.proof else {
+            return true;
+        };
+        let mut given = headers.get_all(PROOF_HEADER).iter();
+        match (given.next(), given.next()) {
+            (Some(value), None) => secret::same(&secret::hash(value.as_bytes()), expected),
+            // None, or two: a proxy sets exactly one.
+            _ => false,
+        }
+    }
+
+    /// True when trusted proxies are configured but believed on their
+    /// address alone.
+    pub fn without_proof(&self) -> bool {
+        !self.nets.is_empty() && self.proof.is_none()
     }
 
     /// True when a trusted proxy says the client's scheme was https.
     pub fn forwarded_https(&self, peer: IpAddr, headers: &HeaderMap) -> bool {
-        self.trusts(peer)
+        self.vouches(peer, headers)
             && headers
                 .get("x-forwarded-proto")
                 .and_then(|v| v.to_str().ok())
@@ -43,8 +107,9 @@ impl TrustedProxies {
     }
 }
 
-/// The client's address: the peer itself, unless the peer is a trusted
-/// proxy. Then `X-Forwarded-For` is read from the right, one hop at a
+/// The client's address: the peer itself, unless the request came
+/// through a trusted proxy (see [`TrustedProxies::vouches`]). Then
+/// `X-Forwarded-For` is read from the right, one hop at a
 /// time: a trusted proxy's address moves on to the entry before it, the
 /// first untrusted address is the client. An entry that is not an address
 /// (`6.6.6.6, junk`) ends the walk: whatever lies left of it was written by
@@ -53,7 +118,7 @@ impl TrustedProxies {
 /// were written by the client and prove nothing.
 pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> IpAddr {
     let mut hop = canonical(peer);
-    if !trusted.trusts(hop) {
+    if !trusted.vouches(hop, headers) {
         return hop;
     }
     let entries: Vec<&str> = headers
@@ -166,6 +231,61 @@ mod tests {
     fn bad_entries_are_refused() {
         assert!(TrustedProxies::parse(&["nope".into()]).is_err());
         assert!(TrustedProxies::parse(&["::1".into(), "fd00::/8".into()]).is_ok());
+    }
+
+    const PROXY_SECRET: &str = "proxy-secret-0123456789abcdef-0123";
+
+    fn proven(value: &str) -> HeaderMap {
+        let mut h = xff("203.0.113.9");
+        h.insert("x-forwarded-proto", HeaderValue::from_static("https"));
+        h.append(PROOF_HEADER, HeaderValue::from_str(value).expect("ascii"));
+        h
+    }
+
+    #[test]
+    fn with_a_secret_an_address_alone_proves_nothing() {
+        let trusted = TrustedProxies::parse(&["127.0.0.1".into()])
+            .and_then(|t| t.with_proof(PROXY_SECRET))
+            .expect("ok");
+        let loopback = ip("127.0.0.1");
+        // A program on the host: the right address, no secret.
+        let mut bare = xff("203.0.113.9");
+        bare.insert("x-forwarded-proto", HeaderValue::from_static("https"));
+        assert!(trusted.trusts(loopback));
+        assert!(!trusted.vouches(loopback, &bare));
+        assert_eq!(client_address(loopback, &bare, &trusted), loopback);
+        assert!(!trusted.forwarded_https(loopback, &bare));
+        // A guess, the secret cut short or longer, or sent twice.
+        for wrong in [
+            "guess",
+            &PROXY_SECRET[..PROXY_SECRET.len() - 1],
+            &format!("{PROXY_SECRET}x"),
+        ] {
+            assert!(!trusted.vouches(loopback, &proven(wrong)), "{wrong}");
+        }
+        let mut twice = proven(PROXY_SECRET);
+        twice.append(PROOF_HEADER, HeaderValue::from_static("guess"));
+        assert!(!trusted.vouches(loopback, &twice));
+        // The proxy: address and secret.
+        let good = proven(PROXY_SECRET);
+        assert!(trusted.vouches(loopback, &good));
+        assert_eq!(client_address(loopback, &good, &trusted), ip("203.0.113.9"));
+        assert!(trusted.forwarded_https(loopback, &good));
+        // The secret from an address outside the ranges proves nothing.
+        assert!(!trusted.vouches(ip("192.0.2.1"), &good));
+        assert!(!trusted.without_proof());
+        assert!(TrustedProxies::parse(&["127.0.0.1".into()])
+            .expect("ok")
+            .without_proof());
+    }
+
+    #[test]
+    fn a_short_or_unsendable_secret_is_refused() {
+        let proxies = TrustedProxies::parse(&["127.0.0.1".into()]).expect("ok");
+        assert!(proxies.clone().with_proof("short").is_err());
+        let spaced = format!("{PROXY_SECRET} with spaces");
+        assert!(proxies.clone().with_proof(&spaced).is_err());
+        assert!(proxies.with_proof(PROXY_SECRET).is_ok());
     }
 
     #[test]

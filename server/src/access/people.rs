@@ -118,12 +118,24 @@ impl People {
                 || rule.groups.iter().any(|g| groups.contains(&g.as_str()))
         })?;
         let sessions = (rule.role != Role::Admin).then(|| Arc::from(rule.sessions.as_slice()));
-        Some(Grant::person(
-            Arc::from(user),
-            rule.role,
-            sessions,
-            Arc::from(rule.profiles.as_slice()),
-        ))
+        let named: Vec<String> = groups
+            .iter()
+            .filter(|g| {
+                self.rules
+                    .iter()
+                    .any(|rule| rule.groups.iter().any(|n| n == *g))
+            })
+            .map(|g| (*g).to_owned())
+            .collect();
+        Some(
+            Grant::person(
+                Arc::from(user),
+                rule.role,
+                sessions,
+                Arc::from(rule.profiles.as_slice()),
+            )
+            .with_groups(Arc::from(named)),
+        )
     }
 }
 

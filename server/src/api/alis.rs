@@ -60,8 +60,8 @@ pub async fn upgrade(
     Ok(ws
         .protocols([ALIS_SUBPROTOCOL])
         .on_upgrade(move |mut socket| async move {
-            let who = caller.grant().credential();
-            match sessions.join_stream(&session, who, panecast_proto::Role::View, caller.badge()) {
+            let who = caller.grant().principal();
+            match sessions.join_stream(&session, &who, panecast_proto::Role::View, caller.badge()) {
                 Ok(slot) => {
                     let _ = stream(&mut socket, &session, slot).await;
                 }

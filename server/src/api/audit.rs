@@ -14,10 +14,10 @@ pub fn auth_failed(peer: IpAddr, method: &str, path: &str, reason: &str) {
     tracing::warn!(target: "panecast::audit", event = "auth_failed", %peer, method, path, reason);
 }
 
-/// A request carried `[auth.proxy]`'s user header from a peer that is not
-/// a trusted proxy: the header was ignored.
+/// A request carried `[auth.proxy]`'s user header but did not come through
+/// a trusted proxy (another address, or no proof): the header was ignored.
 pub fn forged_header(peer: IpAddr, header: &str) {
-    tracing::warn!(target: "panecast::audit", event = "forged_header", %peer, header, "a user header from a peer that is not a trusted proxy: ignored");
+    tracing::warn!(target: "panecast::audit", event = "forged_header", %peer, header, "a user header that did not come through a trusted proxy (not from its address, or without its proof): ignored");
 }
 
 /// A person signed in through the proxy whom no rule gives a role.

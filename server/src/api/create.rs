@@ -5,7 +5,7 @@ use crate::api::error::ErrorCode;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::access::{Denied, Grant};
 use crate::config::{
@@ -17,32 +17,44 @@ use crate::session::SessionSpec;
 
 use super::error::ApiError;
 
-/// The body of `POST /api/sessions`. Every field is optional.
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+/// The body of `POST /api/sessions`. Every field is optional. Written
+/// back as JSON (absent fields left out) when another node of a cluster
+/// is asked to start it, and resolved again there.
+#[derive(Debug, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRequest {
     /// A name, unique among running sessions, usable wherever an id is.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// A configured profile (default `shell`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
     /// An argv to run instead of a profile (needs `--allow-any-command`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
     /// Width.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cols: Option<u64>,
     /// Height.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
     /// Extra environment variables (needs `--allow-any-command`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub env: Option<BTreeMap<String, String>>,
     /// Working directory (an existing directory; needs `--allow-any-command`).
     #[schema(value_type = Option<String>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
     /// Scrollback lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scrollback: Option<u64>,
     /// Record the session (it is recorded anyway when its profile or the
     /// configuration says so).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<bool>,
     /// In a cluster, the node to start it on; default: the live node with
     /// the most room. Without a cluster, no node may be named.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
 }
 

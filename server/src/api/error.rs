@@ -122,6 +122,7 @@ impl From<SessionError> for ApiError {
             SessionError::NotRecording => ErrorCode::NotRecording,
             SessionError::BadMarker(_) => ErrorCode::BadMarker,
             SessionError::NodeUnreachable => ErrorCode::ClusterUnavailable,
+            SessionError::Denied(_) => ErrorCode::Forbidden,
         };
         ApiError::new(code, err.to_string())
     }
@@ -145,6 +146,7 @@ impl From<CreateError> for ApiError {
             CreateError::Internal(_) => ErrorCode::Internal,
             CreateError::UnknownNode(_) => ErrorCode::NodeNotFound,
             CreateError::ClusterUnavailable(_) => ErrorCode::ClusterUnavailable,
+            CreateError::Denied(_) => ErrorCode::Forbidden,
             CreateError::Refused { code, .. } => match code {
                 RefusalKind::Full => ErrorCode::TooManySessions,
                 RefusalKind::Unavailable => ErrorCode::ShuttingDown,
@@ -152,6 +154,7 @@ impl From<CreateError> for ApiError {
                 RefusalKind::Spawn => ErrorCode::SpawnFailed,
                 RefusalKind::Record => ErrorCode::RecordingFailed,
                 RefusalKind::NameTaken => ErrorCode::NameTaken,
+                RefusalKind::Denied => ErrorCode::Forbidden,
                 RefusalKind::Internal => ErrorCode::Internal,
             },
         };

@@ -71,7 +71,7 @@ pub async fn events(
         .sessions
         .join_stream(
             &session,
-            caller.grant().credential(),
+            &caller.grant().principal(),
             panecast_proto::Role::View,
             caller.badge(),
         )

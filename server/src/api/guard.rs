@@ -72,7 +72,7 @@ impl Caller {
     /// The caller as a reader of a session: its credential over this
     /// connection (searches and scrollback are paced by both).
     pub fn reader(&self) -> Reader {
-        Reader::new(self.grant.credential(), self.connection)
+        Reader::new(self.grant.principal(), self.connection)
     }
 
     /// Who the caller is in a session's room: a person or key by name, a
@@ -160,7 +160,8 @@ enum ProxyPerson {
 }
 
 /// Who signed in, as `[auth.proxy]`'s headers say, believed only from a
-/// trusted proxy (`socket` is the connection's own address).
+/// trusted proxy with its proof (`socket` is the connection's own
+/// address).
 fn proxy_person(state: &AppState, headers: &HeaderMap, socket: IpAddr) -> ProxyPerson {
     let Some(proxy) = &state.config.auth.proxy else {
         return ProxyPerson::Absent;
@@ -168,7 +169,7 @@ fn proxy_person(state: &AppState, headers: &HeaderMap, socket: IpAddr) -> ProxyP
     let Some(value) = headers.get(proxy.user_header.as_str()) else {
         return ProxyPerson::Absent;
     };
-    if !state.trusted().trusts(socket) {
+    if !state.trusted().vouches(socket, headers) {
         return ProxyPerson::Untrusted(proxy.user_header.clone());
     }
     let Some(user) = value.to_str().ok().and_then(person_name) else {
@@ -195,7 +196,7 @@ pub async fn check_host(State(state): State<AppState>, request: Request, next: N
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
-    let proxied = socket.is_some_and(|ip| state.trusted().trusts(ip));
+    let proxied = socket.is_some_and(|ip| state.trusted().vouches(ip, request.headers()));
     if proxied || host_allowed(request.headers(), &state.config.public_names) {
         return next.run(request).await;
     }

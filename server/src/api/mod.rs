@@ -20,6 +20,7 @@ mod error;
 mod error_code;
 mod events;
 mod files;
+mod gate;
 mod guard;
 mod links;
 mod listen;
@@ -53,7 +54,9 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
 use crate::access::{Access, SignInFailures, TrustedProxies};
+use crate::cluster::Registry;
 use crate::config::Config;
+use crate::oidc::CookieKey;
 use crate::pty::Isolation;
 use crate::record::Recordings;
 use crate::session::{SessionHandle, Sessions};
@@ -106,9 +109,10 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// State for `settings`, with an empty session registry; fails when the
-    /// configuration's keys or proxies are malformed.
-    pub fn new(settings: Settings) -> Result<AppState, String> {
+    /// State for `settings`, with an empty session registry, in `cluster`
+    /// when it joined one; fails when the configuration's keys or proxies
+    /// are malformed, or a secret cannot be read.
+    pub fn new(settings: Settings, cluster: Option<&Registry>) -> Result<AppState, String> {
         let limits = &settings.config.limits;
         let access = Access::new(
             &settings.token,
@@ -117,10 +121,17 @@ impl AppState {
             limits.max_links_per_session,
         )?
         .with_people(&settings.config.auth);
-        let trusted = TrustedProxies::parse(&settings.config.trusted_proxies)?;
+        let trusted = settings.config.proxies()?;
         let failures = SignInFailures::new(limits.auth_failures_per_minute);
         let signin = match &settings.config.auth.oidc {
-            Some(oidc) => Some(Arc::new(crate::oidc::SignIn::new(oidc)?)),
+            Some(oidc) => {
+                // Every node of a cluster seals the same cookies.
+                let key = match cluster {
+                    Some(registry) => CookieKey::derived(&registry.bus_key_for("oidc cookies")),
+                    None => CookieKey::load_or_create(&oidc.cookie_key_file)?,
+                };
+                Some(Arc::new(crate::oidc::SignIn::new(oidc, &key)?))
+            }
             None => None,
         };
         Ok(AppState {
@@ -153,6 +164,16 @@ impl AppState {
 
     fn trusted(&self) -> &TrustedProxies {
         &self.trusted
+    }
+
+    /// How this node judges other nodes' requests: with the API's own
+    /// credentials and configuration.
+    fn gate(&self) -> Arc<dyn crate::session::Gate> {
+        Arc::new(gate::NodeGate {
+            access: Arc::clone(&self.access),
+            config: Arc::clone(&self.config),
+            allow_any_command: self.allow_any_command,
+        })
     }
 }
 
@@ -272,12 +293,19 @@ async fn serve_with(
     shutdown: impl Future<Output = ()>,
     in_place: Option<InPlace>,
 ) -> std::io::Result<()> {
-    let state = AppState::new(settings).map_err(std::io::Error::other)?;
-    let sessions = Arc::clone(state.sessions());
     let cluster = in_place.as_ref().and_then(|p| p.cluster.clone());
+    let state = AppState::new(settings, cluster.as_deref()).map_err(std::io::Error::other)?;
+    if state.trusted().without_proof() {
+        tracing::warn!(
+            "trusted_proxies are believed for their address alone: any program on those hosts \
+             (a session's, on this one) can claim any client address and https; set \
+             proxy_secret_file and have the proxy send its secret in X-Panecast-Proxy"
+        );
+    }
+    let sessions = Arc::clone(state.sessions());
     if let Some(registry) = &cluster {
         sessions
-            .join_cluster(Arc::clone(registry))
+            .join_cluster(Arc::clone(registry), state.gate())
             .await
             .map_err(std::io::Error::other)?;
     }

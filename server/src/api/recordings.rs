@@ -17,7 +17,7 @@ use axum::{Extension, Json};
 use serde::Serialize;
 use tokio::io::AsyncReadExt;
 
-use crate::access::{Action, Credential, Denied, Grant, Target};
+use crate::access::{Action, Denied, Grant, Principal};
 use crate::record::{RecordError, RecordingInfo};
 use crate::session::SessionHandle;
 
@@ -60,15 +60,20 @@ pub async fn list(
             ..info
         })
         .collect();
-    list.extend(state.sessions.recordings_elsewhere().await);
+    let by = caller.grant().principal();
+    list.extend(state.sessions.recordings_elsewhere(&by).await);
     list.sort_by(|a, b| (&a.started_at, &a.name).cmp(&(&b.started_at, &b.name)));
     list.retain(|info| check(&state, caller.grant(), info, Action::List).is_ok());
     Ok(Json(RecordingList { recordings: list }))
 }
 
 /// Recording `name`'s entry: this node's, or in a cluster the one of the
-/// node that holds it.
-pub(super) async fn find(state: &AppState, name: &str) -> Result<RecordingInfo, ApiError> {
+/// node that holds it (asked for `by`).
+pub(super) async fn find(
+    state: &AppState,
+    name: &str,
+    by: &Principal,
+) -> Result<RecordingInfo, ApiError> {
     let recordings = std::sync::Arc::clone(state.sessions.recordings());
     let local = {
         let name = name.to_owned();
@@ -81,7 +86,7 @@ pub(super) async fn find(state: &AppState, name: &str) -> Result<RecordingInfo, 
         }),
         Err(RecordError::NotFound(_)) => state
             .sessions
-            .recording_elsewhere(name)
+            .recording_elsewhere(name, by)
             .await
             .ok_or_else(|| RecordError::NotFound(name.to_owned()).into()),
         Err(e) => Err(e.into()),
@@ -114,7 +119,8 @@ pub async fn download(
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
     let name = stem(&name).to_owned();
-    let info = find(&state, &name).await?;
+    let by = caller.grant().principal();
+    let info = find(&state, &name, &by).await?;
     check(&state, caller.grant(), &info, Action::Read)?;
     let mut response = match elsewhere(&state, &info) {
         Some(node) => {
@@ -122,9 +128,10 @@ pub async fn download(
             let (sessions, node) = (std::sync::Arc::clone(&state.sessions), node.to_owned());
             let parts = futures_util::stream::try_unfold(0u64, move |offset| {
                 let (sessions, node, name) = (sessions.clone(), node.clone(), name.clone());
+                let by = by.clone();
                 async move {
                     let part = sessions
-                        .read_recording_elsewhere(&node, &name, offset)
+                        .read_recording_elsewhere(&node, &name, offset, &by)
                         .await
                         .map_err(std::io::Error::other)?;
                     if part.is_empty() {
@@ -178,13 +185,14 @@ pub async fn delete(
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let name = stem(&name).to_owned();
-    let info = find(&state, &name).await?;
+    let by = caller.grant().principal();
+    let info = find(&state, &name, &by).await?;
     check(&state, caller.grant(), &info, Action::Delete)?;
     match elsewhere(&state, &info) {
         Some(node) => {
             state
                 .sessions
-                .delete_recording_elsewhere(node, &name)
+                .delete_recording_elsewhere(node, &name, &by)
                 .await?
         }
         None => {
@@ -196,36 +204,16 @@ pub async fn delete(
 }
 
 /// The access check for a recording: 404 outside the caller's scope, 403
-/// beyond its role.
+/// beyond its role (see [`crate::session::Sessions::check_recording`]).
 pub(super) fn check(
     state: &AppState,
     grant: &Grant,
     info: &RecordingInfo,
     action: Action,
 ) -> Result<(), ApiError> {
-    let open = info
-        .session
-        .as_deref()
-        .and_then(|id| state.sessions.get(id));
-    // Another node's open session: its owner as its record says.
-    let remote_owner: Option<Credential> = info
-        .session
-        .as_deref()
-        .filter(|_| open.is_none())
-        .and_then(|id| state.sessions.cluster()?.remote_session(id))
-        .and_then(|record| record.owner?.parse().ok());
-    let target = match &open {
-        Some(session) => super::target(session),
-        None => Target {
-            id: info.session.as_deref().unwrap_or_default(),
-            name: info.session_name.as_deref(),
-            owner: remote_owner.as_ref(),
-        },
-    };
-    // A file of no session has the empty id, which only credentials that
-    // reach every session reach.
-    grant
-        .check(action, Some(target))
+    state
+        .sessions
+        .check_recording(grant, info, action)
         .map_err(|denied| match denied {
             Denied::NotFound => RecordError::NotFound(info.name.clone()).into(),
             Denied::Forbidden(message) => ApiError::forbidden(message),

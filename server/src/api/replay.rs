@@ -26,7 +26,7 @@ use super::guard::{Caller, PROTOCOL};
 use super::recordings::{blocking, check, stem};
 use super::ws::{deflate_asked, not_an_upgrade, refuse, refuse_origin, Viewer};
 use super::AppState;
-use crate::access::{Action, Role as AccessRole};
+use crate::access::{Action, Principal, Role as AccessRole};
 use crate::record::{Cast, RecordError};
 use crate::session::SessionHandle;
 
@@ -68,7 +68,8 @@ pub async fn upgrade(
     let deflate = deflate_asked(query.deflate)?;
     let name = stem(&name).to_owned();
     let recordings = Arc::clone(state.sessions.recordings());
-    let info = super::recordings::find(&state, &name).await?;
+    let by = caller.grant().principal();
+    let info = super::recordings::find(&state, &name, &by).await?;
     check(&state, caller.grant(), &info, Action::Read)?;
     let ws = ws.map_err(not_an_upgrade)?;
     if let Err(refused) = caller.check_stream_origin(&headers, &state.config.allowed_origins) {
@@ -88,7 +89,7 @@ pub async fn upgrade(
     // slot bounds.
     let slot = state.sessions.reserve_replay(caller.grant().credential())?;
     let cast = match super::recordings::elsewhere(&state, &info) {
-        Some(node) => read_cast_elsewhere(&state.sessions, node, &name, max_bytes).await?,
+        Some(node) => read_cast_elsewhere(&state.sessions, (node, &name), max_bytes, &by).await?,
         None => {
             let name = name.clone();
             blocking(move || read_cast(&recordings, &name, max_bytes)).await??
@@ -104,10 +105,10 @@ pub async fn upgrade(
     Ok(ws
         .protocols([PROTOCOL])
         .on_upgrade(move |mut socket| async move {
-            let who = caller.grant().credential();
+            let who = caller.grant().principal();
             // The replay is this connection's alone; refused, it ends with
             // the handle dropped here.
-            match sessions.join_stream(&session, who, panecast_proto::Role::View, caller.badge()) {
+            match sessions.join_stream(&session, &who, panecast_proto::Role::View, caller.badge()) {
                 Ok(slot) => {
                     Viewer::new(
                         socket,
@@ -127,18 +128,18 @@ pub async fn upgrade(
         }))
 }
 
-/// Reads a recording from the node that holds it, a part at a time, at
-/// most `max_bytes` of it, and parses it.
+/// Reads recording `name` from `node`, which holds it, for `by`, a part
+/// at a time, at most `max_bytes` of it, and parses it.
 async fn read_cast_elsewhere(
     sessions: &crate::session::Sessions,
-    node: &str,
-    name: &str,
+    (node, name): (&str, &str),
     max_bytes: u64,
+    by: &Principal,
 ) -> Result<Cast, ApiError> {
     let mut bytes = Vec::new();
     loop {
         let part = sessions
-            .read_recording_elsewhere(node, name, bytes.len() as u64)
+            .read_recording_elsewhere(node, name, bytes.len() as u64, by)
             .await?;
         if part.is_empty() || bytes.len() as u64 >= max_bytes {
             break;
@@ -193,8 +194,11 @@ pub struct MarkerRequest {
 )]
 pub async fn add_marker(
     Extension(session): Extension<SessionHandle>,
+    Extension(caller): Extension<Caller>,
     JsonBody(request): JsonBody<MarkerRequest>,
 ) -> Result<StatusCode, ApiError> {
-    session.add_marker(request.label).await?;
+    session
+        .add_marker(request.label, &caller.grant().principal())
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -14,7 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::access::{Credential, Grant, Target};
 use crate::input::parse_key;
 use crate::render::{self, Format, RevisedScreen};
-use crate::session::{Input, SessionHandle};
+use crate::session::{Input, RemoteCreate, SessionHandle};
 
 use super::audit;
 use super::body::JsonBody;
@@ -77,8 +77,16 @@ pub(super) async fn start(
 ) -> Result<SessionHandle, ApiError> {
     create::not_declared(&state.config, request.name.as_deref())?;
     let on = request.node.clone();
+    let remote = RemoteCreate {
+        request: serde_json::to_vec(&request)
+            .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?,
+        by: caller.grant().principal(),
+    };
     let spec = request.resolve(&state.config, state.allow_any_command, caller.grant())?;
-    let session = state.sessions.create_on(spec, on.as_deref()).await?;
+    let session = state
+        .sessions
+        .create_on(spec, on.as_deref(), remote)
+        .await?;
     let grant = caller.grant();
     audit::session_created(
         caller.peer(),
@@ -222,7 +230,7 @@ pub(super) async fn end(
         grant.role(),
         session.id(),
     );
-    session.kill().await;
+    session.delete(&grant.principal()).await;
     Ok(session)
 }
 
@@ -310,22 +318,29 @@ pub const REVISION_HEADER: &str = "panecast-revision";
 )]
 pub async fn input(
     Extension(session): Extension<SessionHandle>,
+    Extension(caller): Extension<Caller>,
     JsonBody(request): JsonBody<InputRequest>,
 ) -> Result<Response, ApiError> {
-    let revision = type_into(&session, input_of(request.text, request.keys)?).await?;
+    let input = input_of(request.text, request.keys)?;
+    let revision = type_into(&session, input, caller.grant()).await?;
     let revision = HeaderValue::from(revision);
     Ok((StatusCode::NO_CONTENT, [(REVISION_HEADER, revision)]).into_response())
 }
 
-/// Queues `input` for the program of `session` and answers the revision
+/// Queues `input` for the program of `session`, typed by `by`, and
+/// answers the revision
 /// of the last screen published before it was written: a wait `after` it
 /// sees every row the keys' output changes. The revision is read first:
 /// read after the write, it could already hold that output (a mirror's
 /// owner answers once the keys are written, and its echo may reach the
 /// mirror before the answer does), and such a wait would never match.
-pub(super) async fn type_into(session: &SessionHandle, input: Input) -> Result<u64, ApiError> {
+pub(super) async fn type_into(
+    session: &SessionHandle,
+    input: Input,
+    by: &Grant,
+) -> Result<u64, ApiError> {
     let revision = session.screen().generation;
-    session.send_input(input).await?;
+    session.send_input(input, &by.principal()).await?;
     Ok(revision)
 }
 
@@ -377,6 +392,7 @@ pub struct ResizeRequest {
 )]
 pub async fn resize(
     Extension(session): Extension<SessionHandle>,
+    Extension(caller): Extension<Caller>,
     JsonBody(request): JsonBody<ResizeRequest>,
 ) -> Result<StatusCode, ApiError> {
     let narrow = |name: &str, value: u64| {
@@ -388,6 +404,8 @@ pub async fn resize(
         })
     };
     let (cols, rows) = (narrow("cols", request.cols)?, narrow("rows", request.rows)?);
-    session.resize(cols, rows).await?;
+    session
+        .resize(cols, rows, &caller.grant().principal())
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

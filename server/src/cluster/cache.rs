@@ -16,7 +16,10 @@ use async_nats::jetstream::kv::{Entry, Operation, Store};
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
+use super::bus::Bus;
 use super::record::SessionRecord;
+use super::registry::{record_context, SESSIONS_BUCKET};
+use super::seal::Kind;
 
 /// How long to wait before watching again after the watch failed.
 const REWATCH_DELAY: Duration = Duration::from_secs(1);
@@ -27,29 +30,42 @@ const REWATCH_DELAY: Duration = Duration::from_secs(1);
 pub(super) struct Cache {
     records: RwLock<HashMap<String, SessionRecord>>,
     applied: watch::Sender<u64>,
+    /// Opens the records.
+    bus: Bus,
 }
 
 impl Cache {
-    /// An empty copy, before anything is applied.
-    pub(super) fn new() -> Cache {
+    /// An empty copy, before anything is applied, opening records with
+    /// `bus`'s seal.
+    pub(super) fn new(bus: Bus) -> Cache {
         Cache {
             records: RwLock::new(HashMap::new()),
             applied: watch::channel(0).0,
+            bus,
         }
     }
 
     /// Applies one entry of the bucket: a record written or removed (a
-    /// name's key only moves the sequence on).
+    /// name's key only moves the sequence on). A record no node sealed
+    /// under its key is left out, as a malformed one is.
     fn apply(&self, entry: &Entry) {
         if let Some(id) = entry.key.strip_prefix("id.") {
+            let context = record_context(SESSIONS_BUCKET, &entry.key);
             let mut records = self.records.write().unwrap_or_else(|e| e.into_inner());
             match entry.operation {
-                Operation::Put => match serde_json::from_slice::<SessionRecord>(&entry.value) {
+                Operation::Put => match self
+                    .bus
+                    .open(Kind::Record, &context, &entry.value)
+                    .map_err(|refusal| refusal.to_string())
+                    .and_then(|opened| {
+                        serde_json::from_slice::<SessionRecord>(opened.payload)
+                            .map_err(|e| e.to_string())
+                    }) {
                     Ok(record) => {
                         records.insert(id.to_owned(), record);
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e, key = %entry.key, "a malformed session record in the registry");
+                        tracing::warn!(error = %e, key = %entry.key, "a session record in the registry refused");
                         records.remove(id);
                     }
                 },

@@ -1,6 +1,7 @@
 //! Share links across the cluster, in the JetStream KV bucket
 //! `panecast_links`: each live link under its token's SHA-256 (never the
-//! token), as JSON. Every node writes the links minted and revoked on it
+//! token), as JSON sealed by the node that minted it (a link no node
+//! sealed is refused). Every node writes the links minted and revoked on it
 //! (a revocation deletes the key) and watches the bucket to take in the
 //! others', so that a link works on every node and a revoked one stops on
 //! every node within the watch's delivery (milliseconds), its open
@@ -50,20 +51,25 @@ impl Registry {
             .await
             .map_err(|e| failed(e.into()))?;
         let changes = access.links().replicate();
-        tokio::spawn(write_changes(store.clone(), changes));
-        tokio::spawn(take_in(store, access));
+        tokio::spawn(write_changes(self.clone(), store.clone(), changes));
+        tokio::spawn(take_in(self.clone(), store, access));
         Ok(())
     }
 }
 
 /// Writes every change told by this node's links to the bucket.
-async fn write_changes(store: Store, mut changes: mpsc::UnboundedReceiver<LinkChange>) {
+async fn write_changes(
+    registry: Registry,
+    store: Store,
+    mut changes: mpsc::UnboundedReceiver<LinkChange>,
+) {
     while let Some(change) = changes.recv().await {
         for attempt in 1..=WRITE_TRIES {
             let written = match &change {
                 LinkChange::Minted(link) => {
                     // A struct of strings, numbers and times always serializes.
                     let value = serde_json::to_vec(link).expect("a SavedLink serializes");
+                    let value = registry.seal_record(LINKS_BUCKET, &link.token_hash, &value);
                     store
                         .put(&link.token_hash, value.into())
                         .await
@@ -88,7 +94,7 @@ async fn write_changes(store: Store, mut changes: mpsc::UnboundedReceiver<LinkCh
 
 /// Takes every node's changes in from the bucket, watching it again
 /// whenever the watch fails.
-async fn take_in(store: Store, access: Arc<Access>) {
+async fn take_in(registry: Registry, store: Store, access: Arc<Access>) {
     loop {
         match store.watch_with_history(">").await {
             Ok(mut entries) => {
@@ -101,10 +107,15 @@ async fn take_in(store: Store, access: Arc<Access>) {
                         }
                     };
                     let change = match entry.operation {
-                        Operation::Put => match serde_json::from_slice::<SavedLink>(&entry.value) {
-                            Ok(link) if link.token_hash == entry.key => LinkChange::Minted(link),
+                        Operation::Put => match registry
+                            .open_record(LINKS_BUCKET, &entry.key, &entry.value)
+                            .map(serde_json::from_slice::<SavedLink>)
+                        {
+                            Ok(Ok(link)) if link.token_hash == entry.key => {
+                                LinkChange::Minted(link)
+                            }
                             _ => {
-                                tracing::warn!(key = %entry.key, "a malformed share link in the cluster");
+                                tracing::warn!(key = %entry.key, "a share link in the cluster refused (not sealed by a node, or malformed)");
                                 continue;
                             }
                         },

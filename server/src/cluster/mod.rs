@@ -27,12 +27,17 @@
 //! not fit, with an error, and never allocates more than the input asks for
 //! a bounded screen.
 //!
+//! Every message between nodes and every record in the buckets is sealed
+//! with the cluster's key ([`Seal`], through the [`Bus`]): a process that
+//! reaches NATS without the key can neither forge nor change them.
+//!
 //! [`Registry`] keeps the cluster's membership (node liveness with a TTL)
 //! and its sessions (owner, name, profile, size, state) in JetStream KV;
 //! it runs only with `serve --cluster`. Each node lists sessions from its
 //! own copy of the sessions bucket, kept current by watching it.
 
 mod body;
+mod bus;
 mod cache;
 mod links;
 mod message;
@@ -40,15 +45,18 @@ mod mirror;
 mod publisher;
 mod record;
 mod registry;
+mod seal;
 mod settings;
 mod squeeze;
 
+pub use bus::{Bus, RequestFailure};
 pub use links::LINKS_BUCKET;
 pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
 pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};
 pub use record::SessionRecord;
 pub use registry::{NodeRecord, Registry, RegistryError, NODES_BUCKET, SESSIONS_BUCKET};
+pub use seal::{BusKey, Kind, Opened, Refusal, Seal, MAX_SKEW};
 pub use settings::{ClusterConfig, DEFAULT_NODE_TTL};
 
 #[cfg(test)]

@@ -37,8 +37,10 @@ use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
+use super::bus::Bus;
 use super::cache::{Cache, Follower};
 use super::record::SessionRecord;
+use super::seal::{BusKey, Kind, Seal};
 use super::settings::ClusterConfig;
 
 /// The bucket of live nodes.
@@ -79,6 +81,10 @@ pub enum RegistryError {
         /// Why.
         source: std::io::Error,
     },
+    /// The configuration cannot join a cluster safely: no key, no
+    /// credentials, a secret others may read.
+    #[error("{0}")]
+    Config(String),
     /// A bucket could not be opened or made (JetStream off, no rights).
     #[error(
         "cannot open the JetStream KV bucket {bucket} at {url} (is JetStream enabled?): {source}"
@@ -110,6 +116,20 @@ pub enum RegistryError {
         /// Why.
         source: serde_json::Error,
     },
+    /// A record in the bucket that no node sealed (or sealed for another
+    /// key): refused.
+    #[error("registry record {key} refused: {refusal}")]
+    Refused {
+        /// Its key.
+        key: String,
+        /// Why.
+        refusal: super::seal::Refusal,
+    },
+}
+
+/// What a record in bucket `bucket` under `key` is sealed for.
+pub(super) fn record_context(bucket: &str, key: &str) -> String {
+    format!("{bucket}/{key}")
 }
 
 /// The key of a session's record.
@@ -183,8 +203,11 @@ pub struct Registry {
     node: String,
     /// The NATS URL it connected to.
     url: String,
-    /// The connection, shared with the session layer's screens and requests.
-    client: async_nats::Client,
+    /// The connection and this node's seal, shared with the session
+    /// layer's screens and requests.
+    bus: Bus,
+    /// The cluster's key, for what else the nodes must share.
+    key: BusKey,
     ttl: Duration,
     nodes: Store,
     /// The stream behind `nodes`, read by subject (see [`Self::live_nodes`]).
@@ -220,12 +243,32 @@ struct Local {
 impl Registry {
     /// Connects to NATS at `url` as node `node`, opens (or makes) both
     /// buckets and announces the node. Fails at once, naming the URL,
-    /// when NATS cannot be reached.
+    /// when NATS cannot be reached, and before trying when the
+    /// configuration has no bus key or no credentials (see
+    /// [`ClusterConfig::check`]).
     pub async fn connect(
         url: &str,
         node: &str,
         config: &ClusterConfig,
     ) -> Result<Registry, RegistryError> {
+        config.check(url).map_err(RegistryError::Config)?;
+        let key = config
+            .key_file
+            .as_deref()
+            .map(BusKey::load)
+            .transpose()
+            .map_err(RegistryError::Config)?
+            .ok_or_else(|| RegistryError::Config("cluster.key_file is not set".to_owned()))?;
+        let seal = Seal::new(&key, node).map_err(RegistryError::Config)?;
+        let nkey_seed = config.nkey_seed().map_err(RegistryError::Config)?;
+        for (path, what) in [
+            (&config.creds_file, "cluster.creds_file"),
+            (&config.tls_key, "cluster.tls_key"),
+        ] {
+            if let Some(path) = path {
+                crate::secret_file::check_private(path, what).map_err(RegistryError::Config)?;
+            }
+        }
         let mut options = match &config.creds_file {
             Some(path) => async_nats::ConnectOptions::with_credentials_file(path)
                 .await
@@ -235,8 +278,12 @@ impl Registry {
                 })?,
             None => async_nats::ConnectOptions::new(),
         };
-        if let (Some(user), Some(password)) = (&config.user, &config.password) {
-            options = options.user_and_password(user.clone(), password.clone());
+        if let Some(seed) = nkey_seed {
+            options = options.nkey(seed);
+        }
+        let password = config.password().map_err(RegistryError::Config)?;
+        if let (Some(user), Some(password)) = (&config.user, password) {
+            options = options.user_and_password(user.clone(), password);
         }
         if let Some(ca) = &config.tls_ca {
             options = options.add_root_certificates(ca.clone()).require_tls(true);
@@ -278,12 +325,14 @@ impl Registry {
         };
         let (nodes_stream, nodes) = bucket(NODES_BUCKET, ttl).await?;
         let (sessions_stream, sessions) = bucket(SESSIONS_BUCKET, Duration::ZERO).await?;
-        let cache = Arc::new(Cache::new());
+        let bus = Bus::new(client, seal);
+        let cache = Arc::new(Cache::new(bus.clone()));
         let follower = Arc::new(Follower(Arc::clone(&cache).follow(sessions.clone())));
         let registry = Registry {
             node: node.to_owned(),
             url: url.to_owned(),
-            client,
+            bus,
+            key,
             ttl,
             nodes,
             nodes_stream,
@@ -314,7 +363,42 @@ impl Registry {
 
     /// The NATS connection.
     pub fn client(&self) -> &async_nats::Client {
-        &self.client
+        self.bus.client()
+    }
+
+    /// The NATS connection with this node's seal.
+    pub fn bus(&self) -> &Bus {
+        &self.bus
+    }
+
+    /// A key for `purpose` that every node of the cluster derives alike
+    /// from the bus key, and nothing else can.
+    pub fn bus_key_for(&self, purpose: &str) -> [u8; 32] {
+        self.key.derive(purpose)
+    }
+
+    /// `value`, sealed as a record of `bucket` under `key`.
+    pub(super) fn seal_record(&self, bucket: &str, key: &str, value: &[u8]) -> Vec<u8> {
+        self.bus
+            .seal()
+            .seal(Kind::Record, &record_context(bucket, key), value)
+    }
+
+    /// The value of a record of `bucket` under `key`, when a node sealed
+    /// it there.
+    pub(super) fn open_record<'a>(
+        &self,
+        bucket: &str,
+        key: &str,
+        sealed: &'a [u8],
+    ) -> Result<&'a [u8], RegistryError> {
+        self.bus
+            .open(Kind::Record, &record_context(bucket, key), sealed)
+            .map(|opened| opened.payload)
+            .map_err(|refusal| RegistryError::Refused {
+                key: key.to_owned(),
+                refusal,
+            })
     }
 
     /// The record of another node's session with id `id_or_name`, or else
@@ -373,6 +457,7 @@ impl Registry {
         };
         // A struct of one string always serializes.
         let value = serde_json::to_vec(&record).expect("a NodeRecord serializes");
+        let value = self.seal_record(NODES_BUCKET, &self.node, &value);
         self.nodes
             .put(&self.node, value.into())
             .await
@@ -460,7 +545,13 @@ impl Registry {
             .get(name_key(name))
             .await
             .map_err(|e| kv_error("reading a name")(e.into()))?;
-        Ok(holder.map(|id| String::from_utf8_lossy(&id).into_owned()))
+        holder.map(|sealed| self.name_id(name, &sealed)).transpose()
+    }
+
+    /// The session id a name's record holds.
+    fn name_id(&self, name: &str, sealed: &[u8]) -> Result<String, RegistryError> {
+        self.open_record(SESSIONS_BUCKET, &name_key(name), sealed)
+            .map(|id| String::from_utf8_lossy(id).into_owned())
     }
 
     /// Refreshes this node's key every third of the TTL until the
@@ -575,7 +666,8 @@ impl Registry {
         replaceable: &[String],
     ) -> Result<(), RegistryError> {
         let key = name_key(name);
-        let taken = match self.sessions.create(&key, id.to_owned().into()).await {
+        let sealed_id = self.seal_record(SESSIONS_BUCKET, &key, id.as_bytes());
+        let taken = match self.sessions.create(&key, sealed_id.clone().into()).await {
             Ok(_) => return Ok(()),
             Err(e) if e.kind() == CreateErrorKind::AlreadyExists => {
                 RegistryError::NameTaken(name.to_owned())
@@ -590,22 +682,25 @@ impl Registry {
         let Some(entry) = holder else {
             return Err(taken);
         };
-        let holder_id = String::from_utf8_lossy(&entry.value).into_owned();
+        // A record no node sealed holds no name: taken over as a gone one's.
+        let holder_id = self.name_id(name, &entry.value).unwrap_or_default();
         if holder_id == id {
             // Already this session's (registered again).
             return Ok(());
         }
-        let gone = match self.get(&holder_id).await? {
+        let gone = match self.get(&holder_id).await {
             // Its node died without unregistering it.
-            Some(record) => !self.live_nodes().await?.contains(&record.node),
-            // Unregistered but for the name (its node died in between).
-            None => true,
+            Ok(Some(record)) => !self.live_nodes().await?.contains(&record.node),
+            // Unregistered but for the name (its node died in between), or
+            // a record no node sealed.
+            Ok(None) | Err(RegistryError::Refused { .. }) => true,
+            Err(e) => return Err(e),
         };
         match entry {
             entry if gone || replaceable.contains(&holder_id) => {
                 // Fails when another node took the name meanwhile.
                 self.sessions
-                    .update(&key, id.to_owned().into(), entry.revision)
+                    .update(&key, sealed_id.into(), entry.revision)
                     .await
                     .map_err(|_| taken)?;
                 Ok(())
@@ -622,7 +717,11 @@ impl Registry {
             .entry(key.clone())
             .await
             .map_err(|e| kv_error("reading a name")(e.into()))?;
-        if let Some(entry) = holder.filter(|entry| entry.value == id.as_bytes()) {
+        let holds = |entry: &async_nats::jetstream::kv::Entry| {
+            self.name_id(name, &entry.value)
+                .is_ok_and(|holder| holder == id)
+        };
+        if let Some(entry) = holder.filter(holds) {
             // A failure means another session claimed it since: keep it.
             let _ = self
                 .sessions
@@ -636,8 +735,10 @@ impl Registry {
     pub async fn update(&self, record: &SessionRecord) -> Result<(), RegistryError> {
         // Strings, numbers and options always serialize.
         let value = serde_json::to_vec(record).expect("a SessionRecord serializes");
+        let key = session_key(&record.id);
+        let value = self.seal_record(SESSIONS_BUCKET, &key, &value);
         self.sessions
-            .put(session_key(&record.id), value.into())
+            .put(key, value.into())
             .await
             .map_err(|e| kv_error("writing a session")(e.into()))?;
         if record.node == self.node {
@@ -670,9 +771,12 @@ impl Registry {
             .await
             .map_err(|e| kv_error("reading a session")(e.into()))?;
         value
-            .map(|value| {
-                serde_json::from_slice(&value)
-                    .map_err(|source| RegistryError::Malformed { key, source })
+            .map(|sealed| {
+                let value = self.open_record(SESSIONS_BUCKET, &key, &sealed)?;
+                serde_json::from_slice(value).map_err(|source| RegistryError::Malformed {
+                    key: key.clone(),
+                    source,
+                })
             })
             .transpose()
     }

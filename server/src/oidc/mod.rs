@@ -4,12 +4,13 @@
 //!
 //! Nothing is kept on the server between the redirect to the provider and
 //! the callback: the PKCE verifier, the state and the nonce travel in a
-//! short-lived sealed cookie (see [`seal`]), so any node of a cluster with
-//! the same configuration finishes a sign-in another began. The person
+//! short-lived sealed cookie (see [`seal`]), so any node of a cluster
+//! (whose nodes share the [`CookieKey`]) finishes a sign-in another began. The person
 //! signed in is a sealed cookie too (their user name, the groups a rule
 //! names, an id, an expiry); a logout ends that id on the server that
 //! received it ([`revoked`]).
 
+mod cookie_key;
 mod revoked;
 pub mod seal;
 
@@ -28,6 +29,7 @@ use openidconnect::{
 use serde::{Deserialize, Serialize};
 
 pub use crate::access::OidcConfig;
+pub use cookie_key::CookieKey;
 use revoked::Revoked;
 use seal::{now, Sealer};
 
@@ -114,13 +116,14 @@ impl std::fmt::Debug for SignIn {
 }
 
 impl SignIn {
-    /// Sign-in as `config` says; fails when its secret cannot be read.
-    pub fn new(config: &OidcConfig) -> Result<SignIn, String> {
+    /// Sign-in as `config` says, its cookies sealed with `key`; fails
+    /// when its secret cannot be read.
+    pub fn new(config: &OidcConfig, key: &CookieKey) -> Result<SignIn, String> {
         config.validate()?;
         let secret = config.client_secret()?;
         Ok(SignIn {
-            login: Sealer::new(&secret, "login"),
-            session: Sealer::new(&secret, "session"),
+            login: Sealer::new(key, "login"),
+            session: Sealer::new(key, "session"),
             secret,
             config: config.clone(),
             revoked: Revoked::default(),

@@ -1,9 +1,9 @@
 //! Sealed cookie values: a JSON payload with its expiry, signed with
 //! HMAC-SHA256, as `PAYLOAD.MAC` (both base64url). The key derives from
-//! the client secret and the cookie's purpose, so every node with the same
-//! configuration opens what another sealed, and a value sealed for one
-//! cookie is no value of the other. Sealed values are signed, not
-//! encrypted: they hold nothing the browser may not read.
+//! the [`CookieKey`] and the cookie's purpose, so every node with the same
+//! key opens what another sealed, and a value sealed for one cookie is no
+//! value of the other. Sealed values are signed, not encrypted: they hold
+//! nothing the browser may not read.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -11,6 +11,8 @@ use hmac::{Hmac, Mac};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
+
+use super::cookie_key::CookieKey;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -43,10 +45,10 @@ pub fn now() -> u64 {
 }
 
 impl Sealer {
-    /// The sealer of cookies for `purpose`, keyed by `secret`.
-    pub fn new(secret: &str, purpose: &str) -> Sealer {
-        let mut mac = mac(secret.as_bytes());
-        mac.update(b"panecast oidc cookie v1: ");
+    /// The sealer of cookies for `purpose`, keyed by `key`.
+    pub fn new(key: &CookieKey, purpose: &str) -> Sealer {
+        let mut mac = mac(key.bytes());
+        mac.update(b"panecast oidc cookie v2: ");
         mac.update(purpose.as_bytes());
         Sealer {
             key: mac.finalize().into_bytes().into(),
@@ -87,6 +89,10 @@ fn mac(key: &[u8]) -> HmacSha256 {
 mod tests {
     use super::*;
 
+    fn key(secret: &str) -> CookieKey {
+        CookieKey::derived(secret.as_bytes())
+    }
+
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Value {
         user: String,
@@ -100,7 +106,7 @@ mod tests {
 
     #[test]
     fn opens_what_it_sealed_until_it_expires() {
-        let sealer = Sealer::new("secret", "session");
+        let sealer = Sealer::new(&key("secret"), "session");
         let sealed = sealer.seal(&alice(), 1000);
         assert!(sealed
             .chars()
@@ -108,13 +114,13 @@ mod tests {
         assert_eq!(sealer.open::<Value>(&sealed, 999), Some(alice()));
         assert_eq!(sealer.open::<Value>(&sealed, 1000), None, "expired");
         // Another node with the same secret opens it.
-        let other = Sealer::new("secret", "session");
+        let other = Sealer::new(&key("secret"), "session");
         assert_eq!(other.open::<Value>(&sealed, 10), Some(alice()));
     }
 
     #[test]
     fn refuses_a_forgery() {
-        let sealer = Sealer::new("secret", "session");
+        let sealer = Sealer::new(&key("secret"), "session");
         let sealed = sealer.seal(&alice(), 1000);
         let (payload, tag) = sealed.split_once('.').expect("two parts");
         // The payload changed: mallory instead of alice, same tag.
@@ -125,9 +131,9 @@ mod tests {
         let later = URL_SAFE_NO_PAD.encode(json.replace("1000", "9999"));
         assert_eq!(sealer.open::<Value>(&format!("{later}.{tag}"), 1), None);
         // A tag of another key or purpose, a cut tag, no tag, garbage.
-        let other_key = Sealer::new("other", "session").seal(&alice(), 1000);
+        let other_key = Sealer::new(&key("other"), "session").seal(&alice(), 1000);
         assert_eq!(sealer.open::<Value>(&other_key, 1), None);
-        let other_purpose = Sealer::new("secret", "login").seal(&alice(), 1000);
+        let other_purpose = Sealer::new(&key("secret"), "login").seal(&alice(), 1000);
         assert_eq!(sealer.open::<Value>(&other_purpose, 1), None);
         assert_eq!(sealer.open::<Value>(&sealed[..sealed.len() - 2], 1), None);
         assert_eq!(sealer.open::<Value>(payload, 1), None);

@@ -157,13 +157,13 @@ impl Actor {
         loop {
             tokio::select! {
                 command = self.commands.recv() => match command {
-                    Some(Command::Kill(reply)) => return Some(reply),
-                    Some(Command::Input(_, reply))
+                    Some(Command::Kill(_, reply)) => return Some(reply),
+                    Some(Command::Input(_, _, reply))
                     | Some(Command::Resize { reply, .. })
-                    | Some(Command::Marker(_, reply)) => {
+                    | Some(Command::Marker(_, _, reply)) => {
                         let _ = reply.send(Err(SessionError::Exited));
                     }
-                    Some(Command::Theme(_)) => {}
+                    Some(Command::Theme(..)) => {}
                     Some(Command::Freeze(request)) => self.freeze_ended(request).await,
                     Some(Command::Scrollback { start, count, reply, .. }) => {
                         let _ = reply.send(scrollback_timed(&self.term, start, count));
@@ -272,22 +272,22 @@ impl Live {
             tokio::select! {
                 biased;
                 command = a.commands.recv() => match command {
-                    Some(Command::Kill(reply)) => {
+                    Some(Command::Kill(_, reply)) => {
                         self.terminate().await;
                         return Turn::Ended(Ending::Killed(Some(reply)));
                     }
-                    Some(Command::Input(input, reply)) => {
+                    Some(Command::Input(input, _, reply)) => {
                         let _ = reply.send(self.input(input));
                     }
-                    Some(Command::Resize { cols, rows, reply }) => {
+                    Some(Command::Resize { cols, rows, reply, .. }) => {
                         let _ = reply.send(self.resize(cols, rows));
                     }
-                    Some(Command::Marker(label, reply)) => {
+                    Some(Command::Marker(label, _, reply)) => {
                         let recorder = self.actor.recorder.as_mut();
                         let marked = recorder.is_some_and(|r| r.marker(&label));
                         let _ = reply.send(if marked { Ok(()) } else { Err(SessionError::NotRecording) });
                     }
-                    Some(Command::Theme(theme)) => {
+                    Some(Command::Theme(theme, _)) => {
                         self.actor.term.set_theme(ThemeColors::of(theme));
                     }
                     Some(Command::Freeze(request)) => self.freeze(request).await,

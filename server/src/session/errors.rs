@@ -42,6 +42,10 @@ pub enum CreateError {
     /// The cluster (NATS, or the node chosen) cannot be reached.
     #[error("the cluster cannot be reached: {0}")]
     ClusterUnavailable(String),
+    /// This node's configuration does not let who another node asks for
+    /// start this session, as asked.
+    #[error("{0}")]
+    Denied(String),
     /// Another node refused, for a reason it gave.
     #[error("node {node}: {message}")]
     Refused {
@@ -70,6 +74,9 @@ pub enum RefusalKind {
     Record,
     /// The name is taken.
     NameTaken,
+    /// The node's own configuration does not let who it acts for start
+    /// this session.
+    Denied,
     /// Anything else.
     Internal,
 }
@@ -90,6 +97,7 @@ impl CreateError {
             CreateError::Spawn(_) => RefusalKind::Spawn,
             CreateError::Record(_) => RefusalKind::Record,
             CreateError::NameTaken(_) => RefusalKind::NameTaken,
+            CreateError::Denied(_) => RefusalKind::Denied,
             CreateError::Refused { code, .. } => *code,
             CreateError::Internal(_)
             | CreateError::UnknownNode(_)

@@ -9,7 +9,7 @@ use panecast_proto::limits::MAX_MARKER_LABEL;
 use panecast_proto::{ReplayControl, ReplayState, Role, SizePolicy};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::access::Credential;
+use crate::access::{Credential, Principal};
 use crate::config::Limits;
 use crate::stream::redraw::{RedrawFeed, RedrawSlot};
 use crate::stream::FrameCache;
@@ -121,6 +121,8 @@ pub struct ViewerSlot {
     id: MemberId,
     /// Where the size the room asks for when this viewer leaves is sent.
     commands: mpsc::Sender<Command>,
+    /// Who the viewer is: the sizes it drives act for it.
+    by: Principal,
     /// The credential's shares this stream counts against.
     _shares: Vec<Share>,
 }
@@ -162,10 +164,16 @@ impl Drop for ViewerSlot {
         // The next driver's window (or a new smallest) sizes the pty; an
         // error only means the session is over.
         if let (Some((cols, rows)), Ok(runtime)) = (apply, tokio::runtime::Handle::try_current()) {
-            let commands = self.commands.clone();
+            let (commands, by) = (self.commands.clone(), self.by.clone());
             runtime.spawn(async move {
                 let (reply, _) = oneshot::channel();
-                let _ = commands.send(Command::Resize { cols, rows, reply }).await;
+                let resize = Command::Resize {
+                    cols,
+                    rows,
+                    by,
+                    reply,
+                };
+                let _ = commands.send(resize).await;
             });
         }
     }
@@ -279,15 +287,16 @@ impl SessionHandle {
     }
 
     /// Adds a marker with `label` (at most 256 bytes) to the session's
-    /// recording, at this moment.
-    pub async fn add_marker(&self, label: String) -> Result<(), SessionError> {
+    /// recording, at this moment, for `by`.
+    pub async fn add_marker(&self, label: String, by: &Principal) -> Result<(), SessionError> {
         if label.len() > MAX_MARKER_LABEL {
             return Err(SessionError::BadMarker(format!(
                 "the label is {} bytes; the limit is {MAX_MARKER_LABEL}",
                 label.len()
             )));
         }
-        self.request(|reply| Command::Marker(label, reply)).await
+        self.request(|reply| Command::Marker(label, by.clone(), reply))
+            .await
     }
 
     /// How many screens the session has published so far.
@@ -336,12 +345,12 @@ impl SessionHandle {
         &self.shared.streams_by
     }
 
-    /// Takes a place among the viewers with `role`, shown as `badge`,
-    /// holding `shares`, or `None` when `limit` are connected.
+    /// Takes a place among the viewers for `by` with `role`, shown as
+    /// `badge`, holding `shares`, or `None` when `limit` are connected.
     pub(super) fn join_viewer(
         &self,
         limit: usize,
-        role: Role,
+        (role, by): (Role, Principal),
         badge: Badge,
         shares: Vec<Share>,
     ) -> Option<ViewerSlot> {
@@ -360,6 +369,7 @@ impl SessionHandle {
             room: Arc::clone(&self.shared.room),
             id,
             commands: self.shared.commands.clone(),
+            by,
             _shares: shares,
         })
     }
@@ -491,7 +501,7 @@ impl SessionHandle {
             false
         });
         match apply {
-            Some((cols, rows)) => self.resize(cols, rows).await,
+            Some((cols, rows)) => self.resize(cols, rows, &slot.by).await,
             None => Ok(()),
         }
     }
@@ -507,7 +517,7 @@ impl SessionHandle {
             taken
         });
         match apply {
-            Some((cols, rows)) => self.resize(cols, rows).await,
+            Some((cols, rows)) => self.resize(cols, rows, &slot.by).await,
             None => Ok(()),
         }
     }
@@ -569,10 +579,10 @@ impl SessionHandle {
         self.shared.status.clone()
     }
 
-    /// Queues input for the child. Keys are encoded with the terminal's
-    /// modes at the moment they are written.
+    /// Queues input for the child, typed by `by`. Keys are encoded with
+    /// the terminal's modes at the moment they are written.
     /// Input from every transport shares the session's input rate.
-    pub async fn send_input(&self, input: Input) -> Result<(), SessionError> {
+    pub async fn send_input(&self, input: Input, by: &Principal) -> Result<(), SessionError> {
         let allowed = self
             .shared
             .budget
@@ -583,15 +593,21 @@ impl SessionHandle {
         if !allowed {
             return Err(SessionError::RateLimited);
         }
-        self.request(|reply| Command::Input(input, reply)).await
+        self.request(|reply| Command::Input(input, by.clone(), reply))
+            .await
     }
 
-    /// Resizes the terminal within the configured limits; the child gets
-    /// SIGWINCH. Every transport comes through here.
-    pub async fn resize(&self, cols: u16, rows: u16) -> Result<(), SessionError> {
+    /// Resizes the terminal within the configured limits, for `by`; the
+    /// child gets SIGWINCH. Every transport comes through here.
+    pub async fn resize(&self, cols: u16, rows: u16, by: &Principal) -> Result<(), SessionError> {
         self.check_size(cols, rows)?;
-        self.request(|reply| Command::Resize { cols, rows, reply })
-            .await
+        self.request(|reply| Command::Resize {
+            cols,
+            rows,
+            by: by.clone(),
+            reply,
+        })
+        .await
     }
 
     /// Refuses a size outside the configured limits.
@@ -611,10 +627,11 @@ impl SessionHandle {
     /// (OSC 4, 10, 11, 12) are answered from the theme a control viewer sent
     /// last. A view connection's theme is ignored: watching does not change
     /// what the program is told.
-    pub async fn set_theme(&self, role: Role, theme: panecast_proto::Theme) {
+    pub async fn set_theme(&self, role: Role, theme: panecast_proto::Theme, by: &Principal) {
         if role == Role::Control {
+            let theme = Command::Theme(theme, by.clone());
             // An error means the session is over: nothing left to answer.
-            let _ = self.shared.commands.send(Command::Theme(theme)).await;
+            let _ = self.shared.commands.send(theme).await;
         }
     }
 
@@ -638,17 +655,24 @@ impl SessionHandle {
 
     /// Ends the session because it was deleted: hangs up the child's process
     /// groups, kills them after the grace period, reaps the child, and
-    /// returns the final status.
+    /// returns the final status. `by` deleted it; a mirror asks its owner
+    /// to, on their behalf.
+    pub async fn delete(&self, by: &Principal) -> Status {
+        self.end(EndReason::Deleted, Some(by.clone())).await
+    }
+
+    /// Ends the session as [`Self::delete`] does, for this server itself
+    /// (a name set free for a new session).
     pub async fn kill(&self) -> Status {
-        self.end(EndReason::Deleted).await
+        self.end(EndReason::Deleted, None).await
     }
 
     /// Ends the session because the server shuts down (as [`Self::kill`]).
     pub async fn shut_down(&self) -> Status {
-        self.end(EndReason::ShutDown).await
+        self.end(EndReason::ShutDown, None).await
     }
 
-    async fn end(&self, reason: EndReason) -> Status {
+    async fn end(&self, reason: EndReason, by: Option<Principal>) -> Status {
         // Set before the actor can publish the exit, so that viewers who see
         // the exit also see why. A child that already exited keeps its reason.
         if self.status().running() {
@@ -660,7 +684,7 @@ impl SessionHandle {
         if self
             .shared
             .commands
-            .send(Command::Kill(reply))
+            .send(Command::Kill(by, reply))
             .await
             .is_ok()
         {

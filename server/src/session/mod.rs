@@ -15,6 +15,7 @@ mod busy;
 mod cluster;
 mod errors;
 mod freeze;
+mod gate;
 mod handle;
 mod handover;
 mod memory;
@@ -34,13 +35,14 @@ use std::time::{Duration, SystemTime};
 
 use panecast_proto::MouseEvent;
 
-use crate::access::Credential;
+use crate::access::{Credential, Principal};
 use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
 pub use errors::{CreateError, FindError, RefusalKind};
 pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
+pub use gate::Gate;
 pub use handle::{SessionHandle, StreamRefusal, ViewerSlot};
 pub use handover::{FrozenSession, HandedOver};
 pub use memory::release_freed_memory_soon;
@@ -75,6 +77,17 @@ pub struct SessionSpec {
     /// otherwise.
     #[serde(default)]
     pub files: u64,
+}
+
+/// A session to start on another node of the cluster: the request as its
+/// client sent it (the JSON body of `POST /api/sessions`), which that node
+/// resolves again with its own configuration, and who asks.
+#[derive(Debug, Clone)]
+pub struct RemoteCreate {
+    /// The request's JSON body.
+    pub request: Vec<u8>,
+    /// Who asks.
+    pub by: Principal,
 }
 
 /// What a session is, fixed at its start.
@@ -196,6 +209,10 @@ pub enum SessionError {
     /// node of a cluster asked).
     #[error("the session's node did not answer in time; try again")]
     NodeUnreachable,
+    /// The node that runs the session refused the request for who it
+    /// acts for (its own configuration gives them no such right).
+    #[error("the session's node refused: {0}")]
+    Denied(String),
 }
 
 /// The timings of a session's life, from the configuration.
@@ -211,12 +228,15 @@ pub struct Timings {
     pub grace: Duration,
 }
 
-/// Messages from handles to the actor.
+/// Messages from handles to the actor. A command that changes the
+/// session names who it acts for: a mirror asks the session's owner on
+/// their behalf, and the owner checks them again.
 enum Command {
-    Input(Input, Reply),
+    Input(Input, Principal, Reply),
     Resize {
         cols: u16,
         rows: u16,
+        by: Principal,
         reply: Reply,
     },
     /// Answered with the lines and the actor time they took.
@@ -236,10 +256,12 @@ enum Command {
         who: Reader,
         reply: SearchReply,
     },
-    Marker(String, Reply),
+    Marker(String, Principal, Reply),
     /// The theme a control viewer paints with (answers to colour queries).
-    Theme(panecast_proto::Theme),
-    Kill(tokio::sync::oneshot::Sender<()>),
+    Theme(panecast_proto::Theme, Principal),
+    /// End the session: deleted by someone, or (`None`) ended by this
+    /// server (shutdown, a name set free).
+    Kill(Option<Principal>, tokio::sync::oneshot::Sender<()>),
     /// Stop for an upgrade, hand the state back, wait to be thawed.
     Freeze(FreezeRequest),
 }

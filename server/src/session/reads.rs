@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::budget::{ReadLimit, ReadShare};
-use crate::access::Credential;
+use crate::access::Principal;
 
 /// Readers whose shares are kept, of each kind, before the full ones are
 /// forgotten.
@@ -19,18 +19,26 @@ const MAX_KEPT: usize = 64;
 /// One reader: a credential, over one connection.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Reader {
+    principal: Principal,
+    /// The credential as its share is kept.
     credential: String,
     connection: SocketAddr,
 }
 
 impl Reader {
-    /// `credential` reading over the connection from `connection` (the
+    /// `principal` reading over the connection from `connection` (the
     /// socket's peer address, which names one open TCP connection).
-    pub fn new(credential: &Credential, connection: SocketAddr) -> Reader {
+    pub fn new(principal: Principal, connection: SocketAddr) -> Reader {
         Reader {
-            credential: credential.to_string(),
+            credential: principal.credential.to_string(),
+            principal,
             connection,
         }
+    }
+
+    /// Who reads, for the session's owner to check again.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
     }
 }
 
@@ -105,7 +113,6 @@ impl<K: Eq + Hash + Clone> Shares<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::Credential;
 
     fn limit() -> ReadLimit {
         ReadLimit {
@@ -122,17 +129,17 @@ mod tests {
     fn one_connection_takes_half_of_its_credentials_share() {
         let now = Instant::now();
         let mut shares = ReadShares::new(limit());
-        let link = Credential::Admin;
+        let admin = crate::access::Grant::admin().principal();
         let (busy, other) = (
-            Reader::new(&link, address(1)),
-            Reader::new(&link, address(2)),
+            Reader::new(admin.clone(), address(1)),
+            Reader::new(admin.clone(), address(2)),
         );
         assert!(shares.allows(&busy, now));
         shares.charge(&busy, Duration::from_millis(260));
         assert!(!shares.allows(&busy, now), "the connection's half is spent");
         assert!(shares.allows(&other, now), "the credential has time left");
         shares.charge(&other, Duration::from_millis(260));
-        let third = Reader::new(&link, address(3));
+        let third = Reader::new(admin, address(3));
         assert!(
             !shares.allows(&third, now),
             "a new connection gets nothing once the credential's share is spent"

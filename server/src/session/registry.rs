@@ -10,12 +10,12 @@ use panecast_proto::SizePolicy;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
-use crate::access::Credential;
+use crate::access::{Action, Credential, Denied, Grant, Principal, Target};
 use crate::cluster::{Registry, SessionRecord};
 use crate::config::Limits;
 use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
-use crate::record::{Cast, Recordings, SessionToRecord};
+use crate::record::{Cast, RecordingInfo, Recordings, SessionToRecord};
 use crate::term::Term;
 
 use super::actor::Actor;
@@ -182,17 +182,57 @@ impl Sessions {
     /// current tokio runtime, and serves other nodes' asks about this
     /// node's sessions (from before this returns). Once: later calls
     /// change nothing.
-    pub async fn join_cluster(self: &Arc<Self>, registry: Arc<Registry>) -> Result<(), String> {
+    pub async fn join_cluster(
+        self: &Arc<Self>,
+        registry: Arc<Registry>,
+        gate: Arc<dyn super::Gate>,
+    ) -> Result<(), String> {
         let joined = self.cluster.set(Cluster {
             registry: Arc::clone(&registry),
             runtime: tokio::runtime::Handle::current(),
         });
         if joined.is_ok() {
-            super::remote::serve_asks(Arc::downgrade(self), registry)
+            super::remote::serve_asks(Arc::downgrade(self), registry, gate)
                 .await
                 .map_err(|e| format!("cannot take other nodes' asks: {e}"))?;
         }
         Ok(())
+    }
+
+    /// Whether `grant` may do `action` on recording `info`. A recording
+    /// belongs to the session it recorded: this node's open session,
+    /// another node's by its record, or a closed one by its id and name
+    /// (owner unknown). A file of no session has the empty id, which only
+    /// credentials that reach every session reach.
+    pub fn check_recording(
+        &self,
+        grant: &Grant,
+        info: &RecordingInfo,
+        action: Action,
+    ) -> Result<(), Denied> {
+        let open = info.session.as_deref().and_then(|id| self.get(id));
+        let remote_owner: Option<Credential> = info
+            .session
+            .as_deref()
+            .filter(|_| open.is_none())
+            .and_then(|id| self.cluster()?.remote_session(id))
+            .and_then(|record| record.owner?.parse().ok());
+        let target = match &open {
+            Some(session) => {
+                let info = session.info();
+                Target {
+                    id: &info.id,
+                    name: info.name.as_deref(),
+                    owner: info.owner.as_ref(),
+                }
+            }
+            None => Target {
+                id: info.session.as_deref().unwrap_or_default(),
+                name: info.session_name.as_deref(),
+                owner: remote_owner.as_ref(),
+            },
+        };
+        grant.check(action, Some(target))
     }
 
     /// The cluster this node joined, with the runtime its writes run on.
@@ -411,7 +451,7 @@ impl Sessions {
     pub fn join_stream(
         &self,
         session: &SessionHandle,
-        who: &Credential,
+        who: &Principal,
         role: panecast_proto::Role,
         badge: Badge,
     ) -> Result<ViewerSlot, StreamRefusal> {
@@ -425,10 +465,11 @@ impl Sessions {
     fn take_stream_slot(
         &self,
         session: &SessionHandle,
-        who: &Credential,
+        principal: &Principal,
         role: panecast_proto::Role,
         badge: Badge,
     ) -> Result<ViewerSlot, StreamRefusal> {
+        let who = &principal.credential;
         let l = &self.limits;
         let admin = *who == Credential::Admin;
         let mut shares = Vec::new();
@@ -449,7 +490,7 @@ impl Sessions {
             l.max_viewers.saturating_sub(l.viewer_reserve)
         };
         session
-            .join_viewer(limit, role, badge, shares)
+            .join_viewer(limit, (role, principal.clone()), badge, shares)
             .ok_or(StreamRefusal::Full)
     }
 
@@ -631,9 +672,8 @@ impl Sessions {
                 }
             }
         };
-        let client = registry.client().clone();
         match super::remote::open_mirror(
-            client,
+            registry.bus().clone(),
             &record,
             &self.limits,
             self.size_policy,
@@ -655,12 +695,14 @@ impl Sessions {
     /// Starts a session as [`Self::create`] does, on `node` in a cluster,
     /// or without one on the live node with the most room (the fewest
     /// running sessions; every node has the same limits), this one first
-    /// of equals. Another node's session is given through this node's
-    /// mirror of it. Without a cluster, only this node may be asked for.
+    /// of equals. Another node starts it from `remote` (resolved again
+    /// there); it is given through this node's mirror of it. Without a
+    /// cluster, only this node may be asked for.
     pub async fn create_on(
         self: &Arc<Self>,
         spec: SessionSpec,
         node: Option<&str>,
+        remote: super::RemoteCreate,
     ) -> Result<SessionHandle, CreateError> {
         let Some(cluster) = self.cluster.get() else {
             return match node {
@@ -683,7 +725,8 @@ impl Sessions {
         if target == registry.node() {
             return self.create(spec).await;
         }
-        let record = super::remote::create_on(registry.client(), &target, spec).await?;
+        let record =
+            super::remote::create_on(registry.bus(), &target, spec.name.clone(), remote).await?;
         let id = record.id.clone();
         match self.mirror_of(registry, record).await {
             Ok(Some(session)) => Ok(session),

@@ -1,5 +1,8 @@
 //! Real clusters for the tests: Debian's `nats-server` with JetStream on
-//! a temporary directory, and `panecast serve --cluster` processes.
+//! a temporary directory, configured by the documented
+//! `deploy/cluster/nats.conf` as it is (one user, panecast's subjects
+//! only), and `panecast serve --cluster` processes signing in as that
+//! user and sealing with one bus key.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -71,17 +74,25 @@ impl Drop for TempDir {
     }
 }
 
-/// `nats-server -js` on a free loopback port, killed when dropped.
+/// The documented NATS configuration, run as it is.
+pub const NATS_CONF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/cluster/nats.conf");
+
+/// `nats-server -c deploy/cluster/nats.conf -js` on a free loopback port,
+/// killed when dropped; with the nkey seed of its one user and the bus key
+/// the nodes of a test share, each in a file of its own (0600).
 pub struct Nats {
     pub child: Child,
     pub url: String,
     port: u16,
     store: TempDir,
+    /// The public key of its user.
+    user: String,
 }
 
 impl Nats {
     /// Starts one, or `None` (after saying so) when `nats-server` is not
-    /// installed.
+    /// installed; under `CI=true`, where the test command installs it,
+    /// its absence fails the test instead.
     pub fn start() -> Option<Nats> {
         if Command::new("nats-server")
             .arg("--version")
@@ -89,21 +100,34 @@ impl Nats {
             .status()
             .is_err()
         {
-            eprintln!("skipped: nats-server is not installed (tests/run.sh installs it)");
+            let why = "nats-server is not installed (tests/run.sh installs it)";
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "this test cannot run here (CI=true): {why}"
+            );
+            eprintln!("skipped: {why}");
             return None;
         }
         let store = TempDir::new("nats");
+        let pair = nkeys::KeyPair::new_user();
+        private_file(&store.0.join("nats.nk"), &pair.seed().expect("a seed"));
+        private_file(
+            &store.0.join("cluster.key"),
+            &panecast::random::hex128().expect("randomness").repeat(2),
+        );
+        let user = pair.public_key();
         // A process outside this one may hold the port between our check
         // and nats-server's bind: then it exits, and the next port serves.
         let (child, port) = std::iter::repeat_with(quiet_port)
             .take(5)
-            .find_map(|port| Some((spawn_nats(port, &store.0)?, port)))
+            .find_map(|port| Some((spawn_nats(port, &store.0, &user)?, port)))
             .expect("nats-server listened on none of five free ports");
         Some(Nats {
             child,
             url: format!("nats://127.0.0.1:{port}"),
             port,
             store,
+            user,
         })
     }
 
@@ -112,28 +136,75 @@ impl Nats {
     pub fn restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.child = spawn_nats(self.port, &self.store.0)
+        self.child = spawn_nats(self.port, &self.store.0, &self.user)
             .unwrap_or_else(|| panic!("nats-server did not listen again on {}", self.port));
+    }
+
+    /// The `[cluster]` section every node of a test uses: the bus key, the
+    /// user's seed, the short TTL.
+    pub fn cluster_config(&self) -> ClusterConfig {
+        ClusterConfig {
+            key_file: Some(self.key_file()),
+            nkey_seed_file: Some(self.seed_file()),
+            node_ttl_s: Some(TTL_S),
+            ..ClusterConfig::default()
+        }
+    }
+
+    /// The file of the bus key the nodes of a test share.
+    pub fn key_file(&self) -> PathBuf {
+        self.store.0.join("cluster.key")
+    }
+
+    /// The file of its user's nkey seed.
+    pub fn seed_file(&self) -> PathBuf {
+        self.store.0.join("nats.nk")
+    }
+
+    /// [`Nats::cluster_config`] as the `[cluster]` section of a file.
+    pub fn cluster_section(&self) -> String {
+        format!(
+            "[cluster]\nnode_ttl_s = {TTL_S}\nkey_file = {:?}\nnkey_seed_file = {:?}\n",
+            self.key_file().display().to_string(),
+            self.seed_file().display().to_string()
+        )
+    }
+
+    /// A config file in `dir` with the tests' `[cluster]` section.
+    pub fn config_file(&self, dir: &Path) -> PathBuf {
+        let path = dir.join("panecast.toml");
+        std::fs::write(&path, self.cluster_section()).expect("write config");
+        path
     }
 }
 
-/// `nats-server -js` on loopback port `port` with its store in `store`,
-/// once it listens, or `None` when it exited instead (the port was taken).
+/// Writes `text` to a new file at `path` only its owner may read.
+pub fn private_file(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).expect("write a secret");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).expect("chmod 600");
+}
+
+/// `nats-server` with the documented configuration on loopback port
+/// `port` with its store in `store`, its one user the nkey `user`, once it
+/// listens, or `None` when it exited instead (the port was taken).
 ///
 /// That it listens is known from the ports file nats-server writes, named
 /// by its pid, once its listeners are up: a connection to the port could
 /// reach another process's listener, or the probing socket itself.
-fn spawn_nats(port: u16, store: &Path) -> Option<Child> {
+fn spawn_nats(port: u16, store: &Path, user: &str) -> Option<Child> {
     let ports_dir = store.join("ports");
     let _ = std::fs::remove_dir_all(&ports_dir);
     std::fs::create_dir_all(&ports_dir).expect("make the ports file directory");
     let mut child = Command::new("nats-server")
+        .args(["-c", NATS_CONF])
         .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
         .arg(store)
         .arg("--ports_file_dir")
         .arg(&ports_dir)
+        .env("PANECAST_NATS_NKEY", user)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(store.join("nats.log")).expect("a log file"))
         .spawn()
         .expect("start nats-server");
     let ports_file = ports_dir.join(format!("nats-server_{}.ports", child.id()));
@@ -146,6 +217,8 @@ fn spawn_nats(port: u16, store: &Path) -> Option<Child> {
             }
         }
         if child.try_wait().expect("nats-server's status").is_some() {
+            let log = std::fs::read_to_string(store.join("nats.log")).unwrap_or_default();
+            eprintln!("nats-server on port {port} exited: {log}");
             return None;
         }
         assert!(
@@ -163,26 +236,11 @@ impl Drop for Nats {
     }
 }
 
-/// The `[cluster]` section every node of a test uses.
-pub fn cluster_config() -> ClusterConfig {
-    ClusterConfig {
-        node_ttl_s: Some(TTL_S),
-        ..ClusterConfig::default()
-    }
-}
-
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime")
-}
-
-/// A config file with the tests' `[cluster]` section.
-pub fn config_file(dir: &Path) -> PathBuf {
-    let path = dir.join("panecast.toml");
-    std::fs::write(&path, format!("[cluster]\nnode_ttl_s = {TTL_S}\n")).expect("write config");
-    path
 }
 
 /// `panecast serve --cluster URL --node NODE` as a child process, and

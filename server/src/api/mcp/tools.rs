@@ -295,7 +295,7 @@ impl Tools {
         Extension(parts): Extension<Parts>,
         Parameters(args): Parameters<TypeArgs>,
     ) -> Answer {
-        let (_, session) = match self.reach(&parts, &args.session, Action::Control).await {
+        let (caller, session) = match self.reach(&parts, &args.session, Action::Control).await {
             Ok(found) => found,
             Err(error) => return refused(error),
         };
@@ -303,7 +303,7 @@ impl Tools {
             Ok(input) => input,
             Err(error) => return refused(error),
         };
-        match sessions::type_into(&session, input).await {
+        match sessions::type_into(&session, input, caller.grant()).await {
             Ok(revision) => structured(json!({ "revision": revision })),
             Err(error) => refused(error),
         }

@@ -130,7 +130,7 @@ pub async fn upgrade(
         .on_upgrade(move |mut socket| async move {
             let joined = sessions.join_stream(
                 &session,
-                caller.grant().credential(),
+                &caller.grant().principal(),
                 role.wire(),
                 caller.badge(),
             );

@@ -68,7 +68,8 @@ impl Viewer {
                 return self.send_message(ServerMessage::Scrollback(answer)).await;
             }
             ClientMessage::Theme { theme } => {
-                self.session.set_theme(self.role.wire(), theme).await;
+                let by = self.caller.grant().principal();
+                self.session.set_theme(self.role.wire(), theme, &by).await;
                 return Ok(());
             }
             ClientMessage::Resize { cols, rows } => {
@@ -93,7 +94,11 @@ impl Viewer {
             ClientMessage::Mouse(event) => Input::Mouse(event),
             ClientMessage::Focus { focused } => Input::Focus(focused),
         };
-        match self.session.send_input(input).await {
+        match self
+            .session
+            .send_input(input, &self.caller.grant().principal())
+            .await
+        {
             Ok(()) | Err(SessionError::Exited) => Ok(()),
             Err(error) => self.warn(&error.to_string()).await,
         }

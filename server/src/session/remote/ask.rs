@@ -1,17 +1,19 @@
 //! What nodes say to each other about a session: the subjects, the asks
-//! a node sends a session's owner, and the owner's answers, in CBOR.
+//! a node sends a session's owner, and the owner's answers, in CBOR,
+//! sealed on the bus ([`Bus`]). Every ask that acts names who it acts for
+//! (a [`Principal`]), which the owner checks again.
 
 use std::time::Duration;
 
-use async_nats::{Client, RequestErrorKind};
 use panecast_proto::Theme;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::cluster::{Bytes, SessionRecord, SessionState};
+use crate::access::Principal;
+use crate::cluster::{Bus, Bytes, RequestFailure, SessionRecord, SessionState};
 use crate::record::{RecordError, RecordingInfo};
 use crate::session::search::{Found, PatternSource};
-use crate::session::{Input, Reader, RefusalKind, SessionError, SessionSpec};
+use crate::session::{Input, Reader, RefusalKind, SessionError};
 
 /// How long an owner publishes a session's screens after the last
 /// [`Ask::Watch`] of any node.
@@ -40,7 +42,8 @@ pub(super) fn asks_of(node: &str) -> String {
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) enum Ask {
     /// Publish the session's screens for [`WATCH_FOR`] more; with an
-    /// inbox, send the whole screen there as a chunk set first.
+    /// inbox, send the whole screen there as a chunk set first. Every
+    /// node may mirror every session: its viewers are checked there.
     Watch {
         /// Where the chunk set goes.
         chunks_to: Option<String>,
@@ -54,6 +57,8 @@ pub(super) enum Ask {
         seq: u64,
         /// The input.
         input: Input,
+        /// Who typed it.
+        by: Principal,
     },
     /// Resize the terminal.
     Resize {
@@ -61,6 +66,8 @@ pub(super) enum Ask {
         cols: u16,
         /// Rows.
         rows: u16,
+        /// Who resizes.
+        by: Principal,
     },
     /// Scrollback lines, for `reader`.
     Scrollback {
@@ -81,19 +88,46 @@ pub(super) enum Ask {
         reader: Reader,
     },
     /// A marker in the session's recording.
-    Marker(String),
+    Marker {
+        /// Its label.
+        label: String,
+        /// Who adds it.
+        by: Principal,
+    },
     /// The theme a control viewer paints with.
-    Theme(Theme),
+    Theme {
+        /// The theme.
+        theme: Theme,
+        /// The viewer.
+        by: Principal,
+    },
     /// Delete the session.
-    Delete,
-    /// Start a session on the node asked (sent with [`NEW`] for the id):
-    /// the spec the asking node resolved and checked, as every node has
-    /// the same configuration.
-    Create(Box<SessionSpec>),
-    /// The node's recordings (sent with [`RECORDINGS`] for the id).
-    Recordings,
+    Delete {
+        /// Who deletes it.
+        by: Principal,
+    },
+    /// Start a session on the node asked (sent with [`NEW`] for the id),
+    /// as `POST /api/sessions` with this JSON body would: the node asked
+    /// resolves it with its own configuration, for `by`.
+    Create {
+        /// The request's JSON body.
+        request: Bytes,
+        /// Who asks.
+        by: Principal,
+    },
+    /// The node's recordings that `by` reaches (sent with [`RECORDINGS`]
+    /// for the id).
+    Recordings {
+        /// Who lists them.
+        by: Principal,
+    },
     /// One recording's entry.
-    Recording(String),
+    Recording {
+        /// Its name.
+        name: String,
+        /// Who reads it.
+        by: Principal,
+    },
     /// Bytes `offset .. offset + len` of a recording's file (as far as it
     /// is written).
     RecordingPart {
@@ -103,9 +137,16 @@ pub(super) enum Ask {
         offset: u64,
         /// At most this many.
         len: u32,
+        /// Who reads it.
+        by: Principal,
     },
     /// Delete a recording.
-    DeleteRecording(String),
+    DeleteRecording {
+        /// Its name.
+        name: String,
+        /// Who deletes it.
+        by: Principal,
+    },
 }
 
 /// The id that stands for the node's recordings, in an ask's subject.
@@ -174,18 +215,18 @@ pub(super) enum Asked {
     Failed(String),
 }
 
-/// Sends `ask` to `subject` and waits for the answer.
-pub(super) async fn ask(client: &Client, subject: &str, ask: &Ask) -> Asked {
-    let request = async_nats::Request::new()
-        .payload(encode(ask).into())
-        .timeout(Some(ASK_TIMEOUT));
-    match client.send_request(subject.to_owned(), request).await {
-        Ok(message) => match decode(&message.payload) {
+/// Sends `ask` to `subject`, sealed, and waits for the answer.
+pub(super) async fn ask(bus: &Bus, subject: &str, ask: &Ask) -> Asked {
+    match bus.request(subject, &encode(ask), ASK_TIMEOUT).await {
+        Ok(payload) => match decode(&payload) {
             Ok(answer) => Asked::Answer(answer),
             Err(e) => Asked::Failed(format!("an answer that does not decode: {e}")),
         },
-        Err(e) if e.kind() == RequestErrorKind::NoResponders => Asked::NoResponders,
-        Err(e) => Asked::Failed(e.to_string()),
+        Err(RequestFailure::NoResponders) => Asked::NoResponders,
+        Err(RequestFailure::Failed(e)) => Asked::Failed(e),
+        Err(RequestFailure::Refused(refusal)) => {
+            Asked::Failed(format!("an answer refused: {refusal}"))
+        }
     }
 }
 
@@ -254,6 +295,7 @@ mod tests {
             from: 7,
             seq: 3,
             input: Input::Keys(vec![parse_key("C-c").unwrap()]),
+            by: crate::access::Grant::admin().principal(),
         };
         let back: Ask = decode(&encode(&ask)).unwrap();
         assert_eq!(format!("{back:?}"), format!("{ask:?}"));

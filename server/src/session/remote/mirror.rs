@@ -17,13 +17,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use async_nats::{Client, Subscriber};
+use async_nats::Subscriber;
 use futures_util::StreamExt;
 use panecast_proto::SizePolicy;
 use tokio::sync::{mpsc, watch};
 
 use super::ask::{ask, ask_subject, screen_subject, Answer, Ask, Asked};
-use crate::cluster::{EndCause, Message, Mirror, Outcome, SessionRecord, SessionState};
+use crate::cluster::{Bus, EndCause, Kind, Message, Mirror, Outcome, SessionRecord, SessionState};
 use crate::config::Limits;
 use crate::pty::ExitStatus;
 use crate::session::handle::{Outputs, Source, WeakHandle};
@@ -108,13 +108,14 @@ pub(in crate::session) type Ended = Box<dyn FnOnce(&WeakHandle) + Send>;
 /// Opens a mirror of `record`'s session, owned by another node: returns
 /// once its first screen arrived. `ended` runs when it ends.
 pub(in crate::session) async fn open(
-    client: Client,
+    bus: Bus,
     record: &SessionRecord,
     limits: &Limits,
     size_policy: SizePolicy,
     ended: Ended,
 ) -> Result<SessionHandle, OpenError> {
     let unreachable = |e: &dyn std::fmt::Display| OpenError::Unreachable(e.to_string());
+    let client = bus.client();
     let screens = client
         .subscribe(screen_subject(&record.id))
         .await
@@ -126,7 +127,8 @@ pub(in crate::session) async fn open(
         .map_err(|e| unreachable(&e))?;
     let mut link = Link {
         asks: ask_subject(&record.node, &record.id),
-        client,
+        owner: record.node.clone(),
+        bus,
         inbox,
         screens,
         chunks,
@@ -189,9 +191,11 @@ pub(in crate::session) async fn open(
 
 /// The mirror's NATS side.
 struct Link {
-    client: Client,
+    bus: Bus,
     /// Where asks about the session go.
     asks: String,
+    /// The node that owns the session: the only one whose screens count.
+    owner: String,
     /// Where chunk sets for this mirror come.
     inbox: String,
     screens: Subscriber,
@@ -205,7 +209,7 @@ impl Link {
         let watch = Ask::Watch {
             chunks_to: Some(self.inbox.clone()),
         };
-        match ask(&self.client, &self.asks, &watch).await {
+        match ask(&self.bus, &self.asks, &watch).await {
             Asked::Answer(Answer::Done) => {}
             Asked::Answer(Answer::NoSession) => return Err(OpenError::NotFound),
             Asked::Answer(other) => {
@@ -224,12 +228,28 @@ impl Link {
                 Some(message) = self.screens.next() => message,
                 else => return Err(OpenError::Unreachable("NATS closed".to_owned())),
             };
-            if let Ok(message) = Message::decode(&message.payload) {
+            if let Ok(message) = self.open(&message) {
                 if let Outcome::Updated(snapshot) = self.mirror.apply(message) {
                     return Ok(snapshot);
                 }
             }
         }
+    }
+
+    /// A screen message from the owner: opened from its seal (the owner's
+    /// own, for the subject it came on), then decoded.
+    fn open(&self, message: &async_nats::Message) -> Result<Message, String> {
+        let opened = self
+            .bus
+            .open(Kind::Screen, message.subject.as_str(), &message.payload)
+            .map_err(|refusal| refusal.to_string())?;
+        if opened.sender != self.owner {
+            return Err(format!(
+                "a screen sealed by node {}, not by the owner {}",
+                opened.sender, self.owner
+            ));
+        }
+        Message::decode(opened.payload).map_err(|e| e.to_string())
     }
 }
 
@@ -286,12 +306,12 @@ impl Follower {
                     None => break Stop::Unused,
                 },
                 Some(message) = self.link.screens.next() => {
-                    if let Some(stop) = self.apply(&message.payload).await {
+                    if let Some(stop) = self.apply(&message).await {
                         break stop;
                     }
                 }
                 Some(message) = self.link.chunks.next() => {
-                    if let Some(stop) = self.apply(&message.payload).await {
+                    if let Some(stop) = self.apply(&message).await {
                         break stop;
                     }
                 }
@@ -328,13 +348,13 @@ impl Follower {
         let watch = Ask::Watch {
             chunks_to: chunks.then(|| self.link.inbox.clone()),
         };
-        let (client, subject, probes) = (
-            self.link.client.clone(),
+        let (bus, subject, probes) = (
+            self.link.bus.clone(),
             self.link.asks.clone(),
             self.probes.clone(),
         );
         tokio::spawn(async move {
-            let answer = ask(&client, &subject, &watch).await;
+            let answer = ask(&bus, &subject, &watch).await;
             // A full channel only drops a probe's news; the next one tells.
             let _ = probes.try_send(answer);
         });
@@ -365,11 +385,11 @@ impl Follower {
     }
 
     /// Applies a message from the owner.
-    async fn apply(&mut self, payload: &[u8]) -> Option<Stop> {
-        let message = match Message::decode(payload) {
+    async fn apply(&mut self, message: &async_nats::Message) -> Option<Stop> {
+        let message = match self.link.open(message) {
             Ok(message) => message,
             Err(e) => {
-                tracing::warn!(error = %e, "a screen message from another node that does not decode");
+                tracing::warn!(error = %e, "a screen message from another node refused");
                 return None;
             }
         };
@@ -465,36 +485,43 @@ impl Follower {
 
     /// Forwards a command to the owner; `Some` when the mirror must stop.
     async fn command(&mut self, command: Command) -> Option<Stop> {
-        let client = self.link.client.clone();
+        let bus = self.link.bus.clone();
         let subject = self.link.asks.clone();
         match command {
-            Command::Input(input, reply) => {
+            Command::Input(input, by, reply) => {
                 self.seq += 1;
                 let input = Ask::Input {
                     from: self.from,
                     seq: self.seq,
                     input,
+                    by,
                 };
-                // Asked again once when unanswered: the owner applies it once.
-                let mut asked = ask(&client, &subject, &input).await;
+                // Asked again once when unanswered: the owner applies it
+                // once (a new seal each time, so the bus takes it again).
+                let mut asked = ask(&bus, &subject, &input).await;
                 if matches!(asked, Asked::Failed(_)) {
-                    asked = ask(&client, &subject, &input).await;
+                    asked = ask(&bus, &subject, &input).await;
                 }
                 let _ = reply.send(done(asked));
             }
-            Command::Resize { cols, rows, reply } => {
-                let asked = ask(&client, &subject, &Ask::Resize { cols, rows }).await;
+            Command::Resize {
+                cols,
+                rows,
+                by,
+                reply,
+            } => {
+                let asked = ask(&bus, &subject, &Ask::Resize { cols, rows, by }).await;
                 let _ = reply.send(done(asked));
             }
-            Command::Marker(label, reply) => {
-                let asked = ask(&client, &subject, &Ask::Marker(label)).await;
+            Command::Marker(label, by, reply) => {
+                let asked = ask(&bus, &subject, &Ask::Marker { label, by }).await;
                 let _ = reply.send(done(asked));
             }
-            Command::Theme(theme) => {
+            Command::Theme(theme, by) => {
                 tokio::spawn(async move {
                     // The owner answers its program's colour queries; a lost
                     // theme leaves the one before.
-                    let _ = ask(&client, &subject, &Ask::Theme(theme)).await;
+                    let _ = ask(&bus, &subject, &Ask::Theme { theme, by }).await;
                 });
             }
             Command::Scrollback {
@@ -512,7 +539,7 @@ impl Follower {
                         count,
                         reader: who,
                     };
-                    if let Some(lines) = lines(ask(&client, &subject, &scrollback).await, &held) {
+                    if let Some(lines) = lines(ask(&bus, &subject, &scrollback).await, &held) {
                         let _ = reply.send(lines);
                     }
                 });
@@ -529,7 +556,7 @@ impl Follower {
                         limit,
                         reader: who,
                     };
-                    let found = match ask(&client, &subject, &search).await {
+                    let found = match ask(&bus, &subject, &search).await {
                         Asked::Answer(Answer::Found { found, spent_us }) => {
                             Ok((found, Duration::from_micros(spent_us)))
                         }
@@ -538,17 +565,13 @@ impl Follower {
                     let _ = reply.send(found);
                 });
             }
-            Command::Kill(reply) => {
-                let shutting_down = self
-                    .handle
-                    .upgrade()
-                    .is_some_and(|h| h.end_reason() == EndReason::ShutDown);
-                if shutting_down {
+            Command::Kill(by, reply) => {
+                let Some(by) = by else {
                     // This node shuts down; the session goes on on its own.
                     let _ = reply.send(());
                     return Some(Stop::Ended(EndReason::ShutDown));
-                }
-                let stop = match ask(&client, &subject, &Ask::Delete).await {
+                };
+                let stop = match ask(&bus, &subject, &Ask::Delete { by }).await {
                     Asked::Answer(Answer::Deleted(state)) => {
                         if let Some(status) = status_of(&state) {
                             self.status.send_replace(status);

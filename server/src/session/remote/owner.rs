@@ -2,6 +2,13 @@
 //! on one subscription, and publishes the screens of the sessions some
 //! node watches.
 //!
+//! Every ask is opened from its seal first (a forged, changed or replayed
+//! one is refused there, and logged), then checked as if it came from
+//! outside: who it acts for gets their grant again from this node's own
+//! configuration ([`Gate`]), and the API's one check decides; a session
+//! to start is resolved again from its request. A refusal is answered
+//! and logged.
+//!
 //! Each session asked about gets a task of its own while it is watched
 //! or sent input: it publishes a delta for every screen the session
 //! publishes (so at most at the pacer's rate), a mark a moment after the
@@ -15,15 +22,18 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
-use async_nats::{Client, Subject};
+use async_nats::Subject;
 use futures_util::StreamExt;
 use panecast_proto::Role;
 use tokio::sync::mpsc;
 
 use super::ask::{asks_of, decode, encode, screen_subject, Answer, Ask, WATCH_FOR};
-use crate::cluster::{EndCause, Message, Publisher, Registry, SessionState};
+use crate::access::{Action, Denied, Grant, Principal, Target};
+use crate::cluster::{Bus, EndCause, Kind, Message, Publisher, Registry, SessionState};
 use crate::session::search::Pattern;
-use crate::session::{EndReason, Input, SessionError, SessionHandle, Sessions, Status};
+use crate::session::{
+    EndReason, Gate, Input, RefusalKind, SessionError, SessionHandle, Sessions, Status,
+};
 
 /// How long after a delta, with no delta since, its mark follows.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -33,6 +43,10 @@ const MARK_EVERY: Duration = Duration::from_secs(1);
 
 /// How long to wait before subscribing again after the subscription ended.
 const RESUBSCRIBE_DELAY: Duration = Duration::from_secs(1);
+
+/// Room kept in NATS's largest message for what a seal adds (its header
+/// with the longest node name, and its tag).
+const SEAL_ROOM: usize = 512;
 
 /// Asks that one session's task handles, in order.
 enum Queued {
@@ -44,6 +58,7 @@ enum Queued {
         from: u64,
         seq: u64,
         input: Input,
+        by: Principal,
         reply: Subject,
     },
 }
@@ -55,12 +70,14 @@ type Served = Arc<Mutex<HashMap<String, mpsc::Sender<Queued>>>>;
 const QUEUE: usize = 64;
 
 /// Serves other nodes' asks about the sessions of `sessions` until the
-/// server ends; returns once it takes them.
+/// server ends, judged by `gate`; returns once it takes them.
 pub(in crate::session) async fn serve_asks(
     sessions: Weak<Sessions>,
     registry: Arc<Registry>,
+    gate: Arc<dyn Gate>,
 ) -> Result<(), async_nats::SubscribeError> {
-    let client = registry.client().clone();
+    let bus = registry.bus().clone();
+    let client = bus.client().clone();
     let first = client.subscribe(asks_of(registry.node())).await?;
     tokio::spawn(async move {
         let served: Served = Arc::default();
@@ -84,53 +101,50 @@ pub(in crate::session) async fn serve_asks(
                 let Some(reply) = message.reply else {
                     continue;
                 };
+                // Refused (and logged) by the bus when no node sealed it
+                // for this subject, or it was taken before.
+                let Ok(opened) = bus.open(Kind::Ask, message.subject.as_str(), &message.payload)
+                else {
+                    continue;
+                };
+                let from = opened.sender.to_owned();
                 let id = message.subject.rsplit('.').next().unwrap_or_default();
-                let ask: Ask = match decode(&message.payload) {
+                let ask: Ask = match decode(opened.payload) {
                     Ok(ask) => ask,
                     Err(e) => {
                         tracing::warn!(error = %e, subject = %message.subject, "an ask that does not decode");
                         continue;
                     }
                 };
-                if matches!(
-                    ask,
-                    Ask::Recordings
-                        | Ask::Recording(_)
-                        | Ask::RecordingPart { .. }
-                        | Ask::DeleteRecording(_)
-                ) {
-                    let (client, recordings) = (client.clone(), Arc::clone(sessions.recordings()));
-                    tokio::spawn(async move {
-                        let answer = super::recordings::answer(recordings, ask).await;
-                        respond(&client, reply, &answer).await;
-                    });
-                    continue;
-                }
-                if let Ask::Create(spec) = ask {
-                    let (client, sessions, node) = (
-                        client.clone(),
-                        Arc::clone(&sessions),
-                        registry.node().to_owned(),
-                    );
-                    tokio::spawn(async move {
-                        let answer = match sessions.create(*spec).await {
-                            Ok(session) => Answer::Created(Box::new(
-                                crate::session::cluster::record_of(&session, &node),
-                            )),
-                            Err(e) => Answer::NotCreated {
-                                kind: e.refusal_kind(),
-                                message: e.to_string(),
-                            },
-                        };
-                        respond(&client, reply, &answer).await;
-                    });
-                    continue;
-                }
-                let Some(session) = sessions.get(id) else {
-                    respond(&client, reply, &Answer::NoSession).await;
-                    continue;
+                let asked = Incoming {
+                    bus: bus.clone(),
+                    gate: Arc::clone(&gate),
+                    from,
+                    reply,
                 };
-                dispatch(&sessions, &served, &client, session, ask, reply).await;
+                match ask {
+                    Ask::Recordings { .. }
+                    | Ask::Recording { .. }
+                    | Ask::RecordingPart { .. }
+                    | Ask::DeleteRecording { .. } => {
+                        let sessions = Arc::clone(&sessions);
+                        tokio::spawn(async move {
+                            let answer = super::recordings::answer(&sessions, &asked, ask).await;
+                            asked.respond(&answer).await;
+                        });
+                    }
+                    Ask::Create { request, by } => {
+                        let (sessions, node) = (Arc::clone(&sessions), registry.node().to_owned());
+                        tokio::spawn(async move {
+                            let answer = create(&sessions, &asked, &request.0, &by, &node).await;
+                            asked.respond(&answer).await;
+                        });
+                    }
+                    ask => match sessions.get(id) {
+                        Some(session) => dispatch(&sessions, &served, session, ask, asked).await,
+                        None => asked.respond(&Answer::NoSession).await,
+                    },
+                }
             }
             tokio::time::sleep(RESUBSCRIBE_DELAY).await;
         }
@@ -138,10 +152,112 @@ pub(in crate::session) async fn serve_asks(
     Ok(())
 }
 
-/// Sends `answer` to `reply`; a lost answer is the asker's timeout.
-async fn respond(client: &Client, reply: Subject, answer: &Answer) {
-    if let Err(e) = client.publish(reply, encode(answer).into()).await {
-        tracing::debug!(error = %e, "cannot answer an ask");
+/// One ask, opened: who sent it, where its answer goes, and what judges
+/// it.
+pub(super) struct Incoming {
+    bus: Bus,
+    gate: Arc<dyn Gate>,
+    /// The node that sealed it.
+    from: String,
+    reply: Subject,
+}
+
+impl Incoming {
+    /// Sends `answer`, sealed for the asker's reply subject; a lost answer
+    /// is the asker's timeout.
+    async fn respond(&self, answer: &Answer) {
+        let sent = self
+            .bus
+            .publish(Kind::Answer, self.reply.clone(), &encode(answer))
+            .await;
+        if let Err(e) = sent {
+            tracing::debug!(error = %e, "cannot answer an ask");
+        }
+    }
+
+    /// The grant `by` has here, when it may do `action` on `target`; the
+    /// answer that refuses it otherwise (see [`Incoming::judged`]).
+    pub(super) fn allowed(
+        &self,
+        by: &Principal,
+        action: Action,
+        target: Option<Target<'_>>,
+    ) -> Result<Grant, Answer> {
+        let about = target.map(|t| t.id).unwrap_or_default();
+        self.judged(by, about, |grant| grant.check(action, target))
+            .map_err(|denied| match denied {
+                Denied::NotFound => Answer::NoSession,
+                Denied::Forbidden(why) => Answer::Refused(SessionError::Denied(why)),
+            })
+    }
+
+    /// The grant `by` has here, when `check` passes it; why not otherwise,
+    /// logged with `about` (what was asked about). The asking node checked
+    /// the same, so a refusal here means the nodes' configurations differ,
+    /// or the ask did not come from a node's own check.
+    pub(super) fn judged(
+        &self,
+        by: &Principal,
+        about: &str,
+        check: impl FnOnce(&Grant) -> Result<(), Denied>,
+    ) -> Result<Grant, Denied> {
+        let checked = self
+            .gate
+            .regrant(by)
+            .ok_or(Denied::Forbidden(
+                "no such credential on this node".to_owned(),
+            ))
+            .and_then(|grant| check(&grant).map(|()| grant));
+        if let Err(denied) = &checked {
+            let why = match denied {
+                Denied::NotFound => "outside its scope",
+                Denied::Forbidden(why) => why.as_str(),
+            };
+            tracing::warn!(
+                target: "panecast::audit",
+                event = "bus_denied",
+                node = %self.from,
+                credential = %by.credential,
+                about,
+                reason = why,
+                "another node asked for something its caller may not do here: refused"
+            );
+        }
+        checked
+    }
+}
+
+/// Starts the session `request` asks for, for `by`, as this node's
+/// configuration resolves it; the record of the session, or why not.
+async fn create(
+    sessions: &Arc<Sessions>,
+    asked: &Incoming,
+    request: &[u8],
+    by: &Principal,
+    node: &str,
+) -> Answer {
+    let grant = match asked.allowed(by, Action::Create, None) {
+        Ok(grant) => grant,
+        Err(Answer::Refused(e)) => {
+            return Answer::NotCreated {
+                kind: RefusalKind::Denied,
+                message: e.to_string(),
+            }
+        }
+        Err(answer) => return answer,
+    };
+    let created = match asked.gate.admit(request, &grant) {
+        Ok(spec) => sessions.create(spec).await,
+        Err(e) => Err(e),
+    };
+    match created {
+        Ok(session) => {
+            Answer::Created(Box::new(crate::session::cluster::record_of(&session, node)))
+        }
+        Err(e) => Answer::NotCreated {
+            kind: e.refusal_kind(),
+            message: e.to_string(),
+        },
     }
 }
 
@@ -157,38 +273,54 @@ fn done(result: Result<(), SessionError>) -> Answer {
 async fn dispatch(
     sessions: &Arc<Sessions>,
     served: &Served,
-    client: &Client,
     session: SessionHandle,
     ask: Ask,
-    reply: Subject,
+    asked: Incoming,
 ) {
     let queued = match ask {
-        Ask::Watch { chunks_to } => Queued::Watch { chunks_to, reply },
-        Ask::Input { from, seq, input } => Queued::Input {
+        Ask::Watch { chunks_to } => Queued::Watch {
+            chunks_to,
+            reply: asked.reply.clone(),
+        },
+        Ask::Input {
             from,
             seq,
             input,
-            reply,
-        },
+            by,
+        } => {
+            let target = target_of(&session);
+            if let Err(refusal) = asked.allowed(&by, Action::Control, Some(target)) {
+                asked.respond(&refusal).await;
+                return;
+            }
+            Queued::Input {
+                from,
+                seq,
+                input,
+                by,
+                reply: asked.reply.clone(),
+            }
+        }
         other => {
-            let (client, sessions) = (client.clone(), Arc::clone(sessions));
+            let sessions = Arc::clone(sessions);
             tokio::spawn(async move {
-                let answer = answer(&sessions, &session, other).await;
-                respond(&client, reply, &answer).await;
+                let answer = answer(&sessions, &session, other, &asked).await;
+                asked.respond(&answer).await;
             });
             return;
         }
     };
+    let bus = asked.bus;
     let queue = {
         let mut served_now = served.lock().unwrap_or_else(PoisonError::into_inner);
         let queue = served_now
             .entry(session.id().to_owned())
-            .or_insert_with(|| start_serving(session.clone(), client.clone(), Arc::clone(served)));
+            .or_insert_with(|| start_serving(session.clone(), bus.clone(), Arc::clone(served)));
         queue.clone()
     };
     if let Err(mpsc::error::SendError(queued)) = queue.send(queued).await {
         // The task ended as this came: a new one takes it.
-        let queue = start_serving(session.clone(), client.clone(), Arc::clone(served));
+        let queue = start_serving(session.clone(), bus, Arc::clone(served));
         lock(served).insert(session.id().to_owned(), queue.clone());
         // Just started, with room in its queue.
         let _ = queue.send(queued).await;
@@ -201,13 +333,49 @@ fn lock(served: &Served) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::Send
     served.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Answers an ask that needs no order.
-async fn answer(sessions: &Sessions, session: &SessionHandle, ask: Ask) -> Answer {
+/// A session as the access check sees it.
+fn target_of(session: &SessionHandle) -> Target<'_> {
+    let info = session.info();
+    Target {
+        id: &info.id,
+        name: info.name.as_deref(),
+        owner: info.owner.as_ref(),
+    }
+}
+
+/// Answers an ask that needs no order, once who it acts for may.
+async fn answer(
+    sessions: &Sessions,
+    session: &SessionHandle,
+    ask: Ask,
+    asked: &Incoming,
+) -> Answer {
+    let target = Some(target_of(session));
+    let (by, action) = match &ask {
+        Ask::Resize { by, .. } | Ask::Marker { by, .. } | Ask::Theme { by, .. } => {
+            (by, Action::Control)
+        }
+        Ask::Scrollback { reader, .. } | Ask::Search { reader, .. } => {
+            (reader.principal(), Action::Read)
+        }
+        Ask::Delete { by } => (by, Action::Delete),
+        // Queued to the session's task, or answered as it came: never here.
+        Ask::Watch { .. }
+        | Ask::Input { .. }
+        | Ask::Create { .. }
+        | Ask::Recordings { .. }
+        | Ask::Recording { .. }
+        | Ask::RecordingPart { .. }
+        | Ask::DeleteRecording { .. } => return Answer::NoSession,
+    };
+    if let Err(refusal) = asked.allowed(by, action, target) {
+        return refusal;
+    }
     match ask {
-        Ask::Resize { cols, rows } => done(session.resize(cols, rows).await),
-        Ask::Marker(label) => done(session.add_marker(label).await),
-        Ask::Theme(theme) => {
-            session.set_theme(Role::Control, theme).await;
+        Ask::Resize { cols, rows, by } => done(session.resize(cols, rows, &by).await),
+        Ask::Marker { label, by } => done(session.add_marker(label, &by).await),
+        Ask::Theme { theme, by } => {
+            session.set_theme(Role::Control, theme, &by).await;
             Answer::Done
         }
         Ask::Scrollback {
@@ -249,21 +417,20 @@ async fn answer(sessions: &Sessions, session: &SessionHandle, ask: Ask) -> Answe
                 Err(e) => Answer::Refused(e),
             }
         }
-        Ask::Delete => {
+        Ask::Delete { by } => {
             let Some(session) = sessions.remove(session.id()) else {
                 return Answer::NoSession;
             };
-            session.kill().await;
+            session.delete(&by).await;
             Answer::Deleted(state_of(&session))
         }
-        // Queued to the session's task, or answered as it came: never here.
         Ask::Watch { .. }
         | Ask::Input { .. }
-        | Ask::Create(_)
-        | Ask::Recordings
-        | Ask::Recording(_)
+        | Ask::Create { .. }
+        | Ask::Recordings { .. }
+        | Ask::Recording { .. }
         | Ask::RecordingPart { .. }
-        | Ask::DeleteRecording(_) => Answer::NoSession,
+        | Ask::DeleteRecording { .. } => Answer::NoSession,
     }
 }
 
@@ -298,12 +465,12 @@ fn cause_of(reason: EndReason) -> EndCause {
 
 /// Starts the task that serves `session`'s screens and inputs; it ends
 /// once no node watched for [`WATCH_FOR`], or with the session.
-fn start_serving(session: SessionHandle, client: Client, served: Served) -> mpsc::Sender<Queued> {
+fn start_serving(session: SessionHandle, bus: Bus, served: Served) -> mpsc::Sender<Queued> {
     let (queue, mut asks) = mpsc::channel(QUEUE);
     let mine = queue.clone();
     tokio::spawn(async move {
         let id = session.id().to_owned();
-        let mut serving = Serving::new(session, client);
+        let mut serving = Serving::new(session, bus);
         serving.run(&mut asks).await;
         {
             let mut served = lock(&served);
@@ -326,7 +493,7 @@ fn start_serving(session: SessionHandle, client: Client, served: Served) -> mpsc
 /// One session's screens and inputs, served.
 struct Serving {
     session: SessionHandle,
-    client: Client,
+    bus: Bus,
     subject: Subject,
     /// The largest message NATS takes.
     limit: usize,
@@ -340,12 +507,17 @@ struct Serving {
 }
 
 impl Serving {
-    fn new(session: SessionHandle, client: Client) -> Serving {
-        let limit = client.server_info().max_payload;
+    fn new(session: SessionHandle, bus: Bus) -> Serving {
+        // What the seal adds must fit too: its header and tag.
+        let limit = bus
+            .client()
+            .server_info()
+            .max_payload
+            .saturating_sub(SEAL_ROOM);
         Serving {
             subject: screen_subject(session.id()).into(),
             session,
-            client,
+            bus,
             limit,
             publisher: None,
             watched_until: Instant::now(),
@@ -430,11 +602,12 @@ impl Serving {
                 if let Some(inbox) = chunks_to {
                     match publisher.chunks(self.limit) {
                         Ok(chunks) => {
+                            let inbox = Subject::from(inbox);
                             for chunk in chunks {
                                 let bytes = Message::Chunk(chunk).encode();
                                 if self
-                                    .client
-                                    .publish(inbox.clone(), bytes.into())
+                                    .bus
+                                    .publish(Kind::Screen, inbox.clone(), &bytes)
                                     .await
                                     .is_err()
                                 {
@@ -445,12 +618,13 @@ impl Serving {
                         Err(e) => tracing::warn!(error = %e, "cannot send a screen in chunks"),
                     }
                 }
-                respond(&self.client, reply, &Answer::Done).await;
+                self.answer(reply, &Answer::Done).await;
             }
             Queued::Input {
                 from,
                 seq,
                 input,
+                by,
                 reply,
             } => {
                 let last = self.applied.entry(from).or_insert(0);
@@ -459,9 +633,9 @@ impl Serving {
                     Answer::Done
                 } else {
                     *last = seq;
-                    done(self.session.send_input(input).await)
+                    done(self.session.send_input(input, &by).await)
                 };
-                respond(&self.client, reply, &answer).await;
+                self.answer(reply, &answer).await;
             }
         }
     }
@@ -508,11 +682,18 @@ impl Serving {
 
     async fn send(&self, bytes: Vec<u8>) {
         if let Err(e) = self
-            .client
-            .publish(self.subject.clone(), bytes.into())
+            .bus
+            .publish(Kind::Screen, self.subject.clone(), &bytes)
             .await
         {
             tracing::debug!(error = %e, "cannot publish a screen");
+        }
+    }
+
+    /// Sends `answer` to an ask's `reply` subject, sealed.
+    async fn answer(&self, reply: Subject, answer: &Answer) {
+        if let Err(e) = self.bus.publish(Kind::Answer, reply, &encode(answer)).await {
+            tracing::debug!(error = %e, "cannot answer an ask");
         }
     }
 }

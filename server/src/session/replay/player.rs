@@ -115,18 +115,18 @@ impl Player {
                 biased;
                 command = commands.recv() => match command {
                     None => break,
-                    Some(Command::Kill(reply)) => {
+                    Some(Command::Kill(_, reply)) => {
                         let _ = reply.send(());
                         break;
                     }
-                    Some(Command::Input(_, reply))
+                    Some(Command::Input(_, _, reply))
                     | Some(Command::Resize { reply, .. })
-                    | Some(Command::Marker(_, reply)) => {
+                    | Some(Command::Marker(_, _, reply)) => {
                         let _ = reply.send(Err(SessionError::Replay));
                     }
                     // A replay's program is not asked about colours: nothing to answer.
                     // Replays are not handed over: the request's sender sees it dropped.
-                    Some(Command::Theme(_)) | Some(Command::Freeze(_)) => {}
+                    Some(Command::Theme(..)) | Some(Command::Freeze(_)) => {}
                     Some(Command::Scrollback { start, count, reply, .. }) => {
                         let _ = reply.send(scrollback_timed(&playback.term, start, count));
                     }
