@@ -7,23 +7,36 @@ Statically: every file parses, and the kustomization lists every manifest;
 every flag and environment variable given to panecast is one `panecast serve
 --help` documents; images, the command, ports, the listen address and the
 health check agree with the Dockerfile; NATS gets JetStream with its store
-on a volume (a named volume, a volumeClaimTemplate); the nodes name NATS by
-its service and port, have distinct node names (the pod's name through the
-downward API in Kubernetes) and distinct host ports, share one token (an
-env file, a Secret) and one configuration; the pods are non-root,
-read-only, without capabilities.
+on a volume (a named volume, a volumeClaimTemplate), and runs with -c
+naming deploy/cluster/nats.conf (mounted read-only; in Kubernetes a
+ConfigMap whose text is that file's) and with the public key nats.conf
+reads from the environment (PANECAST_NATS_NKEY: from an env file git
+ignores, from a Secret); the nodes name NATS by its service and port, have
+distinct node names (the pod's name through the downward API in
+Kubernetes) and distinct host ports, share one token (an env file, a
+Secret) and one configuration, whose [cluster] key_file and nkey_seed_file
+are where the bus key and the NATS seed are mounted (compose's secrets at
+/run/secrets/NAME, from files git ignores; the Secret's volume and items,
+the Secret NATS's public key comes from); the pods are non-root, read-only,
+without capabilities.
 
-Then, for the compose file and then for the Kubernetes manifests: a real
-nats-server runs with the arguments the manifest gives it (its store in a
-temporary directory, on a free loopback port), and three panecast processes
-run with the environment and arguments the manifest gives each node (the
-token from the env file or Secret, the configuration from the file or
-ConfigMap, addresses mapped to loopback and free ports). Each must pass its
-health check (`panecast health` for compose, the probes for Kubernetes); a
-session created on node 1 must be listed by nodes 2 and 3 with node 1's
-name as its "node", and gone from every list once deleted; each node must
-stop with exit code 0 within the stop grace on SIGTERM, without logging the
-token. Every process is killed at the end, on failure too.
+Then, for the compose file and then for the Kubernetes manifests: a fresh
+bus key (`panecast key`) and NATS user (`panecast key --nats`) are made; a
+real nats-server runs with the arguments the manifest gives it
+(deploy/cluster/nats.conf for its -c, its store in a temporary directory,
+on a free loopback port) and the user's public key in its environment, and
+must refuse a client that is not that user; three panecast processes run
+with the environment and arguments the manifest gives each node (the token
+from the env file or Secret, the configuration from the file or ConfigMap
+with key_file and nkey_seed_file mapped to the key and the seed written as
+the manifest leaves them: 0600 for compose; root's, the Secret volume's
+mode and the pod's fsGroup for Kubernetes; addresses mapped to loopback and
+free ports). Each must pass its health check (`panecast health` for
+compose, the probes for Kubernetes); a session created on node 1 must be
+listed by nodes 2 and 3 with node 1's name as its "node", and gone from
+every list once deleted; each node must stop with exit code 0 within the
+stop grace on SIGTERM, without logging the token, the key or the seed.
+Every process is killed at the end, on failure too.
 
 Usage: python3 tests/cluster_deploy.py   (PANECAST_BIN: the binary, default
 target/debug/panecast; nats-server from Debian, installed when missing).
@@ -33,6 +46,7 @@ Installs PyYAML from PyPI when it is missing.
 import atexit
 import json
 import os
+import posixpath
 import random
 import re
 import shutil
@@ -54,6 +68,8 @@ from quiet_port import quiet_port
 ROOT = Path(__file__).resolve().parent.parent
 CLUSTER = ROOT / "deploy" / "cluster"
 K8S = CLUSTER / "k8s"
+# NATS's configuration, as compose.yaml mounts it and k8s/'s ConfigMap holds it.
+NATS_CONF = CLUSTER / "nats.conf"
 BIN = os.environ.get("PANECAST_BIN", str(ROOT / "target" / "debug" / "panecast"))
 # How long a node may take to listen, and a session to reach every list.
 DEADLINE = 20.0
@@ -171,17 +187,45 @@ def image_is(image, title):
 
 
 def nats_port(args):
-    """The client port nats-server listens on with these arguments."""
+    """The client port nats-server listens on with these arguments (and nats.conf, which -c names)."""
     for flag in ("-p", "--port"):
         if flag in args:
             return int(args[args.index(flag) + 1])
-    return NATS_DEFAULT_PORT
+    ports = re.findall(r"^\s*port\s*[:=]\s*(\d+)\s*$", NATS_CONF.read_text(), re.M)
+    return int(ports[-1]) if ports else NATS_DEFAULT_PORT
 
 
 def check_nats_args(args, where):
     check("-js" in args or "--jetstream" in args, f"{where}: NATS runs without JetStream (-js)")
     check("-sd" in args, f"{where}: NATS has no JetStream store directory (-sd)")
     return args[args.index("-sd") + 1]
+
+
+def nats_config_path(args, where):
+    """Where NATS's arguments (-c) say its configuration is."""
+    flags = [a for a in args if a in ("-c", "--config")]
+    check(len(flags) == 1, f"{where}: NATS runs without its configuration (-c)")
+    return args[args.index(flags[0]) + 1]
+
+
+def nats_nkey_variable():
+    """The environment variable nats.conf reads its one user's public key from."""
+    found = re.findall(r"^\s*nkey\s*[:=]\s*\$(\w+)\s*$", NATS_CONF.read_text(), re.M)
+    check(len(found) == 1, "deploy/cluster/nats.conf: not one user whose nkey is read from the environment ($NAME)")
+    return found[0]
+
+
+def gitignored(name):
+    """Whether deploy/cluster/.gitignore lists the file `name` (relative to deploy/cluster)."""
+    return posixpath.normpath(name) in (CLUSTER / ".gitignore").read_text().split()
+
+
+def volume_item(source, file_name):
+    """The key of a configMap or secret volume source that appears as file_name, and its item."""
+    if "items" not in source:
+        return file_name, {}
+    items = [i for i in source["items"] if i["path"] == file_name]
+    return (items[0]["key"], items[0]) if items else (None, {})
 
 
 def check_panecast_options(help_text, args, env_names, where):
@@ -219,6 +263,21 @@ def random_token():
     return "".join(random.choice(string.ascii_lowercase + string.digits) for _ in range(32))
 
 
+def make_keys():
+    """A bus key (`panecast key`) and a NATS user (`panecast key --nats`), as the deploy files make them."""
+    outputs = []
+    for args in ([], ["--nats"]):
+        result = subprocess.run([BIN, "key"] + args, capture_output=True, text=True, timeout=30)
+        check(result.returncode == 0, f"panecast key {' '.join(args)} exits {result.returncode}: {result.stderr}")
+        outputs.append(result.stdout)
+    key = re.findall(r"^secret: (\S+)$", outputs[0], re.M)
+    seed = re.findall(r"^seed: (SU\w+)$", outputs[1], re.M)
+    public = re.findall(r"^public key: (U\w+)$", outputs[1], re.M)
+    check(len(key) == 1 and len(seed) == 1 and len(public) == 1,
+          f"panecast key and key --nats print no secret: / seed: and public key: lines:\n{''.join(outputs)}")
+    return {"key": key[0], "seed": seed[0], "public": public[0]}
+
+
 def compose_plan(compose, docker, help_text):
     """Checks compose.yaml; returns what to run: NATS's args and each node's."""
     services = compose["services"]
@@ -234,10 +293,23 @@ def compose_plan(compose, docker, help_text):
           f"compose.yaml: NATS's store {store} is not on a named volume")
     check(not nats.get("ports"), "compose.yaml: NATS's port is published (the nodes reach it on the compose network)")
     port = nats_port(nats_args)
+    # Its configuration: deploy/cluster/nats.conf, mounted read-only where -c names it.
+    conf_path = nats_config_path(nats_args, "compose.yaml")
+    conf_sources = [m for m in mounts if len(m) >= 2 and m[1] == conf_path]
+    check(len(conf_sources) == 1 and conf_sources[0][2:] == ["ro"]
+          and (CLUSTER / conf_sources[0][0]).resolve() == NATS_CONF.resolve(),
+          f"compose.yaml: NATS's {conf_path} is not deploy/cluster/nats.conf mounted read-only")
+    # The nodes' public key, which nats.conf reads from the environment: from
+    # the operator's env file (never committed), not the compose file.
+    nkey_variable = nats_nkey_variable()
+    check(nkey_variable not in (nats.get("environment") or {}), f"compose.yaml: {nkey_variable} is written in the compose file")
+    nats_env_files = [f if isinstance(f, str) else f["path"] for f in nats.get("env_file", [])]
+    check(len(nats_env_files) == 1 and gitignored(nats_env_files[0]),
+          f"compose.yaml: NATS gets {nkey_variable} from no env file in deploy/cluster/.gitignore ({nats_env_files})")
 
     nodes = {name: s for name, s in services.items() if name != "nats"}
     check(len(nodes) == 3, f"compose.yaml: three panecast nodes, not {sorted(nodes)}")
-    env_files, host_ports, node_names, configs = set(), set(), set(), set()
+    env_files, host_ports, node_names, configs, node_secrets = set(), set(), set(), set(), set()
     plan = []
     for name, service in nodes.items():
         where = f"compose.yaml: {name}"
@@ -275,6 +347,13 @@ def compose_plan(compose, docker, help_text):
         host_config = (CLUSTER / sources[0][0]).resolve()
         check(host_config.is_file(), f"{where}: {host_config} does not exist")
         configs.add(host_config)
+        # Its secrets, by where compose mounts them.
+        secrets = {}
+        for secret in service.get("secrets", []):
+            source = secret if isinstance(secret, str) else secret["source"]
+            target = source if isinstance(secret, str) else secret.get("target", source)
+            secrets[target if target.startswith("/") else f"/run/secrets/{target}"] = source
+        node_secrets.add(json.dumps(secrets, sort_keys=True))
         grace = service.get("stop_grace_period", "10s")
         check(grace.endswith("s"), f"{where}: stop_grace_period {grace} in seconds")
         plan.append({"name": env.get("PANECAST_NODE"), "args": args, "env": env, "config": (config_path, host_config.read_text()),
@@ -283,16 +362,31 @@ def compose_plan(compose, docker, help_text):
     check(len(host_ports) == 3, "compose.yaml: the nodes share a host port")
     check(len(env_files) == 1, "compose.yaml: the nodes do not share one env file")
     check(len(configs) == 1, "compose.yaml: the nodes do not share one configuration")
+    check(len(node_secrets) == 1, "compose.yaml: the nodes do not get the same secrets")
     (config_file,) = configs
     config = check_config(config_file.read_text(), "deploy/cluster/panecast.toml")
+    # The bus key and the NATS seed: files of the operator's (never
+    # committed), mounted as secrets where the configuration reads them.
+    secrets = json.loads(node_secrets.pop())
+    files = []
+    for option, holds in (("key_file", "key"), ("nkey_seed_file", "seed")):
+        path = config.get("cluster", {}).get(option)
+        check(path in secrets, f"deploy/cluster/panecast.toml: [cluster] {option} {path} is not a secret of the nodes' "
+              f"({sorted(secrets)})")
+        name = secrets[path]
+        file = ((compose.get("secrets") or {}).get(name) or {}).get("file")
+        check(file and gitignored(file), f"compose.yaml: secret {name}'s file {file} is not in deploy/cluster/.gitignore")
+        # Made with umask 077 (compose.yaml's first lines), bind-mounted as it is.
+        files.append({"path": path, "local": posixpath.normpath(file), "holds": holds, "mode": 0o600, "owner": None})
     check(config.get("limits", {}).get("grace_ms", 2000) / 1000 + 3 < min(p["grace"] for p in plan),
           "compose.yaml: stop_grace_period is not above the kill grace and the drain")
     # The env file is the operator's (never committed): this run writes one.
     (env_file_name,) = [f if isinstance(f, str) else f["path"] for f in json.loads(env_files.pop())]
     check(env_file_name in (CLUSTER / ".gitignore").read_text().split(),
           f"compose.yaml: the token's env file {env_file_name} is not in deploy/cluster/.gitignore")
-    return {"nats_args": nats_args, "store": store, "nats_port": port, "nodes": plan,
-            "env_file": env_file_name, "public_name": None}
+    return {"nats_args": nats_args, "store": store, "nats_port": port, "nats_conf": conf_path, "nodes": plan,
+            "env_file": env_file_name, "public_name": None, "nats_env_file": nats_env_files[0],
+            "nkey_variable": nkey_variable, "files": files}
 
 
 def pod_security(pod, container, where):
@@ -310,7 +404,6 @@ def k8s_plan(docs, docker, help_text):
     """Checks k8s/; returns what to run."""
     nats_set = one(docs, "StatefulSet")
     deployment = one(docs, "Deployment")
-    secret, configmap = one(docs, "Secret"), one(docs, "ConfigMap")
 
     # NATS: JetStream on the claimed volume, behind its governing Service.
     nats_pod = nats_set["spec"]["template"]["spec"]
@@ -333,6 +426,21 @@ def k8s_plan(docs, docker, help_text):
     check(nats_service_port["targetPort"] in nats_ports, "k8s: NATS's Service targetPort is not a container port")
     pod_security(nats_pod, nats, "k8s StatefulSet")
     check(nats_pod["securityContext"].get("fsGroup"), "k8s: NATS's volume is not writable by its non-root user (fsGroup)")
+    # Its configuration: deploy/cluster/nats.conf as it is, from a ConfigMap
+    # mounted at the directory -c names.
+    conf_path = nats_config_path(nats_args, "k8s StatefulSet")
+    nats_volumes = {v["name"]: v for v in nats_pod.get("volumes", [])}
+    conf_volume = nats_volumes.get(nats_mounts.get(posixpath.dirname(conf_path)), {})
+    check("configMap" in conf_volume, f"k8s: NATS's {conf_path} is not in a ConfigMap mounted at {posixpath.dirname(conf_path)}")
+    nats_configmap = by_name(docs, "ConfigMap", conf_volume["configMap"]["name"])
+    conf_key, _ = volume_item(conf_volume["configMap"], posixpath.basename(conf_path))
+    check(nats_configmap.get("data", {}).get(conf_key) == NATS_CONF.read_text(),
+          f"k8s: ConfigMap {nats_configmap['metadata']['name']}'s {conf_key} is not deploy/cluster/nats.conf")
+    # The nodes' public key, which nats.conf reads from the environment: from a Secret.
+    nkey_variable = nats_nkey_variable()
+    nats_env = {e["name"]: e for e in nats.get("env", [])}
+    nkey_ref = nats_env.get(nkey_variable, {}).get("valueFrom", {}).get("secretKeyRef", {})
+    check(nkey_ref.get("name") and nkey_ref.get("key"), f"k8s: NATS does not get {nkey_variable} from a Secret")
 
     # panecast: three replicas, a node each.
     check(deployment["spec"]["replicas"] == 3, "k8s: the Deployment does not run three nodes")
@@ -362,16 +470,51 @@ def k8s_plan(docs, docker, help_text):
     check(env["PANECAST_NODE"].get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "metadata.name",
           "k8s: PANECAST_NODE is not the pod's name (downward API)")
     token_ref = env["PANECAST_TOKEN"]["valueFrom"]["secretKeyRef"]
-    check(token_ref["name"] == secret["metadata"]["name"], "k8s: the token is not the Secret's")
+    secret = by_name(docs, "Secret", token_ref["name"])
+    check(token_ref["key"] in secret.get("stringData", {}), "k8s: the token is not the Secret's")
     pod_security(pod, container, "k8s Deployment")
     volumes = {v["name"]: v for v in pod["volumes"]}
     mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
     check("/tmp" in mounts and "emptyDir" in volumes[mounts["/tmp"]], "k8s: no emptyDir at /tmp")
     config_path = Path(args[args.index("--config") + 1])
     config_volume = volumes[mounts[str(config_path.parent)]]
-    check(config_volume["configMap"]["name"] == configmap["metadata"]["name"], "k8s: --config is not in the ConfigMap")
-    config_text = configmap["data"][config_path.name]
+    check("configMap" in config_volume, "k8s: --config is not in a ConfigMap")
+    configmap = by_name(docs, "ConfigMap", config_volume["configMap"]["name"])
+    config_text = configmap["data"][volume_item(config_volume["configMap"], config_path.name)[0]]
     config = check_config(config_text, "k8s ConfigMap")
+    # The bus key and the NATS seed: in one Secret, mounted where the
+    # configuration reads them; NATS's public key from the same Secret.
+    fs_group = pod["securityContext"].get("fsGroup")
+    files, keys_secrets, secret_values = [], set(), {}
+    for option, holds in (("key_file", "key"), ("nkey_seed_file", "seed")):
+        path = config.get("cluster", {}).get(option)
+        check(path, f"k8s ConfigMap: no [cluster] {option}")
+        volume = volumes.get(mounts.get(posixpath.dirname(path)), {})
+        check("secret" in volume, f"k8s: [cluster] {option} {path} is not in a Secret mounted at {posixpath.dirname(path)}")
+        key, item = volume_item(volume["secret"], posixpath.basename(path))
+        check(key, f"k8s: [cluster] {option} {path}: no item of volume {volume['name']} is {posixpath.basename(path)}")
+        keys_secret = by_name(docs, "Secret", volume["secret"]["secretName"])
+        check(key in keys_secret.get("stringData", {}),
+              f"k8s: [cluster] {option} {path} is no key of Secret {keys_secret['metadata']['name']}")
+        keys_secrets.add(keys_secret["metadata"]["name"])
+        check(key not in secret_values, f"k8s: [cluster] {option} is the Secret's {key}, as {secret_values.get(key)} is")
+        secret_values[key] = f"[cluster] {option}"
+        # As the kubelet writes a secret volume: root's, the item's mode or
+        # the volume's defaultMode, and with an fsGroup, its group, which may read.
+        mode = item.get("mode", volume["secret"].get("defaultMode", 0o644))
+        owner = (0, fs_group if fs_group is not None else 0)
+        if fs_group is not None:
+            mode |= 0o440
+        files.append({"path": path, "local": f"{volume['name']}/{posixpath.basename(path)}", "holds": holds,
+                      "mode": mode, "owner": owner})
+    check(len(keys_secrets) == 1, f"k8s: the bus key and the NATS seed are in different Secrets {sorted(keys_secrets)}")
+    (keys_secret_name,) = keys_secrets
+    check(nkey_ref["name"] == keys_secret_name,
+          f"k8s: NATS's {nkey_variable} is from Secret {nkey_ref['name']}, not the nodes' seed's ({keys_secret_name})")
+    keys_secret = by_name(docs, "Secret", keys_secret_name)
+    check(nkey_ref["key"] in keys_secret.get("stringData", {}), f"k8s: Secret {keys_secret_name} has no {nkey_ref['key']}")
+    check(nkey_ref["key"] not in secret_values,
+          f"k8s: NATS's {nkey_variable} is the Secret's {nkey_ref['key']}, the nodes' {secret_values.get(nkey_ref['key'])}")
     grace = pod["terminationGracePeriodSeconds"]
     check(grace > config.get("limits", {}).get("grace_ms", 2000) / 1000 + 3,
           "k8s: terminationGracePeriodSeconds is not above the kill grace and the drain")
@@ -394,8 +537,9 @@ def k8s_plan(docs, docker, help_text):
         plan.append({"name": pod_name, "args": args, "env": node_env, "config": (str(config_path), config_text),
                      "grace": float(grace), "probes": [p["path"] for p in probes],
                      "user": (pod["securityContext"]["runAsUser"], pod["securityContext"]["runAsGroup"])})
-    return {"nats_args": nats_args, "store": store, "nats_port": port, "nodes": plan, "env_file": None,
-            "public_name": service_name}
+    return {"nats_args": nats_args, "store": store, "nats_port": port, "nats_conf": conf_path, "nodes": plan,
+            "env_file": None, "public_name": service_name, "nats_env_file": None, "nkey_variable": nkey_variable,
+            "files": files}
 
 
 # --- running them ---------------------------------------------------------------
@@ -439,20 +583,26 @@ def log_tail(path, lines=15):
     return "\n".join(text.splitlines()[-lines:])
 
 
-def start_nats(plan, work):
-    """nats-server with the manifest's arguments: its store in work/, on a free loopback port."""
+def start_nats(plan, work, nats_env):
+    """nats-server with the manifest's arguments and environment: deploy/cluster/nats.conf where
+    they name the mounted one, its store in work/, on a free loopback port."""
     args = list(plan["nats_args"])
     store = work / "nats-store"
     store.mkdir()
     args[args.index("-sd") + 1] = str(store)
+    for i, arg in enumerate(args[:-1]):
+        if arg in ("-c", "--config") and args[i + 1] == plan["nats_conf"]:
+            args[i + 1] = str(NATS_CONF)
     for flag in ("-p", "--port", "-a", "--addr"):
         if flag in args:
             i = args.index(flag)
             del args[i:i + 2]
     port = quiet_port()
     log = work / "nats.log"
+    env = {k: v for k, v in os.environ.items() if k != plan["nkey_variable"]}
+    env.update(nats_env)
     with open(log, "w") as out:
-        process = subprocess.Popen([nats_server()] + args + ["-a", "127.0.0.1", "-p", str(port)],
+        process = subprocess.Popen([nats_server()] + args + ["-a", "127.0.0.1", "-p", str(port)], env=env,
                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     processes.append(process)
     started = time.monotonic()
@@ -467,6 +617,38 @@ def start_nats(plan, work):
     return process, port
 
 
+def check_bus_closed(label, port):
+    """NATS refuses a client that is not the nodes' user, as nats.conf means it to."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        replies = sock.makefile("rb")
+        info = replies.readline()
+        check(info.startswith(b"INFO ") and json.loads(info[5:]).get("auth_required") is True,
+              f"{label}: NATS lets in clients without a user: {info!r}")
+        sock.sendall(b'CONNECT {"verbose":false,"pedantic":false,"protocol":1}\r\nPING\r\n')
+        reply = replies.readline()
+        check(b"Authorization Violation" in reply,
+              f"{label}: NATS answers a client without a user {reply!r}, not Authorization Violation")
+
+
+def write_secret_files(plan, work, keys):
+    """The bus key and the NATS seed in work/, as the operator's files (compose) or the kubelet's
+    secret volume (k8s) are; returns each file's local path by the path the manifest mounts it at."""
+    local = {}
+    for file in plan["files"]:
+        path = work / file["local"]
+        if not path.parent.exists():
+            path.parent.mkdir()
+            if file["owner"] and os.getuid() == 0:
+                os.chown(path.parent, *file["owner"])
+                path.parent.chmod(0o2750)
+        path.write_text(keys[file["holds"]] + "\n")
+        path.chmod(file["mode"])
+        if file["owner"] and os.getuid() == 0:
+            os.chown(path, *file["owner"])
+        local[file["path"]] = path
+    return local
+
+
 def start_node(index, node, plan, work, port):
     """One panecast process as the manifest starts the node, on loopback."""
     node_dir = work / f"node-{index}"
@@ -478,6 +660,13 @@ def start_node(index, node, plan, work, port):
     # on this machine, and its lock files keep them apart), not the host's.
     if "session_homes" not in config:
         config_text = f'session_homes = "{work / "homes"}"\n' + config_text
+    # The bus key and the NATS seed: where this run wrote them.
+    for option in ("key_file", "nkey_seed_file"):
+        path = config.get("cluster", {}).get(option)
+        if path in plan["local_files"]:
+            config_text = config_text.replace(f'"{path}"', f'"{plan["local_files"][path]}"')
+            check(tomllib.loads(config_text)["cluster"][option] == str(plan["local_files"][path]),
+                  f"{node['name']}: [cluster] {option} {path} not mapped to {plan['local_files'][path]}")
     local_config = node_dir / Path(config_path).name
     local_config.write_text(config_text)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PANECAST_")}
@@ -531,7 +720,19 @@ def run(label, plan, work):
     print(f"{label}: nats-server {' '.join(plan['nats_args'])} and 3 nodes")
     work.mkdir(mode=0o755)
     work.chmod(0o755)
-    nats, plan["local_nats_port"] = start_nats(plan, work)
+    # This run's bus key and NATS user, where the manifest's files and NATS's environment get them.
+    keys = make_keys()
+    plan["local_files"] = write_secret_files(plan, work, keys)
+    if plan["nats_env_file"]:
+        # The operator's env file, as compose reads it.
+        nats_env_file = work / plan["nats_env_file"]
+        nats_env_file.write_text(f"# written by tests/cluster_deploy.py\n{plan['nkey_variable']}={keys['public']}\n")
+        nats_env = read_env_file(nats_env_file)
+    else:
+        # The Secret's value, as the operator puts it there (k8s/secret.yaml).
+        nats_env = {plan["nkey_variable"]: keys["public"]}
+    nats, plan["local_nats_port"] = start_nats(plan, work, nats_env)
+    check_bus_closed(label, plan["local_nats_port"])
     if plan["env_file"]:
         # The operator's env file, as compose reads it.
         env_file = work / plan["env_file"]
@@ -596,7 +797,7 @@ def run(label, plan, work):
         check(time.monotonic() - started < DEADLINE, f"{label}: the deleted session is still listed after {DEADLINE} s")
         time.sleep(0.1)
 
-    # SIGTERM: each node stops in time, NATS still up, without logging the token.
+    # SIGTERM: each node stops in time, NATS still up, without logging the token or the keys.
     for node, r in zip(plan["nodes"], running):
         started = time.monotonic()
         r["process"].send_signal(signal.SIGTERM)
@@ -608,6 +809,7 @@ def run(label, plan, work):
         check(code == 0, f"{label}: {node['name']} exits {code} {took:.1f} s after SIGTERM (grace {node['grace']} s)")
         logs = r["log"].read_text() + (r["dir"] / "stdout.log").read_text()
         check(token not in logs, f"{label}: {node['name']} logged the token")
+        check(keys["key"] not in logs and keys["seed"] not in logs, f"{label}: {node['name']} logged the bus key or the seed")
     nats.terminate()
     nats.wait(timeout=10)
 

@@ -12,9 +12,12 @@
 #   - the access log holds neither the token nor any query string;
 #   - (and, without a proxy, panecast's own TLS through curl)
 #   - X-Forwarded-For is believed from the proxy (trusted_proxies: the
-#     proxies connect from 127.0.0.1) and from no one else: a client on
-#     127.0.0.3 that claims another address is logged as 127.0.0.3, whether
-#     it comes through the proxy or straight to panecast.
+#     proxies connect from 127.0.0.1, with the secret of proxy_secret_file
+#     that the files send in X-Panecast-Proxy) and from no one else: a
+#     client on 127.0.0.3 that claims another address is logged as
+#     127.0.0.3, whether it comes through the proxy or straight to panecast,
+#     and a program on 127.0.0.1 itself without the secret is logged as
+#     127.0.0.1.
 # Installs what it needs, idempotently. Usage: bash tests/proxy.sh
 # PANECAST_BIN names the server binary (default target/debug/panecast).
 set -euo pipefail
@@ -71,9 +74,13 @@ echo "$work/panecast.crt"
 
 step "panecast on loopback under /term (ping every $PING_MS ms)"
 upstream=$(free_port)
-# The proxies reach panecast from 127.0.0.1; the test's "outside" client
-# uses 127.0.0.3.
-printf 'trusted_proxies = ["127.0.0.1"]\n[limits]\nping_interval_ms = %s\n' "$PING_MS" >"$work/panecast.toml"
+# The proxies reach panecast from 127.0.0.1 with the secret, as the files'
+# comments make it; the test's "outside" client uses 127.0.0.3.
+(umask 077 && "$BIN" key | sed -n 's/^secret: //p' >"$work/proxy-secret")
+SECRET=$(cat "$work/proxy-secret")
+[[ ${#SECRET} -ge 32 ]] || die "panecast key printed no secret"
+printf 'trusted_proxies = ["127.0.0.1"]\nproxy_secret_file = "%s"\n[limits]\nping_interval_ms = %s\n' \
+  "$work/proxy-secret" "$PING_MS" >"$work/panecast.toml"
 RUST_LOG=warn PANECAST_LOG_FORMAT=json "$BIN" serve --listen "127.0.0.1:$upstream" --token "$TOKEN" --allow-any-command \
   --base-path /term --config "$work/panecast.toml" >"$work/panecast.out" 2>&1 &
 pids+=($!)
@@ -105,8 +112,13 @@ echo "a direct client claiming 203.0.113.9 is logged as $peer"
 code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 198.51.100.7' \
   -H 'Authorization: Bearer wrong' "http://127.0.0.1:$upstream/term/api/sessions")
 peer=$(last_peer)
+[[ $code == 401 && $peer == 127.0.0.1 ]] || die "X-Forwarded-For from the proxy's address without its secret was believed ($code, $peer)"
+echo "from the proxy's address (127.0.0.1) without its secret, X-Forwarded-For: 198.51.100.7 is logged as $peer"
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 198.51.100.7' \
+  -H "X-Panecast-Proxy: $SECRET" -H 'Authorization: Bearer wrong' "http://127.0.0.1:$upstream/term/api/sessions")
+peer=$(last_peer)
 [[ $code == 401 && $peer == 198.51.100.7 ]] || die "a trusted proxy's X-Forwarded-For was not used ($code, $peer)"
-echo "from a trusted proxy (127.0.0.1), X-Forwarded-For: 198.51.100.7 is logged as $peer"
+echo "from the proxy (127.0.0.1, with its secret), X-Forwarded-For: 198.51.100.7 is logged as $peer"
 
 # Runs the browser test through a proxy on $port, then checks its log.
 through() { # proxy-name port access-log
@@ -146,6 +158,10 @@ substitute "$site" 'ssl_certificate +/etc/ssl/panecast.crt;' "ssl_certificate $w
 substitute "$site" 'ssl_certificate_key +/etc/ssl/panecast.key;' "ssl_certificate_key $work/panecast.key;"
 substitute "$site" 'access_log /var/log/nginx/panecast.access.log panecast;' "access_log $work/nginx/access.log panecast;"
 sed -i -E "s#proxy_pass http://127.0.0.1:7681;#proxy_pass http://127.0.0.1:$upstream;#" "$site"
+# The secret's include, made as the file's comment says.
+(umask 077 && printf 'proxy_set_header X-Panecast-Proxy "%s";\n' "$SECRET" >"$work/nginx/panecast-proxy.conf")
+grep -q 'include /etc/nginx/panecast-proxy.conf;' "$site" || die "deploy/nginx.conf sends no proof"
+sed -i -E "s#include /etc/nginx/panecast-proxy.conf;#include $work/nginx/panecast-proxy.conf;#" "$site"
 substitute "$site" 'proxy_read_timeout 60s;' "proxy_read_timeout ${READ_TIMEOUT_S}s;"
 cat >"$work/nginx/nginx.conf" <<EOF
 daemon off;
@@ -231,6 +247,8 @@ substitute "$cfile" 'tls /etc/ssl/panecast.crt /etc/ssl/panecast.key' "tls $work
 substitute "$cfile" 'output file /var/log/caddy/panecast.access.log' "output file $work/caddy/access.log"
 substitute "$cfile" 'reverse_proxy 127.0.0.1:7681' "reverse_proxy 127.0.0.1:$upstream"
 substitute "$cfile" 'read_timeout 60s' "read_timeout ${READ_TIMEOUT_S}s"
+(umask 077 && printf 'header_up X-Panecast-Proxy "%s"\n' "$SECRET" >"$work/caddy/panecast-proxy.caddy")
+substitute "$cfile" 'import /etc/caddy/panecast-proxy.caddy' "import $work/caddy/panecast-proxy.caddy"
 HOME=$work/caddy XDG_DATA_HOME=$work/caddy/data XDG_CONFIG_HOME=$work/caddy/config \
   caddy run --adapter caddyfile --config "$cfile" >"$work/caddy/caddy.log" 2>&1 &
 pids+=($!)

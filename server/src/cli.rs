@@ -332,6 +332,9 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
         let served = api::serve_in_place(settings, listener, tls, shutdown, in_place).await;
         if let Some((heartbeat, registry)) = registry {
             heartbeat.abort();
+            // Until the task is gone: a refresh it was in the middle of
+            // could otherwise write the node's key again after it left.
+            let _ = heartbeat.await;
             if let Err(e) = registry.leave().await {
                 tracing::warn!(error = %e, "cannot leave the cluster; the node's key expires instead");
             }

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 mod common;
 
-use common::cluster::{runtime, serve_node, signal, Nats, TempDir, TTL_S};
+use common::cluster::{call, runtime, serve_node, signal, Nats, TempDir, TTL_S};
 use common::ws::{open, Client, Model};
 
 /// Kills every child when dropped, so that a failed test leaves nothing.
@@ -54,22 +54,6 @@ fn config_with(nats: &Nats, dir: &Path, top: &str) -> std::path::PathBuf {
     let config = dir.join("custom.toml");
     std::fs::write(&config, format!("{top}\n\n{}", nats.cluster_section())).expect("write config");
     config
-}
-
-/// A request with the admin token: the status and the body as JSON (or
-/// `null`).
-fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let auth = format!("Bearer {}", common::TOKEN);
-    let body = body.map(|b| b.to_string());
-    let response = common::http(
-        addr,
-        method,
-        path,
-        &[("Authorization", &auth)],
-        body.as_deref().map(str::as_bytes),
-    );
-    let json = serde_json::from_str(&response.body).unwrap_or(Value::Null);
-    (response.status, json)
 }
 
 /// Starts the session `body` asks for on node `node`, asking the node at

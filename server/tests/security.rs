@@ -10,6 +10,8 @@ mod support;
 mod admin_token;
 #[path = "security/bodies.rs"]
 mod bodies;
+#[path = "security/cluster_bus.rs"]
+mod cluster_bus;
 #[path = "security/connections.rs"]
 mod connections;
 #[path = "security/cookies.rs"]

@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::error::{ApiError, ErrorBody};
 use super::origin::peer_of;
 use super::{signin, AppState};
+use crate::cluster::Refusal;
 use crate::config::MetricsAccess;
 
 /// The answer of `GET /healthz`.
@@ -198,6 +199,29 @@ pub async fn metrics(State(state): State<AppState>, request: Request) -> Respons
         "# HELP panecast_viewers Stream connections open, by role.\n# TYPE panecast_viewers gauge\n\
          panecast_viewers{{role=\"view\"}} {view}\npanecast_viewers{{role=\"control\"}} {control}\n"
     );
+    if let Some(registry) = state.sessions.cluster() {
+        let _ = write!(
+            body,
+            "# HELP panecast_bus_refused_total Messages from the cluster bus refused by their seal \
+             (forged, changed, replayed, stale), by reason.\n\
+             # TYPE panecast_bus_refused_total counter\n"
+        );
+        let refused = registry.bus().seal().refusals();
+        for (refusal, count) in Refusal::ALL.iter().zip(refused) {
+            let _ = writeln!(
+                body,
+                "panecast_bus_refused_total{{reason=\"{}\"}} {count}",
+                refusal.name()
+            );
+        }
+        let _ = write!(
+            body,
+            "# HELP panecast_bus_denied_total Asks from other nodes, opened, that this node's own \
+             configuration refused for who they act for.\n\
+             # TYPE panecast_bus_denied_total counter\npanecast_bus_denied_total {}\n",
+            registry.bus().denied()
+        );
+    }
     (
         [(
             header::CONTENT_TYPE,

@@ -87,6 +87,17 @@ impl Bus {
         }
     }
 
+    /// Counts an ask that opened but that this node's configuration
+    /// refused for who it acts for (the owner logs it).
+    pub fn count_denied(&self) {
+        self.log.denied.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many asks [`Bus::count_denied`] counted.
+    pub fn denied(&self) -> u64 {
+        self.log.denied.load(Ordering::Relaxed)
+    }
+
     /// Opens `payload`, received on `subject` as a `kind` message; a
     /// refusal is counted and logged.
     pub fn open<'a>(
@@ -111,6 +122,8 @@ struct RefusalLog {
     last_ms: AtomicU64,
     /// Refusals not logged since the last line.
     quiet: AtomicU64,
+    /// Asks opened but refused for who they act for.
+    denied: AtomicU64,
 }
 
 impl Default for RefusalLog {
@@ -119,6 +132,7 @@ impl Default for RefusalLog {
             start: Instant::now(),
             last_ms: AtomicU64::new(u64::MAX),
             quiet: AtomicU64::new(0),
+            denied: AtomicU64::new(0),
         }
     }
 }

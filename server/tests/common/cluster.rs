@@ -246,21 +246,59 @@ pub fn runtime() -> tokio::runtime::Runtime {
 /// `panecast serve --cluster URL --node NODE` as a child process, and
 /// where it listens.
 pub fn serve_node(url: &str, node: &str, config: &Path) -> (Child, SocketAddr) {
+    serve_node_with(url, node, config, &["--allow-any-command"], None)
+}
+
+/// [`serve_node`] with `args` instead of `--allow-any-command`, and its
+/// log (standard error) in the file `log` when given.
+pub fn serve_node_with(
+    url: &str,
+    node: &str,
+    config: &Path,
+    args: &[&str],
+    log: Option<&Path>,
+) -> (Child, SocketAddr) {
+    let stderr = match log {
+        Some(path) => Stdio::from(std::fs::File::create(path).expect("a log file")),
+        None => Stdio::null(),
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_panecast"))
         .args(["serve", "--listen", "127.0.0.1:0", "--token", super::TOKEN])
-        .arg("--allow-any-command")
+        .args(args)
         .args(["--cluster", url, "--node", node, "--config"])
         .arg(config)
         .env_remove("PANECAST_CLUSTER")
         .env_remove("PANECAST_NODE")
+        .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("start panecast serve --cluster");
     let (line, addr) = startup_line(&mut child);
     assert!(!line.is_empty(), "node {node} exited before listening");
     (child, addr.expect("the listening address"))
+}
+
+/// A request to the node at `addr` with the admin token: the status and
+/// the body as JSON (or `null`).
+pub fn call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    let auth = format!("Bearer {}", super::TOKEN);
+    let body = body.map(|b| b.to_string());
+    let response = super::http(
+        addr,
+        method,
+        path,
+        &[("Authorization", &auth)],
+        body.as_deref().map(str::as_bytes),
+    );
+    let json = serde_json::from_str(&response.body).unwrap_or(serde_json::Value::Null);
+    (response.status, json)
 }
 
 /// Sends `signal` to child `child`.

@@ -1,11 +1,23 @@
 //! People signed in through a trusted proxy (`[auth.proxy]`): the user
-//! header is believed only from `trusted_proxies`, and forging it straight
-//! to the server gets nothing; a person reaches only what a rule gives.
+//! header is believed only from `trusted_proxies` with the proxy's proof
+//! (the secret of `proxy_secret_file` in `X-Panecast-Proxy`), so forging
+//! it straight to the server gets nothing, from an address of the host
+//! too; a person reaches only what a rule gives.
+
+use std::os::unix::fs::PermissionsExt;
 
 use panecast::access::{AuthConfig, ProxyAuth, Role, RuleConfig};
+use panecast::api::{AppState, Settings};
 use panecast::config::Config;
 
+use crate::common::cluster::TempDir;
 use crate::common::{self, Server};
+
+/// The secret the proxy of these tests sends.
+const PROXY_SECRET: &str = "proxy-proof-0123456789abcdef-0123456789";
+
+/// The proof header, as the proxy adds it.
+const PROOF: (&str, &str) = ("X-Panecast-Proxy", PROXY_SECRET);
 
 /// `[auth]` for the user header, with alice (control, the session named
 /// `build`) and the group ops (view).
@@ -35,23 +47,36 @@ fn auth() -> AuthConfig {
     }
 }
 
-fn server(trusted: &str) -> Server {
-    let config = Config {
+/// The configuration: `[auth]` trusting `trusted`, with the proxy's
+/// secret in a private file in `dir`.
+fn config(trusted: &str, dir: &TempDir) -> Config {
+    let secret = dir.0.join("proxy-secret");
+    std::fs::write(&secret, format!("{PROXY_SECRET}\n")).expect("write the secret");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    Config {
         auth: auth(),
         trusted_proxies: vec![trusted.into()],
+        proxy_secret_file: Some(secret),
         ..Config::default()
-    };
-    Server::start_with(config, true)
+    }
 }
 
+fn server(trusted: &str) -> (Server, TempDir) {
+    let dir = TempDir::new("proxy-header");
+    (Server::start_with(config(trusted, &dir), true), dir)
+}
+
+/// A GET through the proxy: `headers` and the proof.
 fn get_as(server: &Server, path: &str, headers: &[(&str, &str)]) -> common::Response {
-    server.raw("GET", path, headers, None)
+    let mut through = headers.to_vec();
+    through.push(PROOF);
+    server.raw("GET", path, &through, None)
 }
 
 #[test]
 fn a_user_header_from_an_untrusted_peer_is_ignored() {
     // The tests connect from 127.0.0.1, which is not the trusted proxy.
-    let server = server("192.0.2.1");
+    let (server, _dir) = server("192.0.2.1");
     server.create(&["sleep", "60"], serde_json::json!({ "name": "build" }));
     let forged = get_as(&server, "/api/sessions", &[("X-Forwarded-User", "alice")]);
     assert_eq!(forged.status, 401, "{}", forged.body);
@@ -65,7 +90,7 @@ fn a_user_header_from_an_untrusted_peer_is_ignored() {
 
 #[test]
 fn a_person_reaches_what_a_rule_gives_and_no_rule_is_403() {
-    let server = server("127.0.0.1");
+    let (server, _dir) = server("127.0.0.1");
     let build = server.create(&["sleep", "60"], serde_json::json!({ "name": "build" }));
     let other = server.create(&["sleep", "60"], serde_json::json!({ "name": "other" }));
     let (build, other) = (build["id"].as_str().unwrap(), other["id"].as_str().unwrap());
@@ -102,6 +127,7 @@ fn a_person_reaches_what_a_rule_gives_and_no_rule_is_403() {
         &[
             ops[0],
             ops[1],
+            PROOF,
             ("Content-Type", "application/json"),
             ("Origin", &format!("http://{}", server.addr)),
         ],
@@ -124,6 +150,7 @@ fn a_person_reaches_what_a_rule_gives_and_no_rule_is_403() {
         "/api/sessions",
         &[
             alice[0],
+            PROOF,
             ("Content-Type", "application/json"),
             ("Origin", &origin),
         ],
@@ -142,13 +169,14 @@ fn a_person_reaches_what_a_rule_gives_and_no_rule_is_403() {
 
 #[test]
 fn a_write_signed_in_by_the_proxy_needs_the_same_site_checks() {
-    let server = server("127.0.0.1");
+    let (server, _dir) = server("127.0.0.1");
     // The proxy adds the header to a cross-site form's POST too.
     let cross_site = server.raw(
         "POST",
         "/api/sessions",
         &[
             ("X-Forwarded-User", "alice"),
+            PROOF,
             ("Origin", "https://evil.example"),
             ("Content-Type", "text/plain"),
         ],
@@ -159,5 +187,53 @@ fn a_write_signed_in_by_the_proxy_needs_the_same_site_checks() {
         (403, "csrf".to_owned()),
         "{}",
         cross_site.body
+    );
+}
+
+#[test]
+fn a_user_header_from_the_proxys_own_address_without_its_proof_is_ignored() {
+    // The second trial: a session's program on the proxy's host sends the
+    // header from loopback, the very address the proxy connects from.
+    let (server, _dir) = server("127.0.0.1");
+    server.create(&["sleep", "60"], serde_json::json!({ "name": "build" }));
+    let bare = server.raw(
+        "GET",
+        "/api/sessions",
+        &[("X-Forwarded-User", "alice")],
+        None,
+    );
+    assert_eq!(bare.status, 401, "{}", bare.body);
+    for wrong in ["guess", &PROXY_SECRET[1..], &format!("{PROXY_SECRET}0")] {
+        let guessed = server.raw(
+            "GET",
+            "/api/sessions",
+            &[("X-Forwarded-User", "alice"), ("X-Panecast-Proxy", wrong)],
+            None,
+        );
+        assert_eq!(guessed.status, 401, "{wrong}: {}", guessed.body);
+    }
+    // The same request with the proxy's secret: the proxy's.
+    let proven = get_as(&server, "/api/sessions", &[("X-Forwarded-User", "alice")]);
+    assert_eq!(proven.status, 200, "{}", proven.body);
+}
+
+#[test]
+fn a_proxys_sign_in_without_proof_is_refused_at_start() {
+    let dir = TempDir::new("proxy-header-start");
+    let unproven = Config {
+        proxy_secret_file: None,
+        ..config("127.0.0.1", &dir)
+    };
+    let settings = Settings {
+        config: unproven,
+        token: common::TOKEN.to_owned(),
+        allow_any_command: false,
+    };
+    let refused = AppState::new(settings, None)
+        .err()
+        .expect("[auth.proxy] without proof is refused");
+    assert!(
+        refused.contains("set proxy_secret_file") && refused.contains("X-Panecast-Proxy"),
+        "{refused}"
     );
 }

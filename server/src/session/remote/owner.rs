@@ -213,17 +213,23 @@ impl Incoming {
                 Denied::NotFound => "outside its scope",
                 Denied::Forbidden(why) => why.as_str(),
             };
-            tracing::warn!(
-                target: "panecast::audit",
-                event = "bus_denied",
-                node = %self.from,
-                credential = %by.credential,
-                about,
-                reason = why,
-                "another node asked for something its caller may not do here: refused"
-            );
+            self.denied(by, about, why);
         }
         checked
+    }
+
+    /// Counts and logs an ask this node refused for who it acts for.
+    fn denied(&self, by: &Principal, about: &str, why: &str) {
+        self.bus.count_denied();
+        tracing::warn!(
+            target: "panecast::audit",
+            event = "bus_denied",
+            node = %self.from,
+            credential = %by.credential,
+            about,
+            reason = why,
+            "another node asked for something its caller may not do here: refused"
+        );
     }
 }
 
@@ -248,7 +254,10 @@ async fn create(
     };
     let created = match asked.gate.admit(request, &grant) {
         Ok(spec) => sessions.create(spec).await,
-        Err(e) => Err(e),
+        Err(e) => {
+            asked.denied(by, "a new session", &e.to_string());
+            Err(e)
+        }
     };
     match created {
         Ok(session) => {
@@ -350,31 +359,30 @@ async fn answer(
     ask: Ask,
     asked: &Incoming,
 ) -> Answer {
+    answered(sessions, session, ask, asked)
+        .await
+        .unwrap_or_else(|refusal| refusal)
+}
+
+/// [`answer`], with a refusal for who an ask acts for as the error.
+async fn answered(
+    sessions: &Sessions,
+    session: &SessionHandle,
+    ask: Ask,
+    asked: &Incoming,
+) -> Result<Answer, Answer> {
     let target = Some(target_of(session));
-    let (by, action) = match &ask {
-        Ask::Resize { by, .. } | Ask::Marker { by, .. } | Ask::Theme { by, .. } => {
-            (by, Action::Control)
+    Ok(match ask {
+        Ask::Resize { cols, rows, by } => {
+            asked.allowed(&by, Action::Control, target)?;
+            done(session.resize(cols, rows, &by).await)
         }
-        Ask::Scrollback { reader, .. } | Ask::Search { reader, .. } => {
-            (reader.principal(), Action::Read)
+        Ask::Marker { label, by } => {
+            asked.allowed(&by, Action::Control, target)?;
+            done(session.add_marker(label, &by).await)
         }
-        Ask::Delete { by } => (by, Action::Delete),
-        // Queued to the session's task, or answered as it came: never here.
-        Ask::Watch { .. }
-        | Ask::Input { .. }
-        | Ask::Create { .. }
-        | Ask::Recordings { .. }
-        | Ask::Recording { .. }
-        | Ask::RecordingPart { .. }
-        | Ask::DeleteRecording { .. } => return Answer::NoSession,
-    };
-    if let Err(refusal) = asked.allowed(by, action, target) {
-        return refusal;
-    }
-    match ask {
-        Ask::Resize { cols, rows, by } => done(session.resize(cols, rows, &by).await),
-        Ask::Marker { label, by } => done(session.add_marker(label, &by).await),
         Ask::Theme { theme, by } => {
+            asked.allowed(&by, Action::Control, target)?;
             session.set_theme(Role::Control, theme, &by).await;
             Answer::Done
         }
@@ -383,6 +391,7 @@ async fn answer(
             count,
             reader,
         } => {
+            asked.allowed(reader.principal(), Action::Read, target)?;
             let started = Instant::now();
             match session.scrollback(start, count, &reader).await {
                 Ok(lines) => {
@@ -404,10 +413,11 @@ async fn answer(
             limit,
             reader,
         } => {
+            asked.allowed(reader.principal(), Action::Read, target)?;
             let started = Instant::now();
             let Ok(compiled) = Pattern::new(&pattern.text, pattern.regex, pattern.case) else {
                 // The asking node compiled it: the same binary compiles it here.
-                return Answer::Refused(SessionError::NodeUnreachable);
+                return Ok(Answer::Refused(SessionError::NodeUnreachable));
             };
             match session.search(compiled, limit, &reader).await {
                 Ok(found) => Answer::Found {
@@ -418,12 +428,14 @@ async fn answer(
             }
         }
         Ask::Delete { by } => {
+            asked.allowed(&by, Action::Delete, target)?;
             let Some(session) = sessions.remove(session.id()) else {
-                return Answer::NoSession;
+                return Ok(Answer::NoSession);
             };
             session.delete(&by).await;
             Answer::Deleted(state_of(&session))
         }
+        // Queued to the session's task, or answered as it came: never here.
         Ask::Watch { .. }
         | Ask::Input { .. }
         | Ask::Create { .. }
@@ -431,7 +443,7 @@ async fn answer(
         | Ask::Recording { .. }
         | Ask::RecordingPart { .. }
         | Ask::DeleteRecording { .. } => Answer::NoSession,
-    }
+    })
 }
 
 /// Microseconds, saturating.
