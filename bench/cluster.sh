@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The cluster benchmarks (issue 21): builds in release, generates the
 # 2,000,000-line flood file (bench/lib.sh, as bench/flood.sh), starts a
-# real `nats-server -js` (with its monitoring port), three
-# `panecast serve --cluster` nodes A, B, C on it and one `panecast serve`
-# without a cluster (the single-node baselines), all on random loopback
-# ports with one token, and runs server/examples/cluster_bench.rs:
+# real `nats-server -js` with the documented deploy/cluster/nats.conf (the
+# nodes' nkey user only; with its monitoring port), three
+# `panecast serve --cluster` nodes A, B, C on it (one bus key, every
+# message sealed) and one `panecast serve` without a cluster (the
+# single-node baselines), all on random loopback ports with one token, and
+# runs server/examples/cluster_bench.rs:
 #   1. flood time   a `cat` of the file owned by A, viewed by VIEWERS view
 #                   streams on each of A, B and C, until every viewer has
 #                   the final screen, vs the same flood with 1 viewer on a
@@ -99,6 +101,8 @@ write_config() {
         if [ "$cluster" = yes ]; then
             echo "[cluster]"
             echo "node_ttl_s = 15"
+            echo "key_file = \"$WORK/cluster.key\""
+            echo "nkey_seed_file = \"$WORK/nats.nk\""
         fi
     } > "$path"
 }
@@ -108,10 +112,19 @@ write_config "$WORK/solo.toml" 70000 no
 start_panecast "$BIN" "$WORK" --config "$WORK/solo.toml"
 SOLO=$ADDR
 
+# The bus key and the nodes' NATS user, as deploy/cluster/compose.yaml's
+# first lines make them.
+(umask 077
+ "$BIN/panecast" key | sed -n 's/^secret: //p' > "$WORK/cluster.key"
+ "$BIN/panecast" key --nats > "$WORK/nats-key.txt"
+ sed -n 's/^seed: //p' "$WORK/nats-key.txt" > "$WORK/nats.nk")
+NATS_NKEY=$(sed -n 's/^public key: //p' "$WORK/nats-key.txt")
+
 NATS_PORT=$(free_port)
 NATS_MON=$(free_port)
 mkdir -p "$WORK/nats"
-nats-server -js -a 127.0.0.1 -p "$NATS_PORT" -m "$NATS_MON" -sd "$WORK/nats" \
+PANECAST_NATS_NKEY=$NATS_NKEY nats-server -c "$ROOT/deploy/cluster/nats.conf" \
+    -js -a 127.0.0.1 -p "$NATS_PORT" -m "$NATS_MON" -sd "$WORK/nats" \
     > "$WORK/nats.log" 2>&1 &
 NATS_PID=$!
 for _ in $(seq 500); do

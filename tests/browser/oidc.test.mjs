@@ -16,7 +16,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import readline from 'node:readline';
@@ -64,12 +64,14 @@ before(async () => {
   if (skip) return;
   provider = await startProvider();
   work = mkdtempSync(join(tmpdir(), 'panecast-oidc-'));
-  writeFileSync(join(work, 'secret'), CLIENT_SECRET + '\n');
+  // Only the server may read the secret (a file others may read is refused).
+  writeFileSync(join(work, 'secret'), CLIENT_SECRET + '\n', { mode: 0o600 });
   writeFileSync(join(work, 'panecast.toml'), `
 [auth.oidc]
 issuer = ${JSON.stringify(provider.issuer)}
 client_id = "panecast"
 client_secret_file = ${JSON.stringify(join(work, 'secret'))}
+cookie_key_file = ${JSON.stringify(join(work, 'cookie.key'))}
 scopes = ["openid", "profile", "groups"]
 
 [[auth.rules]]
@@ -243,9 +245,11 @@ e2e('a provider that rotated its signing key: panecast reads its keys again', as
 
 /** A panecast_signin value as the server seals it (server/src/oidc/seal.rs):
  *  the JSON {exp, v} and its HMAC-SHA256, both base64url, under a key derived
- *  from the client secret. */
+ *  from the key the server made in cookie_key_file (read here as only the
+ *  server's user may: the test runs as that user). */
 function sealedSignIn(person, exp) {
-  const key = createHmac('sha256', CLIENT_SECRET).update('panecast oidc cookie v1: session').digest();
+  const made = Buffer.from(readFileSync(join(work, 'cookie.key'), 'utf8').trim(), 'hex');
+  const key = createHmac('sha256', made).update('panecast oidc cookie v2: session').digest();
   const payload = Buffer.from(JSON.stringify({ exp, v: person })).toString('base64url');
   return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
 }

@@ -221,25 +221,29 @@ fn forged_replayed_and_tampered_asks_are_refused_and_logged() {
             "a replayed input was answered"
         );
         assert_eq!(refused(nodes.a, "replayed"), 2);
-        // Changed: one byte of what it carries (as the trial set user to
-        // root in a create).
-        let mut changed = input.clone();
-        let middle = changed.len() / 2;
-        changed[middle] ^= 0x01;
-        assert!(!answered(&client, &input_subject, changed).await);
-        // Sealed with a key of the intruder's own, as node A's peer.
+        // Changed: one byte of what each carries (as the trial set user to
+        // root in a create), then sealed with a key of the intruder's own,
+        // then not sealed at all (the ask's CBOR alone).
         let stranger = Seal::new(
             &BusKey::from_secret("the-intruders-own-key-0123456789ab").expect("a key"),
             "B",
         )
         .expect("a seal");
-        let payload = payload_of(&input).expect("a payload");
-        let forged = stranger.seal(Kind::Ask, &input_subject, payload);
-        assert!(!answered(&client, &input_subject, forged).await);
-        assert_eq!(refused(nodes.a, "bad_tag"), 2);
-        // Not sealed at all: the ask's CBOR alone.
-        assert!(!answered(&client, &create_subject, payload.to_vec()).await);
-        assert_eq!(refused(nodes.a, "malformed"), 1);
+        for (subject, sealed) in [(&create_subject, &create), (&input_subject, &input)] {
+            let mut changed = sealed.clone();
+            let middle = changed.len() / 2;
+            changed[middle] ^= 0x01;
+            assert!(!answered(&client, subject, changed).await, "{subject}");
+            let payload = payload_of(sealed).expect("a payload");
+            let forged = stranger.seal(Kind::Ask, subject, payload);
+            assert!(!answered(&client, subject, forged).await, "{subject}");
+            assert!(
+                !answered(&client, subject, payload.to_vec()).await,
+                "{subject}"
+            );
+        }
+        assert_eq!(refused(nodes.a, "bad_tag"), 4);
+        assert_eq!(refused(nodes.a, "malformed"), 2);
 
         // Nothing of it reached the session or the node.
         std::thread::sleep(Duration::from_millis(300));
