@@ -6,7 +6,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says how long the one before it took, and the run ends with
+# every step's time.
+STEP_NAME=""
+STEP_START=$SECONDS
+RUN_START=$SECONDS
+TIMES=()
+step_done() {
+  [[ -n $STEP_NAME ]] || return 0
+  local took=$((SECONDS - STEP_START))
+  TIMES+=("$(printf '%5d s  %s' "$took" "$STEP_NAME")")
+  printf -- '--- %d s: %s\n' "$took" "$STEP_NAME"
+}
+step() {
+  step_done
+  STEP_NAME=$*
+  STEP_START=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -82,5 +99,9 @@ PANECAST_BIN="$PWD/target/debug/panecast" bash tests/proxy_auth.sh
 step "the container image: build, health, a session, non-root, stop (tests/docker.sh)"
 bash tests/docker.sh
 
+step_done
 echo
+echo "time per step:"
+printf '%s\n' "${TIMES[@]}"
+printf '%5d s  in all\n' $((SECONDS - RUN_START))
 echo "all checks passed"
