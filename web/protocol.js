@@ -11,7 +11,7 @@ const t = (...runs) => Object.freeze(Object.fromEntries(runs.flatMap(([v, s, k])
 // The protocol version (Hello).
 export const VERSION = 1;
 // Message types, server to client then client to server (PROTOCOL.md section 4).
-export const MSG = t([1, 'HELLO STYLES FRAME BELL EXIT ERROR SCROLLBACK PONG CLIPBOARD PRESENCE REPLAY_STATE ROOM FILE_OFFER IMAGE DEFLATED_FRAME'], [129, 'KEY TEXT PASTE MOUSE RESIZE SCROLLBACK_REQUEST FOCUS PING THEME PLAY PAUSE SPEED SEEK MARKER TAKE_CONTROL']);
+export const MSG = t([1, 'HELLO STYLES FRAME BELL EXIT ERROR SCROLLBACK PONG CLIPBOARD PRESENCE REPLAY_STATE ROOM FILE_OFFER IMAGE DEFLATED_FRAME SYNC'], [129, 'KEY TEXT PASTE MOUSE RESIZE SCROLLBACK_REQUEST FOCUS PING THEME PLAY PAUSE SPEED SEEK MARKER TAKE_CONTROL']);
 // Close codes (PROTOCOL.md, "Errors and close codes").
 export const CLOSE = t([1000, 'NORMAL GOING_AWAY PROTOCOL_ERROR UNSUPPORTED_DATA'], [1008, 'POLICY_VIOLATION MESSAGE_TOO_BIG'], [1011, 'INTERNAL_ERROR SERVICE_RESTART'], [4001, 'SESSION_ENDED SESSION_DELETED ACCESS_REVOKED SESSION_NOT_FOUND NODE_GONE ORIGIN_FORBIDDEN'], [4008, 'RATE_LIMITED'], [4010, 'IDLE_TIMEOUT'], [4029, 'TOO_MANY_VIEWERS'], [4100, 'INPUT_DROPPED']);
 // Named key codes of a Key message (PROTOCOL.md section 6).
@@ -29,7 +29,7 @@ export const FRAME = t([1, 'FULL HAS_TITLE CURSOR_SHAPE CURSOR_VISIBLE'], [8, 'C
 // A frame's mode flags, each by its field of Modes in camelCase (the decoded name).
 export const MODE = t([1, 'appCursor bracketedPaste appKeypad altScreen focusEvents mouseSgr reverseVideo', 2], [1024, 'keyReleases keyAll', 2]);
 // The flags bytes of the other messages.
-export const FLAG = t([1, 'STYLES_RESET'], [1, 'EXIT_HAS_CODE'], [1, 'REPLAY_PLAYING'], [1, 'ROOM_YOU_DRIVE'], [1, 'ROOM_CONTROL ROOM_DRIVES']);
+export const FLAG = t([1, 'STYLES_RESET'], [1, 'EXIT_HAS_CODE'], [1, 'REPLAY_PLAYING'], [1, 'ROOM_YOU_DRIVE'], [1, 'ROOM_CONTROL ROOM_DRIVES'], [1, 'ECHO_KNOWN ECHO_ON ECHO_CANONICAL', 2]);
 // The close codes after which a client does not reconnect (PROTOCOL.md section 8).
 export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4006, 4010, 4029]);
 // ---- end of the generated wire constants ----
@@ -437,6 +437,16 @@ export function decode(data) {
     case 'pong':
       m = { type: name, token: r.varint64() };
       break;
+    case 'sync': {
+      const generation = r.varint64(), scrollCount = r.varint64(), pushes = r.varint64(), styleEpoch = r.varint32();
+      const cols = r.range(1, 1000, 'cols'), rows = r.range(1, 1000, 'rows'), input = r.varint64();
+      const e = r.flags(FLAG.ECHO_KNOWN | FLAG.ECHO_ON | FLAG.ECHO_CANONICAL, 'echo flags');
+      // Opaque: sent back as is to resume (the stream's `resume` parameter).
+      const revision = [generation, scrollCount, pushes, styleEpoch, cols, rows].join('.');
+      const echo = { known: (e & FLAG.ECHO_KNOWN) !== 0, echo: (e & FLAG.ECHO_ON) !== 0, canonical: (e & FLAG.ECHO_CANONICAL) !== 0 };
+      m = { type: name, revision, input, echo };
+      break;
+    }
     case 'clipboard':
       m = { type: name, text: r.string(65536, 'clipboard text') };
       break;

@@ -44,6 +44,7 @@ fn tables() -> Vec<Table> {
                 FILE_OFFER = server::FILE_OFFER,
                 IMAGE = crate::image::IMAGE,
                 DEFLATED_FRAME = crate::deflate::DEFLATED_FRAME,
+                SYNC = crate::sync::SYNC,
                 KEY = client::KEY,
                 TEXT = client::TEXT,
                 PASTE = client::PASTE,
@@ -162,6 +163,9 @@ fn tables() -> Vec<Table> {
                 ROOM_YOU_DRIVE = room::YOU_DRIVE,
                 ROOM_CONTROL = room::CONTROL,
                 ROOM_DRIVES = room::DRIVES,
+                ECHO_KNOWN = crate::sync::KNOWN,
+                ECHO_ON = crate::sync::ECHOES,
+                ECHO_CANONICAL = crate::sync::CANONICAL,
             ],
         },
     ]

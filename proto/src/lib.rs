@@ -27,6 +27,7 @@ mod replay;
 mod room;
 mod server;
 mod style;
+mod sync;
 mod varint;
 mod writer;
 
@@ -43,3 +44,4 @@ pub use replay::{ReplayControl, ReplayMarker, ReplayState};
 pub use room::{MemberKind, Room, RoomEntry, SizePolicy};
 pub use server::{Hello, Role, Scrollback, ServerMessage, Styles, PROTOCOL_VERSION};
 pub use style::{Attrs, Color, Style, StyleDef, UnderlineKind};
+pub use sync::{Echo, Revision, Sync};

@@ -10,7 +10,10 @@ use crate::limits::{
 use crate::reader::Reader;
 use crate::replay::REPLAY_STATE;
 use crate::room::ROOM;
-use crate::{varint, writer, DecodeError, Frame, Image, Line, ReplayState, Room, Style, StyleDef};
+use crate::sync::SYNC;
+use crate::{
+    varint, writer, DecodeError, Frame, Image, Line, ReplayState, Room, Style, StyleDef, Sync,
+};
 
 /// The protocol version this crate speaks, sent in every `Hello`.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -134,6 +137,10 @@ pub enum ServerMessage {
     /// 0x0E: a picture that lines show (see [`ImagePiece`](crate::ImagePiece)),
     /// sent before the first message that places it, once per connection.
     Image(Image),
+    /// 0x10: where the connection stands: the screen revision to resume
+    /// from, the last input whose echo the screen shows, the terminal's
+    /// echo (see [`Sync`]).
+    Sync(Sync),
 }
 
 pub(crate) const HELLO: u8 = 0x01;
@@ -304,6 +311,7 @@ impl ServerMessage {
                 writer::bytes(out, data);
             }
             ServerMessage::Image(image) => image.encode_into(out),
+            ServerMessage::Sync(sync) => sync.encode_into(out),
         }
     }
 
@@ -346,6 +354,7 @@ impl ServerMessage {
                 data: r.bytes(MAX_FILE_OFFER, "file data")?.to_vec(),
             },
             IMAGE => ServerMessage::Image(Image::decode_body(&mut r)?),
+            SYNC => ServerMessage::Sync(Sync::decode_body(&mut r)?),
             other => return Err(DecodeError::UnknownType(other)),
         };
         r.finish()?;

@@ -532,6 +532,26 @@ fn cases() -> Vec<Case> {
             ServerMessage::Pong { token: u64::MAX },
         ),
         server(
+            "sync",
+            "Where the connection stands: a revision with a three-byte varint, input 17 applied, a password prompt (echo known off, canonical).",
+            ServerMessage::Sync(Sync {
+                revision: Revision {
+                    generation: 300,
+                    scroll_count: 2,
+                    pushes: 70000,
+                    style_epoch: 0,
+                    cols: 80,
+                    rows: 24,
+                },
+                input: 17,
+                echo: Echo {
+                    known: true,
+                    echo: false,
+                    canonical: true,
+                },
+            }),
+        ),
+        server(
             "clipboard",
             "A program set the clipboard (OSC 52) to non-ASCII text with a newline.",
             ServerMessage::Clipboard {
@@ -986,6 +1006,25 @@ fn server_json(message: &ServerMessage) -> (&'static str, Value) {
             }),
         ),
         ServerMessage::Pong { token } => ("pong", json!({ "token": u64_json(*token) })),
+        ServerMessage::Sync(sync) => (
+            "sync",
+            json!({
+                "revision": {
+                    "generation": u64_json(sync.revision.generation),
+                    "scroll_count": u64_json(sync.revision.scroll_count),
+                    "pushes": u64_json(sync.revision.pushes),
+                    "style_epoch": sync.revision.style_epoch,
+                    "cols": sync.revision.cols,
+                    "rows": sync.revision.rows,
+                },
+                "input": u64_json(sync.input),
+                "echo": {
+                    "known": sync.echo.known,
+                    "echo": sync.echo.echo,
+                    "canonical": sync.echo.canonical,
+                },
+            }),
+        ),
         ServerMessage::Clipboard { text } => ("clipboard", json!({ "text": text })),
         ServerMessage::FileOffer { name, data } => (
             "file_offer",
@@ -1203,8 +1242,8 @@ fn every_message_type_has_a_vector() {
         types,
         [
             0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
-            0x0f, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d,
-            0x8e, 0x8f
+            0x0f, 0x10, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c,
+            0x8d, 0x8e, 0x8f
         ]
     );
 }

@@ -6,10 +6,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::ws::{self, Client, Kind, Model};
-use common::{session_id, test_config, Server, TOKEN};
+use common::ws::{self, Client, Kind};
+use common::{converge, differences, session_id, test_config, Server, TOKEN};
 use panecast_proto::{self as proto, close, ClientMessage, Key, KeyEvent, Modifiers, NamedKey};
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -35,84 +35,6 @@ async fn attach(server: &Server, id: &str, role: &str) -> Client {
 fn text(message: &str) -> ClientMessage {
     ClientMessage::Text {
         text: message.to_owned(),
-    }
-}
-
-/// The differences between the model and the screen JSON (lines with
-/// trailing spaces trimmed, size, cursor, title); empty when they agree.
-fn differences(model: &Model, screen: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let lines: Vec<String> = screen["lines"]
-        .as_array()
-        .expect("lines")
-        .iter()
-        .map(|l| l.as_str().expect("a line").trim_end().to_owned())
-        .collect();
-    let ours = model.text();
-    if ours != lines {
-        for (r, (a, b)) in ours.iter().zip(&lines).enumerate() {
-            if a != b {
-                out.push(format!("row {r}: model {a:?}, screen {b:?}"));
-            }
-        }
-        if ours.len() != lines.len() {
-            out.push(format!(
-                "{} rows in the model, {} on the screen",
-                ours.len(),
-                lines.len()
-            ));
-        }
-    }
-    let size = (screen["cols"].as_u64(), screen["rows"].as_u64());
-    if size != (Some(model.cols as u64), Some(model.rows as u64)) {
-        out.push(format!(
-            "size: model {}x{}, screen {size:?}",
-            model.cols, model.rows
-        ));
-    }
-    let cursor = (
-        screen["cursor"]["row"].as_u64(),
-        screen["cursor"]["col"].as_u64(),
-    );
-    if cursor != (Some(model.cursor.row as u64), Some(model.cursor.col as u64)) {
-        out.push(format!(
-            "cursor: model {:?}, screen {cursor:?}",
-            model.cursor
-        ));
-    }
-    if screen["title"].as_str() != Some(model.title.as_str()) {
-        out.push(format!(
-            "title: model {:?}, screen {}",
-            model.title, screen["title"]
-        ));
-    }
-    out
-}
-
-/// Reads until the model equals `/screen` (which must have stopped
-/// changing), re-reading the screen as it goes.
-async fn converge(server: &Server, id: &str, client: &mut Client, what: &str) {
-    let deadline = Instant::now() + LIMIT;
-    loop {
-        let screen = server.screen_json(id);
-        let diff = differences(&client.model, &screen);
-        if diff.is_empty() {
-            return;
-        }
-        let step = (Instant::now() + Duration::from_millis(50)).min(deadline);
-        let stuck = client.closed.is_some() || Instant::now() >= deadline;
-        if stuck || (client.next(step).await.is_none() && client.closed.is_some()) {
-            // One last look: the screen may have changed since it was read.
-            let diff = differences(&client.model, &server.screen_json(id));
-            if !diff.is_empty() {
-                panic!(
-                    "{what}: the model did not converge to /screen (closed: {:?}):\n{}",
-                    client.closed,
-                    diff.join("\n")
-                );
-            }
-            return;
-        }
     }
 }
 

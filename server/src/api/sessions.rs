@@ -340,7 +340,7 @@ pub(super) async fn type_into(
     by: &Grant,
 ) -> Result<u64, ApiError> {
     let revision = session.screen().generation;
-    session.send_input(input, &by.principal()).await?;
+    session.send_input(input, &by.principal(), None).await?;
     Ok(revision)
 }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::body::Body;
 use super::squeeze::{squeeze, unsqueeze};
+use crate::pty::LineDiscipline;
 
 /// One message from an owner.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -20,6 +21,9 @@ pub enum Message {
     /// Text the session's program put on the clipboard (OSC 52), for the
     /// control viewers of the nodes that watch it.
     Clipboard(String),
+    /// How the program's terminal echoes now: sent when it changes, and
+    /// after a chunk set.
+    Discipline(LineDiscipline),
 }
 
 /// The owner's word that `revision` of `stream` is its latest, sent after

@@ -112,8 +112,8 @@ impl Mirror {
             Message::Delta(delta) => self.apply_delta(delta),
             Message::Chunk(chunk) => self.apply_chunk(chunk),
             Message::Mark(mark) => self.check_mark(&mark),
-            // Not the screen's: its taker passes it on.
-            Message::Clipboard(_) => Outcome::Unchanged,
+            // Not the screen's: its taker passes them on.
+            Message::Clipboard(_) | Message::Discipline(_) => Outcome::Unchanged,
         }
     }
 

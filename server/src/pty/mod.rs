@@ -99,6 +99,17 @@ impl Shortage {
     }
 }
 
+/// How the child's terminal treats what is typed: its line discipline's
+/// `ECHO` and `ICANON` flags, as `tcgetattr` on the master reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct LineDiscipline {
+    /// The terminal echoes what is typed.
+    pub echo: bool,
+    /// The terminal edits a line before the program reads it (cooked
+    /// mode); off in raw mode, where the program echoes for itself.
+    pub canonical: bool,
+}
+
 /// Input could not be queued for the child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
@@ -298,6 +309,24 @@ impl Pty {
         })
     }
 
+    /// The terminal's line discipline now; `None` when it cannot be read
+    /// (the terminal is gone).
+    pub fn line_discipline(&self) -> Option<LineDiscipline> {
+        let mut termios = std::mem::MaybeUninit::<libc::termios>::uninit();
+        // SAFETY: tcgetattr writes a whole termios on success, and the
+        // master is an open terminal descriptor while `self` lives.
+        let read = unsafe { libc::tcgetattr(self.master.as_raw_fd(), termios.as_mut_ptr()) };
+        if read != 0 {
+            return None;
+        }
+        // SAFETY: tcgetattr returned 0: the struct is initialised.
+        let termios = unsafe { termios.assume_init() };
+        Some(LineDiscipline {
+            echo: termios.c_lflag & libc::ECHO != 0,
+            canonical: termios.c_lflag & libc::ICANON != 0,
+        })
+    }
+
     /// Sets the terminal size; the kernel sends the foreground group SIGWINCH.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<(), String> {
         spawn::set_size(self.master.get_ref(), cols, rows).map_err(|e| e.to_string())
@@ -339,6 +368,46 @@ mod tests {
             .await
             .expect("spawned")
             .expect("spawn")
+    }
+
+    /// Reads output until it holds `text`.
+    async fn wait_for(events: &mut PtyEvents, text: &str) {
+        let mut seen = Vec::new();
+        while !String::from_utf8_lossy(&seen).contains(text) {
+            let chunk = events.output.recv().await.expect("output before the end");
+            seen.extend_from_slice(&chunk);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_line_discipline_is_read_as_the_program_sets_it() {
+        let (pty, mut events) = start(&[
+            "sh",
+            "-c",
+            "stty -echo; echo quiet; read x; stty raw echo; echo raw; exec sleep 1000",
+        ])
+        .await;
+        wait_for(&mut events, "quiet").await;
+        assert_eq!(
+            pty.line_discipline(),
+            Some(LineDiscipline {
+                echo: false,
+                canonical: true
+            }),
+            "a password prompt"
+        );
+        pty.write(b"x\n".to_vec()).expect("queued");
+        wait_for(&mut events, "raw").await;
+        assert_eq!(
+            pty.line_discipline(),
+            Some(LineDiscipline {
+                echo: true,
+                canonical: false
+            }),
+            "raw, echoing"
+        );
+        pty.kill();
+        assert!(events.exit.await.is_ok(), "reaped");
     }
 
     #[tokio::test]

@@ -32,7 +32,7 @@ use tokio::time::{sleep_until, Instant};
 
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pool::Lane;
-use crate::pty::{ChildState, ExitStatus, Pty, PtyEvents, Sandbox};
+use crate::pty::{ChildState, ExitStatus, LineDiscipline, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
 use crate::render::theme::ThemeColors;
 use crate::stream::ScrollbackLines;
@@ -81,6 +81,9 @@ pub(super) struct Actor {
     /// Where the latest file a program offered (OSC 1337 File) goes.
     pub file_offers: Arc<watch::Sender<Option<Arc<FileOffer>>>>,
     pub status: watch::Sender<Status>,
+    /// How the program's terminal echoes, read at each publish and before
+    /// each input.
+    pub discipline: watch::Sender<Option<LineDiscipline>>,
     pub timings: Timings,
     pub metrics: Arc<Metrics>,
     /// Writes the session's recording, when it is recorded.
@@ -158,7 +161,7 @@ impl Actor {
             tokio::select! {
                 command = self.commands.recv() => match command {
                     Some(Command::Kill(_, reply)) => return Some(reply),
-                    Some(Command::Input(_, _, reply))
+                    Some(Command::Input { reply, .. })
                     | Some(Command::Resize { reply, .. })
                     | Some(Command::Marker(_, _, reply)) => {
                         let _ = reply.send(Err(SessionError::Exited));
@@ -276,7 +279,7 @@ impl Live {
                         self.terminate().await;
                         return Turn::Ended(Ending::Killed(Some(reply)));
                     }
-                    Some(Command::Input(input, _, reply)) => {
+                    Some(Command::Input { input, reply, .. }) => {
                         let _ = reply.send(self.input(input));
                     }
                     Some(Command::Resize { cols, rows, reply, .. }) => {
@@ -464,7 +467,21 @@ impl Live {
         }
     }
 
+    /// Reads the terminal's line discipline, telling the handles when it
+    /// changed (a program that turns echo off for a password may print
+    /// nothing first).
+    fn read_discipline(&self) {
+        if let Some(now) = self.actor.pty.as_ref().and_then(Pty::line_discipline) {
+            self.actor.discipline.send_if_modified(|known| {
+                let changed = *known != Some(now);
+                *known = Some(now);
+                changed
+            });
+        }
+    }
+
     fn input(&mut self, input: Input) -> Result<(), SessionError> {
+        self.read_discipline();
         let bytes = match input {
             Input::Bytes(bytes) => bytes,
             Input::Keys(keys) => {
@@ -589,6 +606,7 @@ impl Live {
     }
 
     fn publish(&mut self, now: Instant) {
+        self.read_discipline();
         let snapshot = Arc::new(self.actor.term.snapshot());
         self.actor.published.fetch_add(1, Ordering::AcqRel);
         self.actor.screen.send_replace(snapshot);

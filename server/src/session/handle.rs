@@ -22,7 +22,8 @@ use super::room::{Badge, MemberId, Presence, Room};
 use super::search;
 use super::shares::{Share, Shares};
 use super::wait::{Conditions, Matched, Matcher, WaitError, WaitRequest, Waited, Waits};
-use super::{Command, EndReason, Input, SessionError, SessionInfo, Status};
+use super::{Command, EndReason, Input, InputTag, SessionError, SessionInfo, Status};
+use crate::pty::LineDiscipline;
 use crate::stream::ScrollbackLines;
 
 /// A session seen from outside its actor.
@@ -52,6 +53,10 @@ struct Shared {
     end_reason: AtomicU8,
     /// Input from every transport draws on this.
     budget: Mutex<InputBudget>,
+    /// The last numbered input applied of each client.
+    inputs: super::inputs::ClientInputs,
+    /// How the program's terminal echoes; `None` while unknown (a replay).
+    discipline: watch::Receiver<Option<LineDiscipline>>,
     /// The shares of the actor's time for searches and scrollback, by
     /// credential and by connection.
     reads: Mutex<ReadShares>,
@@ -195,6 +200,8 @@ pub(super) struct Outputs {
     pub status: watch::Receiver<Status>,
     /// Screens published so far.
     pub published: Arc<AtomicU64>,
+    /// How the program's terminal echoes.
+    pub discipline: watch::Receiver<Option<LineDiscipline>>,
 }
 
 impl SessionHandle {
@@ -205,6 +212,7 @@ impl SessionHandle {
             screen,
             status,
             published,
+            discipline,
         }: Outputs,
         limits: &Limits,
         size_policy: SizePolicy,
@@ -225,6 +233,8 @@ impl SessionHandle {
                 file_offers: Arc::new(watch::channel(None).0),
                 end_reason: AtomicU8::new(EndReason::Exited as u8),
                 budget: Mutex::new(InputBudget::new(limits.input_rate, limits.input_burst)),
+                inputs: Default::default(),
+                discipline,
                 reads: Mutex::new(ReadShares::new(ReadLimit {
                     share: f64::from(limits.read_share_percent) / 100.0,
                     burst: Duration::from_millis(limits.read_burst_ms),
@@ -581,8 +591,22 @@ impl SessionHandle {
 
     /// Queues input for the child, typed by `by`. Keys are encoded with
     /// the terminal's modes at the moment they are written.
-    /// Input from every transport shares the session's input rate.
-    pub async fn send_input(&self, input: Input, by: &Principal) -> Result<(), SessionError> {
+    /// Input from every transport shares the session's input rate. An
+    /// input with a `tag` is applied once: a repeat of one applied already
+    /// (sent again after a reconnect) is taken as done.
+    pub async fn send_input(
+        &self,
+        input: Input,
+        by: &Principal,
+        tag: Option<InputTag>,
+    ) -> Result<(), SessionError> {
+        let taken = match tag {
+            Some(tag) => match self.shared.inputs.take(tag) {
+                Some(taken) => Some(taken),
+                None => return Ok(()),
+            },
+            None => None,
+        };
         let allowed = self
             .shared
             .budget
@@ -590,11 +614,31 @@ impl SessionHandle {
             // The bucket is two numbers, consistent after any panic.
             .unwrap_or_else(PoisonError::into_inner)
             .take(input.size(), Instant::now());
-        if !allowed {
-            return Err(SessionError::RateLimited);
-        }
-        self.request(|reply| Command::Input(input, by.clone(), reply))
+        let sent = if allowed {
+            self.request(|reply| Command::Input {
+                input,
+                by: by.clone(),
+                tag,
+                reply,
+            })
             .await
+        } else {
+            Err(SessionError::RateLimited)
+        };
+        if let (Err(_), Some(taken)) = (&sent, taken) {
+            self.shared.inputs.give_back(taken);
+        }
+        sent
+    }
+
+    /// The last input of `client` this session applied (0: none).
+    pub fn applied_input(&self, client: u128) -> u64 {
+        self.shared.inputs.applied(client)
+    }
+
+    /// A receiver of how the program's terminal echoes (`None`: unknown).
+    pub fn watch_discipline(&self) -> watch::Receiver<Option<LineDiscipline>> {
+        self.shared.discipline.clone()
     }
 
     /// Resizes the terminal within the configured limits, for `by`; the

@@ -18,6 +18,7 @@ mod freeze;
 mod gate;
 mod handle;
 mod handover;
+mod inputs;
 mod memory;
 mod metrics;
 mod pacer;
@@ -45,6 +46,7 @@ pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
 pub use gate::Gate;
 pub use handle::{SessionHandle, StreamRefusal, ViewerSlot};
 pub use handover::{FrozenSession, HandedOver};
+pub use inputs::InputTag;
 pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
 pub use reads::Reader;
@@ -232,7 +234,14 @@ pub struct Timings {
 /// session names who it acts for: a mirror asks the session's owner on
 /// their behalf, and the owner checks them again.
 enum Command {
-    Input(Input, Principal, Reply),
+    Input {
+        input: Input,
+        by: Principal,
+        /// Its client and number, when it has them: a mirror's owner
+        /// applies it once.
+        tag: Option<InputTag>,
+        reply: Reply,
+    },
     Resize {
         cols: u16,
         rows: u16,

@@ -370,6 +370,8 @@ impl Sessions {
         let (status_tx, status_rx) = watch::channel(status);
         let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
         let published = Arc::new(AtomicU64::new(0));
+        let discipline = pty.as_ref().and_then(pty::Pty::line_discipline);
+        let (discipline_tx, discipline_rx) = watch::channel(discipline);
         let handle = SessionHandle::new(
             info.clone(),
             commands_tx,
@@ -377,6 +379,7 @@ impl Sessions {
                 screen: screen_rx,
                 status: status_rx,
                 published: Arc::clone(&published),
+                discipline: discipline_rx,
             },
             &self.limits,
             self.size_policy,
@@ -409,6 +412,7 @@ impl Sessions {
             clipboard: handle.clipboard_sender(),
             file_offers: handle.file_offer_sender(),
             status: status_tx,
+            discipline: discipline_tx,
             timings: self.timings(),
             metrics: Arc::clone(&self.metrics),
             recorder,
@@ -561,6 +565,8 @@ impl Sessions {
                 screen: screen_rx,
                 status: status_rx,
                 published: Arc::clone(&published),
+                // A replay has no terminal: nothing is known of its echo.
+                discipline: watch::channel(None).1,
             },
             &self.limits,
             self.size_policy,

@@ -201,6 +201,58 @@ impl ViewerState {
         ViewerState::default()
     }
 
+    /// A client that reconnects holding the screen of `revision` (the last
+    /// `Sync` it had): its first frame is a diff from there, as a slow
+    /// viewer's is after it skipped screens. A revision this session never
+    /// reached, or of another size or style table, is ignored: the first
+    /// frame is full. The client keeps its style definitions and pictures;
+    /// those the frame's rows use are defined again.
+    pub fn resume_from(&mut self, revision: &proto::Revision, snap: &Snapshot) {
+        let reachable = revision.cols == snap.cols
+            && revision.rows == snap.rows
+            && revision.style_epoch == snap.style_epoch
+            && revision.generation <= snap.generation
+            && revision.scroll_count <= snap.scroll_count
+            && revision.pushes <= snap.pushes.count();
+        if !reachable {
+            return;
+        }
+        self.sent = Some(Sent {
+            base: Base {
+                generation: revision.generation,
+                scroll_count: revision.scroll_count,
+                pushes: revision.pushes,
+            },
+            cols: revision.cols,
+            rows: revision.rows,
+            style_epoch: revision.style_epoch,
+            // Not known: the first frame says them all again.
+            scrollback: u32::MAX,
+            cursor: proto::Cursor {
+                row: u16::MAX,
+                ..wire_cursor(snap)
+            },
+            modes: wire_modes(&snap.modes, snap.alternate),
+        });
+        // Not a title a program can set: the first frame carries the title.
+        self.title = Arc::from("\u{0}");
+    }
+
+    /// The screen the frames sent so far bring the client to, as a `Sync`
+    /// tells it; `None` before the first frame, and while the client holds
+    /// only part of the last one.
+    pub fn revision(&self) -> Option<proto::Revision> {
+        let sent = self.sent.filter(|_| !self.partial)?;
+        Some(proto::Revision {
+            generation: sent.base.generation,
+            scroll_count: sent.base.scroll_count,
+            pushes: sent.base.pushes,
+            style_epoch: sent.style_epoch,
+            cols: sent.cols,
+            rows: sent.rows,
+        })
+    }
+
     /// The scroll count of the last screen this viewer was sent, if any:
     /// scrollback indices it is given count from that screen.
     pub fn scroll_count(&self) -> Option<u64> {

@@ -295,3 +295,81 @@ fn process_stat(pid: u32) -> Option<(char, u32)> {
 pub fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").map_or(0, |dir| dir.count())
 }
+
+/// The differences between the model and the screen JSON (lines with
+/// trailing spaces trimmed, size, cursor, title); empty when they agree.
+pub fn differences(model: &ws::Model, screen: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let lines: Vec<String> = screen["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l.as_str().expect("a line").trim_end().to_owned())
+        .collect();
+    let ours = model.text();
+    if ours != lines {
+        for (r, (a, b)) in ours.iter().zip(&lines).enumerate() {
+            if a != b {
+                out.push(format!("row {r}: model {a:?}, screen {b:?}"));
+            }
+        }
+        if ours.len() != lines.len() {
+            out.push(format!(
+                "{} rows in the model, {} on the screen",
+                ours.len(),
+                lines.len()
+            ));
+        }
+    }
+    let size = (screen["cols"].as_u64(), screen["rows"].as_u64());
+    if size != (Some(model.cols as u64), Some(model.rows as u64)) {
+        out.push(format!(
+            "size: model {}x{}, screen {size:?}",
+            model.cols, model.rows
+        ));
+    }
+    let cursor = (
+        screen["cursor"]["row"].as_u64(),
+        screen["cursor"]["col"].as_u64(),
+    );
+    if cursor != (Some(model.cursor.row as u64), Some(model.cursor.col as u64)) {
+        out.push(format!(
+            "cursor: model {:?}, screen {cursor:?}",
+            model.cursor
+        ));
+    }
+    if screen["title"].as_str() != Some(model.title.as_str()) {
+        out.push(format!(
+            "title: model {:?}, screen {}",
+            model.title, screen["title"]
+        ));
+    }
+    out
+}
+
+/// Reads until the model equals `/screen` (which must have stopped
+/// changing), re-reading the screen as it goes.
+pub async fn converge(server: &Server, id: &str, client: &mut ws::Client, what: &str) {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let screen = server.screen_json(id);
+        let diff = differences(&client.model, &screen);
+        if diff.is_empty() {
+            return;
+        }
+        let step = (tokio::time::Instant::now() + Duration::from_millis(50)).min(deadline);
+        let stuck = client.closed.is_some() || tokio::time::Instant::now() >= deadline;
+        if stuck || (client.next(step).await.is_none() && client.closed.is_some()) {
+            // One last look: the screen may have changed since it was read.
+            let diff = differences(&client.model, &server.screen_json(id));
+            if !diff.is_empty() {
+                panic!(
+                    "{what}: the model did not converge to /screen (closed: {:?}):\n{}",
+                    client.closed,
+                    diff.join("\n")
+                );
+            }
+            return;
+        }
+    }
+}

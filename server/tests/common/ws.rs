@@ -76,6 +76,11 @@ pub struct Model {
     pub room: Option<proto::Room>,
     /// `Image` messages, in the order they came.
     pub images: Vec<proto::Image>,
+    /// `Sync` messages, in the order they came.
+    pub syncs: Vec<proto::Sync>,
+    /// A model carried over to a new connection that resumes: its first
+    /// frame may be a diff.
+    pub resuming: bool,
 }
 
 /// What `Model::apply` saw.
@@ -95,6 +100,7 @@ pub enum Kind {
     Replay,
     Room,
     Image,
+    Sync,
 }
 
 impl Model {
@@ -185,6 +191,10 @@ impl Model {
                 self.images.push(image);
                 Kind::Image
             }
+            ServerMessage::Sync(sync) => {
+                self.syncs.push(sync);
+                Kind::Sync
+            }
             ServerMessage::ReplayState(state) => {
                 if self.frames == 0 {
                     return Err("ReplayState before the first frame".into());
@@ -201,7 +211,7 @@ impl Model {
         if frame.seq != expected {
             return Err(format!("frame seq {} where {expected} was due", frame.seq));
         }
-        if self.last_seq.is_none() && !frame.full {
+        if self.last_seq.is_none() && !frame.full && !self.resuming {
             return Err("the first frame is not full".into());
         }
         self.last_seq = Some(frame.seq);
@@ -260,6 +270,21 @@ impl Model {
             }
         }
         Ok(())
+    }
+
+    /// This screen, kept for a new connection that resumes from it (the
+    /// stream's `resume`): the connection's own state starts anew, the
+    /// rows, styles, cursor and title stay.
+    pub fn resumed(&self) -> Model {
+        Model {
+            hello: None,
+            last_seq: None,
+            frames: 0,
+            images: Vec::new(),
+            syncs: Vec::new(),
+            resuming: true,
+            ..self.clone()
+        }
     }
 
     /// Row `r` as text: each cell's text, a wide cell's spacer adding

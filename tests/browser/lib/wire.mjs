@@ -138,6 +138,11 @@ export function scrollback({ total, start, cols, lines }) {
   return w.done();
 }
 export const pong = ({ token }) => new W().u8(8).varint(token).done();
+export function sync({ revision: r, input, echo }) {
+  const e = (echo.known ? 1 : 0) | (echo.echo ? 2 : 0) | (echo.canonical ? 4 : 0);
+  return new W().u8(0x10).varint(r.generation).varint(r.scroll_count).varint(r.pushes).varint(r.style_epoch)
+    .varint(r.cols).varint(r.rows).varint(input).u8(e).done();
+}
 export const presence = ({ view, control }) => new W().u8(0x0a).varint(view).varint(control).done();
 export const clipboard = ({ text }) => new W().u8(9).str(text).done();
 export function image({ hash, width, height, png_hex }) {
@@ -162,7 +167,7 @@ export function room({ policy, you_drive, entries, unlisted }) {
   }
   return w.varint(unlisted).done();
 }
-export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, clipboard, presence, replay_state, room, file_offer, image };
+export const encoders = { hello, styles, frame, bell, exit, error, scrollback, pong, sync, clipboard, presence, replay_state, room, file_offer, image };
 
 // ---- client -> server decoding ----
 

@@ -74,6 +74,13 @@ export function messageJson(m) {
     case 'scrollback':
       return { total: String(m.total), start: String(m.start), cols: m.cols, lines: m.lines.map(lineJson) };
     case 'pong': return { token: String(m.token) };
+    case 'sync': {
+      const [generation, scroll_count, pushes, style_epoch, cols, rows] = m.revision.split('.');
+      return {
+        revision: { generation, scroll_count, pushes, style_epoch: Number(style_epoch), cols: Number(cols), rows: Number(rows) },
+        input: String(m.input), echo: m.echo,
+      };
+    }
     case 'clipboard': return { text: m.text };
     case 'presence': return { view: m.view, control: m.control };
     case 'room': return { policy: m.policy, you_drive: m.youDrive, entries: m.entries, unlisted: m.unlisted };

@@ -13,6 +13,7 @@
 //! client sends, and [`closing`] says how a connection ends.
 
 mod closing;
+mod echo;
 mod reading;
 mod viewer;
 mod writing;
@@ -53,6 +54,57 @@ pub struct WsQuery {
     role: Option<String>,
     /// 1: the client takes compressed frames (PROTOCOL.md, 0x0F).
     deflate: Option<u8>,
+    /// The client's own id (32 hex digits): its numbered inputs are
+    /// applied once, across reconnects.
+    client: Option<String>,
+    /// The number of the client's first input message on this
+    /// connection (default 1).
+    input: Option<u64>,
+    /// The revision of a `Sync` whose screen the client still holds: the
+    /// first frame brings it from there.
+    resume: Option<String>,
+}
+
+/// Where a client stands when it connects: who it is, how it numbers its
+/// inputs, what it holds.
+pub(super) struct Resuming {
+    /// Its id.
+    pub client: Option<u128>,
+    /// Its first input's number on this connection.
+    pub input: u64,
+    /// The screen it holds.
+    pub revision: Option<proto::Revision>,
+}
+
+impl WsQuery {
+    /// The client's id, input numbering and revision; `bad_query` when one
+    /// is malformed.
+    fn resuming(&self) -> Result<Resuming, ApiError> {
+        let bad = |what: &str| ApiError::new(ErrorCode::BadQuery, what.to_owned());
+        let client = match &self.client {
+            Some(text) => Some(
+                crate::session::InputTag::parse_client(text)
+                    .ok_or_else(|| bad("client must be 32 hex digits"))?,
+            ),
+            None => None,
+        };
+        let input = match self.input {
+            None => 1,
+            Some(0) => return Err(bad("input counts from 1")),
+            Some(n) => n,
+        };
+        let revision = match &self.resume {
+            Some(text) => Some(proto::Revision::from_query(text).ok_or_else(|| {
+                bad("resume must be a Sync's revision: six numbers joined by dots")
+            })?),
+            None => None,
+        };
+        Ok(Resuming {
+            client,
+            input,
+            revision,
+        })
+    }
 }
 
 /// Whether a stream's `deflate` query parameter asks for compressed
@@ -84,6 +136,9 @@ pub(super) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
         ("id" = String, Path, description = "The session's id or name"),
         ("role" = Option<String>, Query, description = "`control` (default) or `view`"),
         ("deflate" = Option<u8>, Query, description = "1: send frames compressed (PROTOCOL.md, 0x0F); 0 (default): plain", minimum = 0, maximum = 1),
+        ("client" = Option<String>, Query, description = "The client's own id, 32 hex digits: its numbered inputs are applied once, across reconnects (PROTOCOL.md, Sync)", pattern = "^[0-9a-fA-F]{32}$"),
+        ("input" = Option<u64>, Query, description = "The number of the client's first input message on this connection (default 1)", minimum = 1),
+        ("resume" = Option<String>, Query, description = "The revision of the last Sync whose screen the client holds: the first frame brings it from there", pattern = "^[0-9]+(\\.[0-9]+){5}$"),
     ),
     responses(
         (status = 101, description = "Switching to the WebSocket stream (proto/PROTOCOL.md); closed at once with 4006 and why when a cookie-borne credential comes from another origin"),
@@ -105,6 +160,7 @@ pub async fn upgrade(
         return Ok(refuse_origin(ws, PROTOCOL, refused));
     }
     let deflate = deflate_asked(query.deflate)?;
+    let resuming = query.resuming()?;
     let asked = match query.role.as_deref() {
         None | Some("control") => AccessRole::Control,
         Some("view") => AccessRole::View,
@@ -140,6 +196,7 @@ pub async fn upgrade(
                         .with_clipboard(clipboard)
                         .with_files(files)
                         .with_deflate(deflate)
+                        .resuming(resuming)
                         .run()
                         .await
                 }

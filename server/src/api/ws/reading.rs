@@ -94,11 +94,15 @@ impl Viewer {
             ClientMessage::Mouse(event) => Input::Mouse(event),
             ClientMessage::Focus { focused } => Input::Focus(focused),
         };
-        match self
+        let (tag, seq) = self.echoes.number();
+        let sent = self
             .session
-            .send_input(input, &self.caller.grant().principal())
-            .await
-        {
+            .send_input(input, &self.caller.grant().principal(), tag)
+            .await;
+        // Applied, or dropped: either way its echo time starts, so the
+        // client judges its prediction of it.
+        self.echoes.written(seq, tokio::time::Instant::now());
+        match sent {
             Ok(()) | Err(SessionError::Exited) => Ok(()),
             Err(error) => self.warn(&error.to_string()).await,
         }

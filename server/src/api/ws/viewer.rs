@@ -10,6 +10,8 @@ use tokio::time::{interval_at, Instant, MissedTickBehavior};
 use tracing::Instrument;
 
 use super::closing::{close_with, receive_error, Ending};
+use super::echo::Echoes;
+use super::Resuming;
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::api::audit;
 use crate::api::guard::Caller;
@@ -65,6 +67,8 @@ pub(in crate::api) struct Viewer {
     pub(super) stalled_after: Duration,
     /// Its place among the session's viewers and in its room.
     pub(super) slot: ViewerSlot,
+    /// Its client's inputs and what it was last told of them.
+    pub(super) echoes: Echoes,
     /// Counts it among its share link's viewers, while it lasts.
     _link: Option<ViewerGuard>,
 }
@@ -97,7 +101,21 @@ impl Viewer {
             ping_every,
             sessions,
             slot,
+            echoes: Echoes::new(None, 1, 0),
         }
+    }
+
+    /// Takes the client's id and input numbering, and the screen it holds
+    /// (its first frame brings it from there).
+    pub(super) fn resuming(mut self, resuming: Resuming) -> Viewer {
+        let applied = resuming
+            .client
+            .map_or(0, |client| self.session.applied_input(client));
+        self.echoes = Echoes::new(resuming.client, resuming.input, applied);
+        if let Some(revision) = resuming.revision {
+            self.state.resume_from(&revision, &self.session.screen());
+        }
+        self
     }
 
     /// Passes OSC 52 clipboard writes on to this connection (or not).
@@ -190,7 +208,9 @@ impl Viewer {
         let mut framed = false;
         let mut restart = self.sessions.watch_restart();
         restart.mark_changed();
+        let mut discipline = self.session.watch_discipline();
         loop {
+            let due = self.echoes.due();
             tokio::select! {
                 Ok(()) = restart.changed() => {
                     if *restart.borrow_and_update() {
@@ -218,6 +238,15 @@ impl Viewer {
                     self.count_skipped();
                     self.update(screen).await?;
                     framed = true;
+                    self.sync().await?;
+                },
+                () = sleep_until(due) => {
+                    self.echoes.settle(Instant::now());
+                    self.sync().await?;
+                },
+                Ok(()) = discipline.changed() => {
+                    discipline.borrow_and_update();
+                    self.sync().await?;
                 },
                 changed = room.changed(), if framed => {
                     // The sender lives in the session handle this viewer holds.
@@ -297,6 +326,14 @@ impl Viewer {
             EndReason::ShutDown => Ending::quiet(close::GOING_AWAY, "the server is shutting down"),
             EndReason::NodeGone => Ending::quiet(close::NODE_GONE, "the session's node is gone"),
         }
+    }
+}
+
+/// Waits until `at`, or for ever without one.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

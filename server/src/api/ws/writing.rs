@@ -45,6 +45,16 @@ impl Viewer {
         self.send(Message::Binary(message.encode().into())).await
     }
 
+    /// Tells the client where the connection stands (a `Sync`), when that
+    /// changed since it was last told.
+    pub(super) async fn sync(&mut self) -> Result<(), Ending> {
+        let discipline = *self.session.watch_discipline().borrow();
+        match self.echoes.sync(self.state.revision(), discipline) {
+            Some(sync) => self.send_message(ServerMessage::Sync(sync)).await,
+            None => Ok(()),
+        }
+    }
+
     /// Counts the screens published since this viewer last caught up that
     /// it never got: a slow viewer skips to the latest.
     pub(super) fn count_skipped(&mut self) {

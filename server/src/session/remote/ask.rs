@@ -13,7 +13,7 @@ use crate::access::Principal;
 use crate::cluster::{Bus, Bytes, RequestFailure, SessionRecord, SessionState};
 use crate::record::{RecordError, RecordingInfo};
 use crate::session::search::{Found, PatternSource};
-use crate::session::{Input, Reader, RefusalKind, SessionError};
+use crate::session::{Input, InputTag, Reader, RefusalKind, SessionError};
 
 /// How long an owner publishes a session's screens after the last
 /// [`Ask::Watch`] of any node.
@@ -59,6 +59,8 @@ pub(super) enum Ask {
         input: Input,
         /// Who typed it.
         by: Principal,
+        /// Its client and number, when it has them: applied once.
+        tag: Option<InputTag>,
     },
     /// Resize the terminal.
     Resize {
@@ -296,6 +298,7 @@ mod tests {
             seq: 3,
             input: Input::Keys(vec![parse_key("C-c").unwrap()]),
             by: crate::access::Grant::admin().principal(),
+            tag: Some(InputTag { client: 9, seq: 4 }),
         };
         let back: Ask = decode(&encode(&ask)).unwrap();
         assert_eq!(format!("{back:?}"), format!("{ask:?}"));

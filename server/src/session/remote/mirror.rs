@@ -154,6 +154,7 @@ pub(in crate::session) async fn open(
     };
     let (screen_tx, screen_rx) = watch::channel(first);
     let (status_tx, status_rx) = watch::channel(status);
+    let (discipline_tx, discipline_rx) = watch::channel(None);
     let (commands_tx, commands_rx) = mpsc::channel(COMMAND_QUEUE);
     let published = Arc::new(AtomicU64::new(1));
     let (probes_tx, probes_rx) = mpsc::channel(4);
@@ -164,6 +165,7 @@ pub(in crate::session) async fn open(
             screen: screen_rx,
             status: status_rx,
             published: Arc::clone(&published),
+            discipline: discipline_rx,
         },
         limits,
         size_policy,
@@ -176,6 +178,7 @@ pub(in crate::session) async fn open(
         handle: handle.downgrade(),
         screen: screen_tx,
         status: status_tx,
+        discipline: discipline_tx,
         published,
         from: crate::random::u64().unwrap_or(0),
         seq: 0,
@@ -260,6 +263,8 @@ struct Follower {
     handle: WeakHandle,
     screen: watch::Sender<Arc<Snapshot>>,
     status: watch::Sender<Status>,
+    /// How the owner's terminal echoes, as it tells.
+    discipline: watch::Sender<Option<crate::pty::LineDiscipline>>,
     published: Arc<AtomicU64>,
     /// This mirror's id among its owner's askers.
     from: u64,
@@ -393,6 +398,10 @@ impl Follower {
                 return None;
             }
         };
+        if let Message::Discipline(now) = message {
+            self.discipline.send_replace(Some(now));
+            return None;
+        }
         if let Message::Clipboard(text) = message {
             // The terminal keeps no more; a message must fit a viewer's.
             if text.len() > panecast_proto::limits::MAX_CLIPBOARD {
@@ -488,13 +497,19 @@ impl Follower {
         let bus = self.link.bus.clone();
         let subject = self.link.asks.clone();
         match command {
-            Command::Input(input, by, reply) => {
+            Command::Input {
+                input,
+                by,
+                tag,
+                reply,
+            } => {
                 self.seq += 1;
                 let input = Ask::Input {
                     from: self.from,
                     seq: self.seq,
                     input,
                     by,
+                    tag,
                 };
                 // Asked again once when unanswered: the owner applies it
                 // once (a new seal each time, so the bus takes it again).

@@ -32,7 +32,7 @@ use crate::access::{Action, Denied, Grant, Principal, Target};
 use crate::cluster::{Bus, EndCause, Kind, Message, Publisher, Registry, SessionState};
 use crate::session::search::Pattern;
 use crate::session::{
-    EndReason, Gate, Input, RefusalKind, SessionError, SessionHandle, Sessions, Status,
+    EndReason, Gate, Input, InputTag, RefusalKind, SessionError, SessionHandle, Sessions, Status,
 };
 
 /// How long after a delta, with no delta since, its mark follows.
@@ -59,6 +59,7 @@ enum Queued {
         seq: u64,
         input: Input,
         by: Principal,
+        tag: Option<InputTag>,
         reply: Subject,
     },
 }
@@ -296,6 +297,7 @@ async fn dispatch(
             seq,
             input,
             by,
+            tag,
         } => {
             let target = target_of(&session);
             if let Err(refusal) = asked.allowed(&by, Action::Control, Some(target)) {
@@ -307,6 +309,7 @@ async fn dispatch(
                 seq,
                 input,
                 by,
+                tag,
                 reply: asked.reply.clone(),
             }
         }
@@ -545,6 +548,7 @@ impl Serving {
         screens.borrow_and_update();
         let mut status = self.session.watch_status();
         let mut clipboard = self.session.watch_clipboard();
+        let mut discipline = self.session.watch_discipline();
         // The first tick a period from now: an immediate one could end the
         // task before it took the ask it was started for.
         let mut ticks =
@@ -583,6 +587,12 @@ impl Serving {
                         self.mark().await;
                     }
                 }
+                Ok(()) = discipline.changed() => {
+                    let now = *discipline.borrow_and_update();
+                    if let (Some(now), Some(_)) = (now, &self.publisher) {
+                        self.send(Message::Discipline(now).encode()).await;
+                    }
+                }
                 changed = clipboard.changed() => {
                     let text = clipboard.borrow_and_update().clone();
                     if let (Ok(()), Some(text), Some(_)) = (changed, text, &self.publisher) {
@@ -612,9 +622,9 @@ impl Serving {
                     .publisher
                     .get_or_insert_with(|| Publisher::new(stream_id(), self.session.screen()));
                 if let Some(inbox) = chunks_to {
+                    let inbox = Subject::from(inbox);
                     match publisher.chunks(self.limit) {
                         Ok(chunks) => {
-                            let inbox = Subject::from(inbox);
                             for chunk in chunks {
                                 let bytes = Message::Chunk(chunk).encode();
                                 if self
@@ -629,6 +639,14 @@ impl Serving {
                         }
                         Err(e) => tracing::warn!(error = %e, "cannot send a screen in chunks"),
                     }
+                    // A mirror that joins learns how the terminal echoes.
+                    let now = *self.session.watch_discipline().borrow();
+                    if let Some(now) = now {
+                        let bytes = Message::Discipline(now).encode();
+                        if let Err(e) = self.bus.publish(Kind::Screen, inbox, &bytes).await {
+                            tracing::debug!(error = %e, "cannot send the line discipline");
+                        }
+                    }
                 }
                 self.answer(reply, &Answer::Done).await;
             }
@@ -637,6 +655,7 @@ impl Serving {
                 seq,
                 input,
                 by,
+                tag,
                 reply,
             } => {
                 let last = self.applied.entry(from).or_insert(0);
@@ -645,7 +664,7 @@ impl Serving {
                     Answer::Done
                 } else {
                     *last = seq;
-                    done(self.session.send_input(input, &by).await)
+                    done(self.session.send_input(input, &by, tag).await)
                 };
                 self.answer(reply, &answer).await;
             }

@@ -119,7 +119,7 @@ impl Player {
                         let _ = reply.send(());
                         break;
                     }
-                    Some(Command::Input(_, _, reply))
+                    Some(Command::Input { reply, .. })
                     | Some(Command::Resize { reply, .. })
                     | Some(Command::Marker(_, _, reply)) => {
                         let _ = reply.send(Err(SessionError::Replay));
