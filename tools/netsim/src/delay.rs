@@ -1,6 +1,9 @@
 //! When each chunk read from one side of a connection may be delivered to
 //! the other: its arrival plus half the round trip plus a jitter sample, and
-//! never before the chunk read before it, so bytes are never reordered.
+//! never before the chunk read before it, so bytes are never reordered. A
+//! new connection's client side also waits out TCP's handshake: the proxy
+//! accepts at once, where a real link takes a round trip (SYN, SYN-ACK)
+//! before the client's first byte can leave.
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +21,17 @@ impl DelayLine {
     /// A schedule whose jitter comes from `rng`.
     pub fn new(rng: SplitMix64) -> DelayLine {
         DelayLine { rng, last: None }
+    }
+
+    /// As [`DelayLine::new`], for the client's side of a connection
+    /// accepted at `accepted`: nothing is released before a round trip
+    /// (`rtt`) has passed since, as the handshake of a real link takes
+    /// one before the first byte is sent.
+    pub fn after_handshake(rng: SplitMix64, accepted: Instant, rtt: Duration) -> DelayLine {
+        DelayLine {
+            rng,
+            last: Some(accepted + rtt),
+        }
     }
 
     /// When a chunk that arrived at `arrival` may go: `arrival + rtt / 2 +
@@ -39,6 +53,24 @@ impl DelayLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_connection_waits_out_the_handshake() {
+        let accepted = Instant::now();
+        let rtt = Duration::from_millis(150);
+        let mut line = DelayLine::after_handshake(SplitMix64::new(1, 0), accepted, rtt);
+        assert_eq!(
+            line.release_at(accepted, rtt, Duration::ZERO),
+            accepted + rtt,
+            "the first byte leaves after the handshake's round trip"
+        );
+        let later = accepted + Duration::from_secs(1);
+        assert_eq!(
+            line.release_at(later, rtt, Duration::ZERO),
+            later + rtt / 2,
+            "then as usual"
+        );
+    }
 
     #[test]
     fn without_jitter_the_delay_is_half_the_round_trip() {

@@ -47,6 +47,7 @@ async fn carry(
     console: Console,
 ) {
     let id = membership.id;
+    let accepted = std::time::Instant::now();
     let connected = tokio::select! {
         Ok(()) = membership.reset.changed() => None,
         result = connect(&link, &upstream) => match result {
@@ -73,13 +74,12 @@ async fn carry(
     let clean = {
         let (client_read, client_write) = client.split();
         let (server_read, server_write) = server.split();
-        let up = pump(
-            &link,
-            Direction::Up,
-            DelayLine::new(link.jitter_rng(id, Direction::Up)),
-            client_read,
-            server_write,
+        let handshake = DelayLine::after_handshake(
+            link.jitter_rng(id, Direction::Up),
+            accepted,
+            link.settings().rtt(),
         );
+        let up = pump(&link, Direction::Up, handshake, client_read, server_write);
         let down = pump(
             &link,
             Direction::Down,
