@@ -11,7 +11,7 @@ const t = (...runs) => Object.freeze(Object.fromEntries(runs.flatMap(([v, s, k])
 // The protocol version (Hello).
 export const VERSION = 1;
 // Message types, server to client then client to server (PROTOCOL.md section 4).
-export const MSG = t([1, 'HELLO STYLES FRAME BELL EXIT ERROR SCROLLBACK PONG CLIPBOARD PRESENCE REPLAY_STATE ROOM FILE_OFFER IMAGE DEFLATED_FRAME SYNC'], [129, 'KEY TEXT PASTE MOUSE RESIZE SCROLLBACK_REQUEST FOCUS PING THEME PLAY PAUSE SPEED SEEK MARKER TAKE_CONTROL']);
+export const MSG = t([1, 'HELLO STYLES FRAME BELL EXIT ERROR SCROLLBACK PONG CLIPBOARD PRESENCE REPLAY_STATE ROOM FILE_OFFER IMAGE DEFLATED_FRAME SYNC'], [129, 'KEY TEXT PASTE MOUSE RESIZE SCROLLBACK_REQUEST FOCUS PING THEME PLAY PAUSE SPEED SEEK MARKER TAKE_CONTROL RECEIVED']);
 // Close codes (PROTOCOL.md, "Errors and close codes").
 export const CLOSE = t([1000, 'NORMAL GOING_AWAY PROTOCOL_ERROR UNSUPPORTED_DATA'], [1008, 'POLICY_VIOLATION MESSAGE_TOO_BIG'], [1011, 'INTERNAL_ERROR SERVICE_RESTART'], [4001, 'SESSION_ENDED SESSION_DELETED ACCESS_REVOKED SESSION_NOT_FOUND NODE_GONE ORIGIN_FORBIDDEN'], [4008, 'RATE_LIMITED'], [4010, 'IDLE_TIMEOUT'], [4029, 'TOO_MANY_VIEWERS'], [4100, 'INPUT_DROPPED']);
 // Named key codes of a Key message (PROTOCOL.md section 6).
@@ -581,6 +581,8 @@ export function encodeScrollbackRequest(start, count) {
 export function encodeFocus(focused) { return Uint8Array.of(MSG.FOCUS, focused ? 1 : 0); }
 
 export function encodePing(token) { return new Writer(12).u8(MSG.PING).varint(BigInt(token)).done(); }
+/** The bytes of binary messages had on this connection (PROTOCOL.md, "Flow"). */
+export function encodeReceived(bytes) { return new Writer(12).u8(MSG.RECEIVED).varint(BigInt(bytes)).done(); }
 
 /** Theme: its id in THEME_IDS; any other theme is sent as dark. */
 export const THEME_IDS = ['dark', 'light', 'contrast'];

@@ -347,6 +347,15 @@ pub enum ClientMessage {
     /// 0x8F: this connection drives the session's size from now on (its
     /// last `Resize` applies at once under the `driver` policy).
     TakeControl,
+    /// 0x90: the client has had this many bytes of binary messages on this
+    /// connection (every binary message the server sent counts its whole
+    /// length, `Hello` included). A client that says so is sent frames only
+    /// while what it has not yet had stays within a window sized to its
+    /// link (PROTOCOL.md, "Flow"): its screen stays current on a slow link.
+    Received {
+        /// Bytes had since the connection opened.
+        bytes: u64,
+    },
     /// 0x8A-0x8E: controls a replay; a view connection may send these to
     /// a replay, no connection to a live session.
     Replay(ReplayControl),
@@ -362,6 +371,7 @@ pub(crate) const FOCUS: u8 = 0x87;
 pub(crate) const PING: u8 = 0x88;
 pub(crate) const THEME: u8 = 0x89;
 pub(crate) const TAKE_CONTROL: u8 = 0x8f;
+pub(crate) const RECEIVED: u8 = 0x90;
 
 /// The key byte that means "a character follows".
 const KEY_CHAR: u8 = 0;
@@ -417,6 +427,10 @@ impl ClientMessage {
             ClientMessage::Focus { focused } => {
                 out.push(FOCUS);
                 out.push(u8::from(*focused));
+            }
+            ClientMessage::Received { bytes } => {
+                out.push(RECEIVED);
+                writer::uint(out, *bytes);
             }
             ClientMessage::Ping { token } => {
                 out.push(PING);
@@ -511,6 +525,7 @@ impl ClientMessage {
                 focused: r.bool("focused")?,
             },
             PING => ClientMessage::Ping { token: r.u64()? },
+            RECEIVED => ClientMessage::Received { bytes: r.u64()? },
             THEME => ClientMessage::Theme {
                 theme: Theme::ALL
                     .get(usize::from(r.u8()?))
@@ -528,7 +543,7 @@ impl ClientMessage {
     }
 
     /// True for messages only a [`Role::Control`] connection may send (all
-    /// but `ScrollbackRequest`, `Ping`, `Theme` and, to a replay, the
+    /// but `ScrollbackRequest`, `Ping`, `Received`, `Theme` and, to a replay, the
     /// replay controls); the server closes a [`Role::View`] connection that
     /// sends one with 1008. (A view connection's `Theme` is allowed, and
     /// ignored.)
@@ -537,6 +552,7 @@ impl ClientMessage {
             self,
             ClientMessage::ScrollbackRequest { .. }
                 | ClientMessage::Ping { .. }
+                | ClientMessage::Received { .. }
                 | ClientMessage::Theme { .. }
         )
     }
@@ -549,6 +565,7 @@ impl ClientMessage {
             ClientMessage::Replay(_) => replay,
             ClientMessage::ScrollbackRequest { .. }
             | ClientMessage::Ping { .. }
+            | ClientMessage::Received { .. }
             | ClientMessage::Theme { .. } => true,
             _ => !replay && role == Role::Control,
         }

@@ -60,6 +60,7 @@ fn tables() -> Vec<Table> {
                 SEEK = replay::SEEK,
                 MARKER = replay::MARKER,
                 TAKE_CONTROL = client::TAKE_CONTROL,
+                RECEIVED = client::RECEIVED,
             ],
         },
         Table {

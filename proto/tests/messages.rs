@@ -558,8 +558,8 @@ fn replay_controls_round_trip_and_bad_values_are_refused() {
     assert!(ClientMessage::decode(&[0x8e, 2]).is_err());
     assert!(ClientMessage::decode(&[0x8a, 0]).is_err(), "trailing byte");
     assert_eq!(
-        ClientMessage::decode(&[0x90]),
-        Err(DecodeError::UnknownType(0x90))
+        ClientMessage::decode(&[0x91]),
+        Err(DecodeError::UnknownType(0x91))
     );
 }
 

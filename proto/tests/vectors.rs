@@ -764,6 +764,11 @@ fn cases() -> Vec<Case> {
             },
         ),
         client(
+            "received",
+            "The client has had 70000 bytes (a three-byte varint).",
+            ClientMessage::Received { bytes: 70_000 },
+        ),
+        client(
             "theme_light",
             "The control viewer paints the light theme.",
             ClientMessage::Theme {
@@ -1125,6 +1130,7 @@ fn client_json(message: &ClientMessage) -> (&'static str, Value) {
         ),
         ClientMessage::Focus { focused } => ("focus", json!({ "focused": focused })),
         ClientMessage::Ping { token } => ("ping", json!({ "token": u64_json(*token) })),
+        ClientMessage::Received { bytes } => ("received", json!({ "bytes": u64_json(*bytes) })),
         ClientMessage::Theme { theme } => ("theme", json!({ "theme": theme.name() })),
         ClientMessage::TakeControl => ("take_control", json!({})),
         ClientMessage::Replay(control) => match control {
@@ -1243,7 +1249,7 @@ fn every_message_type_has_a_vector() {
         [
             0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
             0x0f, 0x10, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c,
-            0x8d, 0x8e, 0x8f
+            0x8d, 0x8e, 0x8f, 0x90
         ]
     );
 }

@@ -9,12 +9,14 @@
 
 mod encoder;
 pub mod events;
+mod flow;
 mod images;
 mod lines;
 pub mod redraw;
 mod scrollback;
 
 pub use encoder::{FrameCache, Outgoing, ViewerState, PIECE_CELLS};
+pub use flow::{Flow, FlowError};
 pub use images::{image_message, placed_images, ImagesSent};
 pub use lines::{encode_row, wire_style, wire_style_linked};
 pub use scrollback::{

@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod http;
 pub mod isolation;
+pub mod netsim;
 pub mod process;
 pub mod sse;
 pub mod ws;

@@ -215,6 +215,7 @@ export function decodeClient(bytes) {
     case 0x86: m = { type: 'scrollback_request', start: String(varint()), count: num() }; break;
     case 0x87: m = { type: 'focus', focused: b[p++] === 1 }; break;
     case 0x88: m = { type: 'ping', token: String(varint()) }; break;
+    case 0x90: m = { type: 'received', bytes: String(varint()) }; break;
     case 0x89: m = { type: 'theme', theme: ['dark', 'light', 'contrast'][b[p++]] }; break;
     case 0x8f: m = { type: 'take_control' }; break;
     case 0x8a: m = { type: 'replay_play' }; break;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   decode, inflate, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
-  encodeScrollbackRequest, encodeFocus, encodePing, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8,
+  encodeScrollbackRequest, encodeFocus, encodePing, encodeReceived, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8,
 } from '../../../web/protocol.js';
 import { MOD, KEY_EVENT, MSG, KEYS, ATTR, MODE, CLOSE } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
@@ -67,6 +67,7 @@ function encodeJson(type, m) {
     case 'scrollback_request': return encodeScrollbackRequest(BigInt(m.start), m.count);
     case 'focus': return encodeFocus(m.focused);
     case 'ping': return encodePing(BigInt(m.token));
+    case 'received': return encodeReceived(BigInt(m.bytes));
     case 'theme': return encodeTheme(m.theme);
     case 'take_control': return encodeTakeControl();
     case 'replay_play': return encodeReplay('play');
@@ -86,7 +87,7 @@ for (const v of c2s) {
 
 test('every client message type has a vector', () => {
   const types = new Set(c2s.map((v) => v.type));
-  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping', 'theme', 'take_control',
+  for (const t of ['key', 'text', 'paste', 'mouse', 'resize', 'scrollback_request', 'focus', 'ping', 'received', 'theme', 'take_control',
     'replay_play', 'replay_pause', 'replay_speed', 'replay_seek', 'replay_marker']) {
     assert.ok(types.has(t), t);
   }

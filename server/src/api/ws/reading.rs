@@ -40,6 +40,12 @@ impl Viewer {
             ClientMessage::Ping { token } => {
                 return self.send_message(ServerMessage::Pong { token }).await;
             }
+            ClientMessage::Received { bytes } => {
+                return self
+                    .flow
+                    .received(bytes, tokio::time::Instant::now())
+                    .map_err(|e| Ending::error(close::PROTOCOL_ERROR, e.to_string()));
+            }
             ClientMessage::Replay(control) => {
                 // An error means the replay is over; the status says so next.
                 let _ = self.session.control_replay(control).await;

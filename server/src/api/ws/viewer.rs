@@ -16,7 +16,7 @@ use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::api::audit;
 use crate::api::guard::Caller;
 use crate::session::{EndReason, SessionHandle, Sessions, Status, ViewerSlot};
-use crate::stream::{FrameCache, ViewerState};
+use crate::stream::{Flow, FrameCache, ViewerState};
 
 /// A connection that sends nothing (not even a pong) for this many ping
 /// intervals (`limits.ping_interval_ms`) is dead; so is one whose socket
@@ -69,6 +69,8 @@ pub(in crate::api) struct Viewer {
     pub(super) slot: ViewerSlot,
     /// Its client's inputs and what it was last told of them.
     pub(super) echoes: Echoes,
+    /// What it has on its way, and how much may be.
+    pub(super) flow: Flow,
     /// Counts it among its share link's viewers, while it lasts.
     _link: Option<ViewerGuard>,
 }
@@ -102,6 +104,7 @@ impl Viewer {
             sessions,
             slot,
             echoes: Echoes::new(None, 1, 0),
+            flow: Flow::new(),
         }
     }
 
@@ -230,7 +233,10 @@ impl Viewer {
                         return Err(self.ended().await);
                     }
                 },
-                changed = screens.changed() => {
+                // A client that reports what it had is sent a frame only
+                // while its window is open (PROTOCOL.md, "Flow"): it
+                // skips to the latest screen when its report comes.
+                changed = screens.changed(), if self.flow.open() => {
                     if changed.is_err() {
                         return Err(self.ended().await);
                     }

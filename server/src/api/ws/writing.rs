@@ -26,7 +26,7 @@ impl Viewer {
     /// once it went out; the connection ends when the socket broke or
     /// stayed full.
     pub(super) fn sent(
-        &self,
+        &mut self,
         result: Result<Result<(), axum::Error>, Elapsed>,
         binary: Option<usize>,
     ) -> Result<(), Ending> {
@@ -34,6 +34,7 @@ impl Viewer {
             Ok(Ok(())) => {
                 if let Some(bytes) = binary {
                     self.sessions.metrics().stream_message_sent(bytes);
+                    self.flow.sent(bytes, tokio::time::Instant::now());
                 }
                 Ok(())
             }
