@@ -29,7 +29,7 @@ export const FRAME = t([1, 'FULL HAS_TITLE CURSOR_SHAPE CURSOR_VISIBLE'], [8, 'C
 // A frame's mode flags, each by its field of Modes in camelCase (the decoded name).
 export const MODE = t([1, 'appCursor bracketedPaste appKeypad altScreen focusEvents mouseSgr reverseVideo', 2], [1024, 'keyReleases keyAll', 2]);
 // The flags bytes of the other messages.
-export const FLAG = t([1, 'STYLES_RESET'], [1, 'EXIT_HAS_CODE'], [1, 'REPLAY_PLAYING'], [1, 'ROOM_YOU_DRIVE'], [1, 'ROOM_CONTROL ROOM_DRIVES'], [1, 'ECHO_KNOWN ECHO_ON ECHO_CANONICAL', 2]);
+export const FLAG = t([1, 'STYLES_RESET'], [1, 'EXIT_HAS_CODE'], [1, 'REPLAY_PLAYING'], [1, 'ROOM_YOU_DRIVE'], [1, 'ROOM_CONTROL ROOM_DRIVES'], [1, 'ECHO_KNOWN ECHO_ON ECHO_CANONICAL ECHO_BARRED', 2]);
 // The close codes after which a client does not reconnect (PROTOCOL.md section 8).
 export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4006, 4010, 4029]);
 // ---- end of the generated wire constants ----
@@ -440,10 +440,10 @@ export function decode(data) {
     case 'sync': {
       const generation = r.varint64(), scrollCount = r.varint64(), pushes = r.varint64(), styleEpoch = r.varint32();
       const cols = r.range(1, 1000, 'cols'), rows = r.range(1, 1000, 'rows'), input = r.varint64();
-      const e = r.flags(FLAG.ECHO_KNOWN | FLAG.ECHO_ON | FLAG.ECHO_CANONICAL, 'echo flags');
+      const e = r.flags(FLAG.ECHO_KNOWN | FLAG.ECHO_ON | FLAG.ECHO_CANONICAL | FLAG.ECHO_BARRED, 'echo flags');
       // Opaque: sent back as is to resume (the stream's `resume` parameter).
       const revision = [generation, scrollCount, pushes, styleEpoch, cols, rows].join('.');
-      const echo = { known: (e & FLAG.ECHO_KNOWN) !== 0, echo: (e & FLAG.ECHO_ON) !== 0, canonical: (e & FLAG.ECHO_CANONICAL) !== 0 };
+      const echo = { known: (e & FLAG.ECHO_KNOWN) !== 0, echo: (e & FLAG.ECHO_ON) !== 0, canonical: (e & FLAG.ECHO_CANONICAL) !== 0, barred: (e & FLAG.ECHO_BARRED) !== 0 };
       m = { type: name, revision, input, echo };
       break;
     }

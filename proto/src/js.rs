@@ -167,6 +167,7 @@ fn tables() -> Vec<Table> {
                 ECHO_KNOWN = crate::sync::KNOWN,
                 ECHO_ON = crate::sync::ECHOES,
                 ECHO_CANONICAL = crate::sync::CANONICAL,
+                ECHO_BARRED = crate::sync::BARRED,
             ],
         },
     ]

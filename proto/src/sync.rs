@@ -72,28 +72,35 @@ pub struct Echo {
     /// The terminal edits a line before the program reads it (`ICANON`):
     /// with `echo` off, a password prompt.
     pub canonical: bool,
+    /// The session's profile turns prediction off (`predict = false`):
+    /// nothing typed is predicted, whatever the terminal does.
+    pub barred: bool,
 }
 
 /// The echo byte's flags: the state is known, the terminal echoes, it is
-/// canonical.
+/// canonical, prediction is barred.
 pub(crate) const KNOWN: u8 = 1;
 pub(crate) const ECHOES: u8 = 2;
 pub(crate) const CANONICAL: u8 = 4;
+pub(crate) const BARRED: u8 = 8;
 
 impl Echo {
     /// Whether typed keys may be predicted at all: never at a password
     /// prompt (a canonical terminal that does not echo: nothing typed is
     /// shown, for certain). A raw terminal (`canonical` off: readline, vim,
     /// ssh) echoes for itself, or does not: predicted, but shown only once
-    /// the program has echoed the first key (the client's epochs).
+    /// the program has echoed the first key (the client's epochs). And
+    /// never where the session's profile bars it.
     pub fn may_predict(&self) -> bool {
-        !(self.known && self.canonical && !self.echo)
+        let password_prompt = self.known && self.canonical && !self.echo;
+        !(self.barred || password_prompt)
     }
 
     fn bits(self) -> u8 {
         (if self.known { KNOWN } else { 0 })
             | (if self.echo { ECHOES } else { 0 })
             | (if self.canonical { CANONICAL } else { 0 })
+            | (if self.barred { BARRED } else { 0 })
     }
 
     fn from_bits(bits: u8) -> Echo {
@@ -101,6 +108,7 @@ impl Echo {
             known: bits & KNOWN != 0,
             echo: bits & ECHOES != 0,
             canonical: bits & CANONICAL != 0,
+            barred: bits & BARRED != 0,
         }
     }
 }
@@ -145,7 +153,7 @@ impl Sync {
             rows: r.u16_in(1, MAX_ROWS, "rows")?,
         };
         let input = r.u64()?;
-        let echo = Echo::from_bits(r.flags(KNOWN | ECHOES | CANONICAL, "echo flags")?);
+        let echo = Echo::from_bits(r.flags(KNOWN | ECHOES | CANONICAL | BARRED, "echo flags")?);
         Ok(Sync {
             revision,
             input,
@@ -174,6 +182,7 @@ mod tests {
                 known: true,
                 echo: false,
                 canonical: true,
+                barred: false,
             },
         }
     }
@@ -188,7 +197,7 @@ mod tests {
         );
         assert_eq!(ServerMessage::decode(&bytes), Ok(ServerMessage::Sync(sync)));
         let mut bad_flags = bytes.clone();
-        *bad_flags.last_mut().expect("a flags byte") = 0x08;
+        *bad_flags.last_mut().expect("a flags byte") = 0x10;
         assert!(ServerMessage::decode(&bad_flags).is_err());
         let mut zero_cols = bytes.clone();
         zero_cols[8] = 0;
@@ -219,6 +228,7 @@ mod tests {
             known: true,
             echo,
             canonical,
+            barred: false,
         };
         assert!(!echo(false, true).may_predict(), "read -s, sudo, passwd");
         assert!(echo(true, true).may_predict(), "cat, a line-mode program");
@@ -230,5 +240,10 @@ mod tests {
             Echo::default().may_predict(),
             "unknown: predicted, confirmed first"
         );
+        let barred = Echo {
+            barred: true,
+            ..echo(true, true)
+        };
+        assert!(!barred.may_predict(), "the profile says predict = false");
     }
 }

@@ -378,7 +378,7 @@ impl Limits {
 }
 
 /// A program sessions may run.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Profile {
     /// The program, found through `PATH` when not absolute; absent means
@@ -402,6 +402,26 @@ pub struct Profile {
     /// offers), as the session's user. Off by default: a profile that runs
     /// one program must not gain a file system API through it.
     pub files: bool,
+    /// Clients may show what is typed before the program echoes it
+    /// (predictive echo, PROTOCOL.md "Sync"). On by default; `false` for a
+    /// program whose echo must only ever come from itself.
+    pub predict: bool,
+}
+
+impl Default for Profile {
+    fn default() -> Profile {
+        Profile {
+            command: None,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+            user: None,
+            record: false,
+            record_input: false,
+            files: false,
+            predict: true,
+        }
+    }
 }
 
 impl Profile {

@@ -274,3 +274,29 @@ async fn malformed_parameters_are_refused_with_bad_query() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profile_with_predict_false_bars_prediction_and_others_do_not() {
+    let mut config = test_config();
+    for (name, predict) in [("exact", false), ("typed", true)] {
+        config.profiles.insert(
+            name.to_owned(),
+            panecast::config::Profile {
+                command: Some("/bin/cat".to_owned()),
+                predict,
+                ..Default::default()
+            },
+        );
+    }
+    let server = Server::start(config);
+    for (profile, barred) in [("exact", true), ("typed", false)] {
+        let body = json!({ "profile": profile }).to_string();
+        let response = server.call("POST", "/api/sessions", Some(&body));
+        assert_eq!(response.status, 201, "{}", response.body);
+        let id = session_id(&response.json());
+        let mut client = open_with(&server, &id, "").await;
+        let first = sync_until(&mut client, "the echo state", |s| s.echo.known).await;
+        assert_eq!(first.echo.barred, barred, "{profile}: {first:?}");
+        assert_eq!(first.echo.may_predict(), !barred, "{profile}: cat echoes");
+    }
+}

@@ -139,7 +139,7 @@ export function scrollback({ total, start, cols, lines }) {
 }
 export const pong = ({ token }) => new W().u8(8).varint(token).done();
 export function sync({ revision: r, input, echo }) {
-  const e = (echo.known ? 1 : 0) | (echo.echo ? 2 : 0) | (echo.canonical ? 4 : 0);
+  const e = (echo.known ? 1 : 0) | (echo.echo ? 2 : 0) | (echo.canonical ? 4 : 0) | (echo.barred ? 8 : 0);
   return new W().u8(0x10).varint(r.generation).varint(r.scroll_count).varint(r.pushes).varint(r.style_epoch)
     .varint(r.cols).varint(r.rows).varint(input).u8(e).done();
 }

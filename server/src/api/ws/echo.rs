@@ -97,13 +97,16 @@ impl Echoes {
         &mut self,
         revision: Option<proto::Revision>,
         discipline: Option<LineDiscipline>,
+        barred: bool,
     ) -> Option<proto::Sync> {
         let revision = revision.or(self.told.map(|t| t.revision))?;
-        let echo = discipline.map_or(proto::Echo::default(), |d| proto::Echo {
+        let mut echo = discipline.map_or(proto::Echo::default(), |d| proto::Echo {
             known: true,
             echo: d.echo,
             canonical: d.canonical,
+            barred: false,
         });
+        echo.barred = barred;
         let sync = proto::Sync {
             revision,
             input: self.settled,
@@ -138,20 +141,28 @@ mod tests {
         assert_eq!((tag, seq), (Some(InputTag { client: 5, seq: 1 }), 1));
         echoes.written(seq, start);
         assert_eq!(echoes.due(), Some(start + ECHO_TIME));
-        let first = echoes.sync(Some(revision(3)), None).expect("the first");
+        let first = echoes
+            .sync(Some(revision(3)), None, false)
+            .expect("the first");
         assert_eq!((first.input, first.echo.known), (0, false));
-        assert_eq!(echoes.sync(Some(revision(3)), None), None, "nothing new");
+        assert_eq!(
+            echoes.sync(Some(revision(3)), None, false),
+            None,
+            "nothing new"
+        );
         echoes.settle(start + ECHO_TIME / 2);
-        assert_eq!(echoes.sync(None, None), None, "not yet");
+        assert_eq!(echoes.sync(None, None, false), None, "not yet");
         echoes.settle(start + ECHO_TIME);
-        let settled = echoes.sync(None, None).expect("input 1 settled");
+        let settled = echoes.sync(None, None, false).expect("input 1 settled");
         assert_eq!((settled.input, settled.revision), (1, revision(3)));
         assert_eq!(echoes.due(), None);
         let password = LineDiscipline {
             echo: false,
             canonical: true,
         };
-        let told = echoes.sync(None, Some(password)).expect("the echo changed");
+        let told = echoes
+            .sync(None, Some(password), false)
+            .expect("the echo changed");
         assert!(!told.echo.may_predict());
     }
 
@@ -159,12 +170,16 @@ mod tests {
     fn a_resumed_client_starts_from_what_was_applied() {
         // Sending again from 6: 6 and 7 arrived before the link dropped.
         let mut echoes = Echoes::new(Some(5), 6, 7);
-        let first = echoes.sync(Some(revision(1)), None).expect("a sync");
+        let first = echoes.sync(Some(revision(1)), None, false).expect("a sync");
         assert_eq!(first.input, 7, "what the session applied");
         assert_eq!(echoes.number().1, 6, "numbered as the client says");
         // A client that numbers from 1 without a past: nothing applied.
         let mut fresh = Echoes::new(None, 1, 0);
         assert_eq!(fresh.number(), (None, 1));
-        assert_eq!(fresh.sync(None, None), None, "no revision yet: no sync");
+        assert_eq!(
+            fresh.sync(None, None, false),
+            None,
+            "no revision yet: no sync"
+        );
     }
 }

@@ -176,6 +176,12 @@ pub async fn upgrade(
         state.config.clipboard == ClipboardAccess::Control && role.wire() == Role::Control;
     let files = role.wire() == Role::Control
         && super::files::enabled(&state, session.info().profile.as_deref());
+    let predict = session
+        .info()
+        .profile
+        .as_deref()
+        .and_then(|name| state.config.profiles.get(name))
+        .is_none_or(|profile| profile.predict);
     let ping_every = state.config.limits.ping_interval();
     let sessions = std::sync::Arc::clone(&state.sessions);
     Ok(ws
@@ -195,6 +201,7 @@ pub async fn upgrade(
                     Viewer::new(socket, session, caller, role, slot, ping_every, sessions)
                         .with_clipboard(clipboard)
                         .with_files(files)
+                        .with_prediction(predict)
                         .with_deflate(deflate)
                         .resuming(resuming)
                         .run()

@@ -71,6 +71,9 @@ pub(in crate::api) struct Viewer {
     pub(super) echoes: Echoes,
     /// What it has on its way, and how much may be.
     pub(super) flow: Flow,
+    /// Whether its client may predict the echo of what is typed (the
+    /// session's profile may bar it).
+    pub(super) predict: bool,
     /// Counts it among its share link's viewers, while it lasts.
     _link: Option<ViewerGuard>,
 }
@@ -105,6 +108,7 @@ impl Viewer {
             slot,
             echoes: Echoes::new(None, 1, 0),
             flow: Flow::new(),
+            predict: true,
         }
     }
 
@@ -130,6 +134,12 @@ impl Viewer {
     /// Passes file offers (OSC 1337 File) on to this connection (or not).
     pub(super) fn with_files(mut self, files: bool) -> Viewer {
         self.files = files;
+        self
+    }
+
+    /// Lets its client predict echo (or bars it: `predict = false`).
+    pub(super) fn with_prediction(mut self, predict: bool) -> Viewer {
+        self.predict = predict;
         self
     }
 

@@ -50,7 +50,10 @@ impl Viewer {
     /// changed since it was last told.
     pub(super) async fn sync(&mut self) -> Result<(), Ending> {
         let discipline = *self.session.watch_discipline().borrow();
-        match self.echoes.sync(self.state.revision(), discipline) {
+        match self
+            .echoes
+            .sync(self.state.revision(), discipline, !self.predict)
+        {
             Some(sync) => self.send_message(ServerMessage::Sync(sync)).await,
             None => Ok(()),
         }
