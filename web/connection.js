@@ -1,8 +1,17 @@
 // One WebSocket to a session, reconnected with exponential back-off and
-// jitter. Sends a protocol Ping now and then and reconnects when nothing has
-// arrived for too long (a dead connection the browser does not notice).
-import { encodePing, inflate } from './protocol.js';
-import { CLOSE, FINAL } from './protocol.js';
+// jitter. Sends a protocol Ping now and then, to measure the round trip and
+// to reconnect when nothing has arrived for too long (a dead connection the
+// browser does not notice), and says how many bytes it has had (Received:
+// the server keeps no more than the link carries in flight, PROTOCOL.md "Flow").
+import { encodePing, encodeReceived, inflate } from './protocol.js';
+import { CLOSE, FINAL, MSG } from './protocol.js';
+
+/** Received is sent at least every this many bytes had (the server's window is never smaller than twice this). */
+export const REPORT_BYTES = 16 * 1024;
+/** While typing, the round trip is measured this often (ms); else every `pingEvery`. */
+export const TYPING_PING_MS = 5000;
+/** Typing within this long (ms) counts as typing. */
+const TYPING_MS = 30000;
 
 export function backoff(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** Math.min(attempt, 10));
@@ -16,7 +25,8 @@ export function retryDelay(code, attempt, random = Math.random) {
 }
 
 export class Connection {
-  /** handlers: open(), message(ArrayBuffer), close({code, reason, retryIn}) — retryIn null when final.
+  /** handlers: open(), message(ArrayBuffer), close({code, reason, retryIn}) — retryIn null when final —
+   *  and params(): more query parameters for each new connection.
    *  protocols: WebSocket subprotocols (a credential travels as `panecast.token.T`, never in the URL). */
   constructor(url, handlers, { pingEvery = 25000, deadAfter = 70000, protocols = [] } = {}) {
     this.url = url;
@@ -42,16 +52,20 @@ export class Connection {
     // Frames come compressed where the browser can inflate them (PROTOCOL.md, 0x0F).
     const url = new URL(this.url);
     if (self.DecompressionStream) url.searchParams.set('deflate', 1);
+    for (const [k, v] of Object.entries(this.h.params ? this.h.params() : {})) url.searchParams.set(k, v);
     const ws = this.protocols.length ? new WebSocket(url, this.protocols) : new WebSocket(url);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
     this.opened = false;
     this.q = Promise.resolve();
+    this.had = 0; // bytes of binary messages had on this connection
+    this.reported = 0;
     ws.onopen = () => {
       this.opened = true;
       this.last = Date.now();
       this.openedAt = this.last;
-      this.pinger = setInterval(() => this.tick(), Math.min(this.pingEvery, 5000));
+      this.pinger = setInterval(() => this.tick(), Math.min(this.pingEvery, TYPING_PING_MS));
+      this.ping();
       this.h.open();
     };
     ws.onmessage = (e) => {
@@ -61,6 +75,12 @@ export class Connection {
         return;
       }
       if (this.attempt && this.last - this.openedAt > 3000) this.attempt = 0;
+      this.had += e.data.byteLength;
+      // After each Sync (it follows the frames it describes), and every REPORT_BYTES.
+      if (this.had - this.reported >= REPORT_BYTES || new Uint8Array(e.data, 0, 1)[0] === MSG.SYNC) {
+        this.reported = this.had;
+        ws.send(encodeReceived(this.had));
+      }
       // Inflating is asynchronous: messages are handled in order all the same.
       this.q = this.q.then(() => inflate(e.data)).then(
         (m) => ws === this.ws && this.h.message(m),
@@ -79,10 +99,26 @@ export class Connection {
       try { ws.close(); } catch { /* already closing */ }
       return;
     }
-    if (now - (this.lastPing || 0) >= this.pingEvery) {
-      this.lastPing = now;
-      this.send(encodePing(BigInt(now)));
-    }
+    const typing = now - (this.typedAt || 0) < TYPING_MS;
+    if (now - (this.lastPing || 0) >= (typing ? TYPING_PING_MS : this.pingEvery)) this.ping();
+  }
+
+  /** Sends a Ping whose token is the time it left (µs of performance.now()). */
+  ping() {
+    this.lastPing = Date.now();
+    this.send(encodePing(BigInt(Math.round(performance.now() * 1000))));
+  }
+
+  /** Something was typed: the round trip is measured more often for a while. */
+  typed() {
+    const now = Date.now(), idle = !this.typedAt || now - this.typedAt >= TYPING_MS;
+    this.typedAt = now;
+    if (idle) this.ping();
+  }
+
+  /** A Pong: the round trip it measured (ms). */
+  pong(token) {
+    return Math.max(0, performance.now() - Number(token) / 1000);
   }
 
   closed(ws, code, reason) {

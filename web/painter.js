@@ -370,10 +370,17 @@ export class Painter {
   }
 
   /** Redraws the overlay: matches, selection, hovered link ({y, from, to}s), cursor ({row, col, shape}), IME text. */
-  drawOverlay(screen, { selection = [], found = [], link = null, cursor = null, focused = false, composition = '' } = {}) {
+  drawOverlay(screen, { selection = [], found = [], link = null, cursor = null, focused = false, composition = '', predicted = [] } = {}) {
     const o = this.octx;
     if (!o) return;
     o.clearRect(0, 0, this.W, this.H);
+    if (predicted.length) { // predicted cells, not yet echoed: a dotted underline
+      o.fillStyle = this.defFg;
+      const y = Math.min(this.baseline + this.line * 2, this.ch - this.line);
+      for (const p of predicted) {
+        for (let x = this.x(p.from); x < this.x(p.to); x += this.line * 3) o.fillRect(x, p.y * this.ch + y, this.line * 2, this.line);
+      }
+    }
     if (link) { // the hovered link's underline
       o.fillStyle = this.defFg;
       o.fillRect(this.x(link.from), link.y * this.ch + Math.min(this.baseline + this.line * 2, this.ch - this.line), this.x(link.to) - this.x(link.from), this.line);

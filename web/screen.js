@@ -41,13 +41,18 @@ export class Screen {
     for (let r = 0; r < rows; r++) this.lines.push(blankLine(cols));
   }
 
-  /** A new connection: nothing carries over (style ids are per connection). */
-  hello(m) {
-    this.images = new Map();
+  /** A new connection. One that resumes from the screen held (`resuming`)
+   *  keeps its lines, styles and pictures: its first frame is a diff from
+   *  them, or a full frame if the server could not resume. Else nothing
+   *  carries over. Scrollback lines are asked for again either way. */
+  hello(m, resuming = false) {
+    const same = resuming && m.sessionId === this.sessionId;
     this.role = m.role;
     this.sessionId = m.sessionId;
-    this.styles.clear();
     this.dropScrollback();
+    if (same) return;
+    this.images = new Map();
+    this.styles.clear();
     if (m.cols !== this.cols || m.rows !== this.rows) this.resize(m.cols, m.rows);
   }
 

@@ -7,6 +7,8 @@ import { Selection } from './selection.js';
 import { Connection } from './connection.js';
 import { Search } from './search.js';
 import { Touch, DEFAULT_KEYS } from './touch.js';
+import { Typing } from './typing.js';
+import { keyEffect } from './predict.js';
 
 const CSS = `
 .pc-term{position:relative;overflow:hidden;width:100%;height:100%;outline:none;user-select:none;-webkit-user-select:none;touch-action:none}
@@ -14,7 +16,7 @@ const CSS = `
 .pc-screen canvas{position:absolute;left:0;top:0;display:block}
 .pc-input{position:absolute;width:2px;height:1em;padding:0;border:0;margin:0;opacity:0;resize:none;overflow:hidden;white-space:pre;color:transparent;background:transparent;caret-color:transparent;outline:none;z-index:-1}
 .pc-status{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;background:rgba(0,0,0,.45);font:14px system-ui,sans-serif;z-index:3}
-.pc-status[hidden]{display:none}
+.pc-status[hidden]{display:none}.pc-status.pc-banner{bottom:auto;background:none;pointer-events:none}.pc-banner div{pointer-events:auto;margin-top:8px}
 .pc-status div{background:#222;color:#eee;padding:12px 18px;border-radius:6px;box-shadow:0 2px 12px rgba(0,0,0,.5);text-align:center;max-width:80%}
 .pc-status button{margin-left:10px;font:inherit;cursor:pointer}
 .pc-badge{position:absolute;right:6px;top:6px;padding:2px 8px;border-radius:4px;background:#b83030;color:#fff;font:12px system-ui,sans-serif;z-index:2;pointer-events:none}
@@ -120,6 +122,8 @@ export class Terminal extends EventTarget {
     this.wheelAcc = 0;
     this.mouseCell = null;
     this.buttons = 0;
+    this.typing = new Typing((bytes) => this.send(bytes), { predict: this.opts.predict !== false });
+    this.framed = false; // a frame came since the last Hello: the screen can be resumed from
 
     this.input = new Input(this.ta, {
       key: (key, mods, event) => this.sendKey(key, mods, event),
@@ -152,7 +156,11 @@ export class Terminal extends EventTarget {
   get role() { return this.screen.role; }
   get cols() { return this.screen.cols; }
   get rows() { return this.screen.rows; }
-  get canType() { return this.screen.role === 'control' && this.status === 'connected'; }
+  /** Whether input goes (or is held while the link is down, to go when it is back). */
+  get canType() { return this.screen.role === 'control' && ['connected', 'quiet', 'reconnecting', 'restarting'].includes(this.status); }
+
+  /** The smoothed round trip to the server (ms), once measured. */
+  get rtt() { return this.typing.predictor.srtt; }
 
   connect() {
     if (this.conn) this.conn.dispose();
@@ -161,6 +169,7 @@ export class Terminal extends EventTarget {
       open: () => {},
       message: (data) => this.onMessage(data),
       close: (info) => this.onClose(info),
+      params: () => this.typing.params(this.framed),
     }, { protocols: this.opts.protocols || [] });
     this.conn.connect();
   }
@@ -170,6 +179,7 @@ export class Terminal extends EventTarget {
     this.ro.disconnect();
     cancelAnimationFrame(this.raf);
     clearInterval(this.blinkTimer);
+    clearInterval(this.quietTimer);
     clearTimeout(this.speakTimer);
     cancelAnimationFrame(this.touch.fling);
     for (const k of ['resize', 'scroll']) window.visualViewport?.removeEventListener(k, this.onViewport);
@@ -195,7 +205,9 @@ export class Terminal extends EventTarget {
           this.setStatus('closed', `This page speaks protocol ${P.VERSION}, the server ${m.version}: reload the page`);
           return;
         }
-        this.screen.hello(m);
+        this.screen.hello(m, this.typing.resuming);
+        this.framed = false;
+        this.held(this.typing.hello(m.role));
         this.exitCode = undefined;
         this.selection.clear();
         this.viewOffset = 0;
@@ -249,6 +261,17 @@ export class Terminal extends EventTarget {
         this.setStatus('exited', m.code === null ? 'The program was killed by a signal' : `The program exited with code ${m.code}`);
         this.dispatchEvent(new CustomEvent('exit', { detail: { code: m.code } }));
         break;
+      case 'sync':
+        this.typing.sync(m, this.screen);
+        this.repaintPredictions();
+        break;
+      case 'pong': {
+        const ms = this.conn.pong(m.token);
+        this.typing.predictor.rtt(ms);
+        this.repaintPredictions();
+        this.dispatchEvent(new CustomEvent('rtt', { detail: { ms, srtt: this.rtt } }));
+        break;
+      }
       case 'error':
         this.lastError = m;
         if (m.code >= 4100 && m.code < 4200) console.warn('panecast:', m.message);
@@ -265,13 +288,32 @@ export class Terminal extends EventTarget {
         }
         break;
       default:
-        break; // pong and unknown types
+        break; // unknown types
     }
+  }
+
+  /** Marks the rows whose shown predictions changed. */
+  repaintPredictions() {
+    const rows = this.typing.touched();
+    if (!rows.size) return;
+    for (const r of rows) this.dirty.add(r);
+    this.schedule();
+  }
+
+  /** Says how many inputs held while the link was down were dropped (none: nothing said). */
+  held(dropped) {
+    if (!dropped) return;
+    clearTimeout(this.noteTimer);
+    this.note.textContent = `${dropped} input${dropped > 1 ? 's' : ''} typed while the link was down could not be sent`;
+    this.noteTimer = setTimeout(() => { this.note.textContent = ''; }, 8000);
   }
 
   onFrame(m) {
     const sc = this.screen;
     const ch = sc.applyFrame(m);
+    this.framed = true;
+    this.typing.frame(ch, sc);
+    this.repaintPredictions();
     if (this.painter.setReverse(!!m.modes.reverseVideo)) this.dirtyAll = true;
     if (ch.full) {
       this.dirtyAll = true;
@@ -313,6 +355,7 @@ export class Terminal extends EventTarget {
   }
 
   onClose({ code, reason, retryIn, opened }) {
+    this.typing.closed();
     if (this.status === 'exited' || this.disposed) return;
     if (retryIn === null) {
       // The server refused this page's origin, and says what would allow it.
@@ -355,10 +398,13 @@ export class Terminal extends EventTarget {
     clearInterval(this.statusTimer);
     const s = this.statusEl;
     s.hidden = status === 'connected' || status === 'idle' || status === 'restarting';
+    // While the link is down or quiet the screen stays in sight, and typing goes on.
+    s.classList.toggle('pc-banner', status === 'reconnecting' || status === 'quiet');
     s.textContent = '';
     const box = document.createElement('div');
     s.appendChild(box);
     if (status === 'connecting') box.textContent = 'Connecting…';
+    else if (status === 'quiet') box.textContent = 'No answer from the server: what you type is kept until it answers';
     else if (status === 'reconnecting') {
       const until = Date.now() + detail;
       const label = document.createElement('span');
@@ -367,7 +413,7 @@ export class Terminal extends EventTarget {
       btn.onclick = () => this.conn.retryNow();
       box.append(label, btn);
       const tick = () => {
-        label.textContent = `Disconnected. Reconnecting in ${Math.max(0, Math.ceil((until - Date.now()) / 1000))} s…`;
+        label.textContent = `Disconnected. Reconnecting in ${Math.max(0, Math.ceil((until - Date.now()) / 1000))} s… (what you type is kept)`;
       };
       tick();
       this.statusTimer = setInterval(tick, 500);
@@ -388,7 +434,8 @@ export class Terminal extends EventTarget {
 
   send(bytes) { return this.conn ? this.conn.send(bytes) : false; }
 
-  typing() {
+  /** Something is typed: back to the bottom of the scrollback. */
+  typed() {
     if (this.viewOffset) {
       this.viewOffset = 0;
       this.dirtyAll = true;
@@ -399,19 +446,42 @@ export class Terminal extends EventTarget {
 
   sendKey(key, mods = 0, event) {
     if (!this.canType) return false;
-    this.typing();
+    this.typed();
     mods |= this.sticky;
     this.sticky = 0;
     this.touch.sync();
-    return this.send(P.encodeKey(key, mods, event));
+    // A release changes nothing on the screen.
+    const effect = event === undefined || event === P.KEY_EVENT.PRESS || event === P.KEY_EVENT.REPEAT ? keyEffect(key, mods) : 'neutral';
+    return this.sendInput(P.encodeKey(key, mods, event), effect);
   }
 
   sendText(text) {
     if (this.sticky && [...text].length === 1) return this.sendKey({ char: text });
     if (!this.canType || !text) return false;
-    this.typing();
-    for (const part of P.splitUtf8(text)) this.send(P.encodeText(part));
+    this.typed();
+    for (const part of P.splitUtf8(text)) this.sendInput(P.encodeText(part), { text: part });
     return true;
+  }
+
+  /** Sends (or holds, while the link is down) an input message that has `effect` on the line (predict.js). */
+  sendInput(bytes, effect = 'other') {
+    const sent = this.typing.input(bytes, effect, this.screen);
+    if (!sent) this.held(1);
+    this.conn?.typed();
+    this.repaintPredictions();
+    if (!this.quietTimer) this.quietTimer = setInterval(() => this.watchQuiet(), 250);
+    return sent;
+  }
+
+  /** Says so while inputs wait too long for the server (a link gone silent), and stops watching once none wait. */
+  watchQuiet() {
+    const quiet = this.typing.quiet();
+    if (quiet && this.status === 'connected') this.setStatus('quiet');
+    else if (!quiet && this.status === 'quiet') this.setStatus('connected');
+    if (!this.typing.waiting() && this.status !== 'quiet') {
+      clearInterval(this.quietTimer);
+      this.quietTimer = null;
+    }
   }
 
   paste(text) {
@@ -420,15 +490,15 @@ export class Terminal extends EventTarget {
       console.warn('panecast: paste larger than 1 MiB refused');
       return false;
     }
-    this.typing();
-    return this.send(P.encodePaste(text));
+    this.typed();
+    return this.sendInput(P.encodePaste(text));
   }
 
   onFocus(f) {
     this.focused = f;
     if (f) this.ta.tabIndex = 0;
     this.cursorOn = true;
-    if (this.canType && this.screen.modes.focusEvents) this.send(P.encodeFocus(f));
+    if (this.canType && this.screen.modes.focusEvents) this.sendInput(P.encodeFocus(f), 'neutral');
     if (f && this.screen.role === 'control') {
       this.lastResize = null; // the controller being typed in takes the size back
       this.layout();
@@ -499,7 +569,10 @@ export class Terminal extends EventTarget {
   }
 
   /** The line shown on display row y (scrolled back or not). */
-  displayLine(y) { return this.screen.line(this.screen.base - this.viewOffset + y); }
+  displayLine(y) {
+    const line = this.screen.line(this.screen.base - this.viewOffset + y);
+    return this.viewOffset ? line : this.typing.line(y, line);
+  }
 
   schedule() {
     if (!this.raf) this.raf = requestAnimationFrame(() => this.paint());
@@ -526,7 +599,8 @@ export class Terminal extends EventTarget {
   }
 
   drawOverlay() {
-    const sc = this.screen, c = sc.cursor;
+    const sc = this.screen, predicted = !this.viewOffset && this.typing.cursor();
+    const c = predicted ? { ...sc.cursor, row: predicted.row, col: predicted.col } : sc.cursor;
     const top = sc.base - this.viewOffset;
     const row = c.row + this.viewOffset;
     const showCursor = c.visible && row < sc.rows && (this.cursorOn || !c.blink || !this.focused);
@@ -539,6 +613,7 @@ export class Terminal extends EventTarget {
       cursor,
       focused: this.focused,
       composition: this.composition && !this.viewOffset ? this.composition : '',
+      predicted: this.viewOffset ? [] : this.typing.marks(),
     });
     // Keep the hidden textarea on the cursor so the IME's window opens there.
     const cell = this.painter.cellCss;
@@ -683,7 +758,7 @@ export class Terminal extends EventTarget {
         s.setPointerCapture(e.pointerId);
         this.buttons = BTN[e.button];
         this.mouseCell = cell;
-        this.send(P.encodeMouse(0, BTN[e.button], modsOf(e), cell.row, cell.col));
+        this.sendInput(P.encodeMouse(0, BTN[e.button], modsOf(e), cell.row, cell.col));
         return;
       }
       if (e.button !== 0) return;
@@ -725,7 +800,7 @@ export class Terminal extends EventTarget {
         if ((mode === 'drag' && this.buttons) || mode === 'motion') {
           if (!this.mouseCell || cell.row !== this.mouseCell.row || cell.col !== this.mouseCell.col) {
             this.mouseCell = cell;
-            this.send(P.encodeMouse(2, this.buttons, modsOf(e), cell.row, cell.col));
+            this.sendInput(P.encodeMouse(2, this.buttons, modsOf(e), cell.row, cell.col));
           }
         }
         return;
@@ -745,7 +820,7 @@ export class Terminal extends EventTarget {
       }
       if (this.buttons && this.canType) {
         const cell = this.cellAt(e);
-        this.send(P.encodeMouse(1, this.buttons, modsOf(e), cell.row, cell.col));
+        this.sendInput(P.encodeMouse(1, this.buttons, modsOf(e), cell.row, cell.col));
         this.buttons = 0;
       }
     };
@@ -769,10 +844,10 @@ export class Terminal extends EventTarget {
     if (this.reporting(e)) {
       const cell = this.cellAt(e);
       const kind = n < 0 ? 3 : 4;
-      for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.send(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
+      for (let i = 0; i < Math.min(Math.abs(n), 5); i++) this.sendInput(P.encodeMouse(kind, 0, modsOf(e), cell.row, cell.col));
     } else if (this.screen.modes.altScreen && this.canType) {
       // As xterm's alternateScroll.
-      for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.send(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
+      for (let i = 0; i < Math.min(Math.abs(n), 10); i++) this.sendInput(P.encodeKey(n < 0 ? 'Up' : 'Down', 0));
     } else {
       this.scrollView(-n);
     }
