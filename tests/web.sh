@@ -8,14 +8,16 @@
 #   1. node unit tests: the decoder/encoder against proto/vectors, the key
 #      mapping, the screen model, selection (tests/browser/unit)
 #   2. the size check: the web client as the server sends it (JavaScript
-#      without comments and indentation) at most 40 KB gzipped; needs the
-#      server binary, like step 5
+#      without comments and indentation, compressed at build time) at most
+#      36 KB in brotli; needs the server binary, like step 5
 #   3. the client tests: web/ in headless Chromium against a mock server
 #      (tests/browser/client; no Rust server needed)
 #   4. the paint benchmark: a full 200x60 frame, median and p95 in ms
 #      (reported; --bench-strict makes a miss of the 8 ms budget fail)
 #   5. the end-to-end browser tests against the real server
-#      (tests/browser/*.test.mjs), only when target/release/panecast exists:
+#      (tests/browser/*.test.mjs; transfer.test.mjs holds the bytes a visit
+#      of the terminal page costs on the wire to their budgets), only when
+#      target/release/panecast exists:
 #      this script does not build it (a release build takes long on a shared
 #      machine). Build it first with `cargo build --release`, or set
 #      PANECAST_BIN to another binary. Without one, these tests are reported
@@ -70,7 +72,7 @@ if ((!only_e2e)); then
   step "node unit tests (tests/browser/unit)"
   node --test tests/browser/unit/
 
-  step "size check (the web client as served at most 40 KB gzipped)"
+  step "size check (the web client as served at most 36 KB in brotli)"
   node tests/browser/size-check.mjs
 
   step "client tests in Chromium against the mock server (tests/browser/client)"

@@ -8,12 +8,12 @@ const make = (tag, props, ...kids) => {
 };
 
 /** Adds the file controls for the session at `api`, when its profile moves
- *  files and this page may type; `el` is the terminal element. */
-export async function mountFiles(root, el, api, token) {
+ *  files and this page may type; `el` is the terminal element, `session` a
+ *  promise of the session object (`GET api`), or of null. */
+export async function mountFiles(root, el, api, token, session) {
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  let s;
-  try { s = await (await fetch(api, { headers })).json(); } catch { return; }
-  if (!s.files || s.access === 'view') return;
+  const s = await session;
+  if (!s || !s.files || s.access === 'view') return;
   const bar = make('progress', { hidden: true, ariaLabel: 'Upload progress' });
   const status = make('span', { role: 'status' });
   const box = make('div', { style: 'position:fixed;bottom:6px;left:10px;z-index:10;font:12px sans-serif;color:#ddd' },

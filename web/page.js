@@ -32,8 +32,15 @@ if (m) {
   if (token) {
     fetch(`${api}/login`, { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
   }
-  if (!embed) mountShare(document.body, el, api, token);
-  if (!embed && role === 'control') mountFiles(document.body, el, api, token);
+  if (!embed) {
+    // One look at the session (what this credential may do, whether it
+    // moves files) for the share bar and the file controls both.
+    const session = fetch(api, { credentials: 'same-origin', headers: token ? { Authorization: `Bearer ${token}` } : {} })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    mountShare(document.body, el, api, token, session);
+    if (role === 'control') mountFiles(document.body, el, api, token, session);
+  }
   const id = decodeURIComponent(m[2]);
   el.addEventListener('title', (e) => {
     if (!embed) document.title = e.detail ? `${e.detail} · panecast` : `${id} · panecast`;

@@ -19,8 +19,9 @@ const who = (x) => x.name || (x.kind === 'link' ? 'a shared link' : x.kind);
 
 /** Adds the badge and the people here (fed by `source`'s presence and room
  *  events), who drives the size with Take control, and, for admins, the
- *  Share panel for the session at `api`. */
-export async function mountShare(root, source, api, token) {
+ *  Share panel for the session at `api`; `session` is a promise of the
+ *  session object (`GET api`), or of null when it could not be read. */
+export async function mountShare(root, source, api, token, session) {
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const call = async (path, init = {}) => {
     const r = await fetch(api + path, { credentials: 'same-origin', ...init, headers: { 'Content-Type': 'application/json', ...headers } });
@@ -52,9 +53,8 @@ export async function mountShare(root, source, api, token) {
     presence.dataset.view = e.detail.view;
     presence.dataset.control = e.detail.control;
   });
-  let session;
-  try { session = await call(''); } catch { return; }
-  if (session && session.access === 'admin') adminPanel(bar, root, call);
+  const info = await session;
+  if (info && info.access === 'admin') adminPanel(bar, root, call);
 }
 
 function adminPanel(bar, root, call) {

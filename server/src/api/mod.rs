@@ -35,6 +35,7 @@ mod recordings;
 mod replay;
 mod routes;
 mod search;
+mod served;
 mod sessions;
 mod signin;
 mod trace;

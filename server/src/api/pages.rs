@@ -7,7 +7,7 @@
 //! `GET /api/profiles` lists what `/` can start.
 
 use crate::api::error::ErrorCode;
-use axum::extract::{OriginalUri, Path, Request, State};
+use axum::extract::{OriginalUri, Path, RawQuery, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -17,22 +17,20 @@ use super::cookies;
 use super::error::{ApiError, ErrorBody};
 use super::guard::Caller;
 use super::origin::peer_of;
+use super::served;
 use super::{signin, AppState};
 use crate::access::Credential;
 use crate::assets::asset;
 
-/// Answers a compiled-in file; scripts may be loaded from other origins (for
-/// the `<panecast-terminal>` element), and nothing is cached for long, so an
-/// upgraded server is picked up on reload.
-fn file(name: &str) -> Result<Response, ApiError> {
-    let (content_type, bytes) = asset(name)
+/// Answers a compiled-in file (see [`served`] for its coding, ETag and
+/// caching; `version` is the `?v=` of its URL); scripts may be loaded from
+/// other origins (for the `<panecast-terminal>` element).
+fn file(name: &str, headers: &HeaderMap, version: Option<&str>) -> Result<Response, ApiError> {
+    let asset = asset(name)
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no file '{name}'")))?;
-    let mut response = bytes.into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let mut response = served::respond(asset, headers, version);
     if !name.ends_with(".html") {
-        headers.insert(
+        response.headers_mut().insert(
             header::ACCESS_CONTROL_ALLOW_ORIGIN,
             HeaderValue::from_static("*"),
         );
@@ -47,7 +45,7 @@ fn file(name: &str) -> Result<Response, ApiError> {
 /// nothing.
 fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, ApiError> {
     let Some(token) = query_token(request.uri()) else {
-        return file(name);
+        return file(name, request.headers(), None);
     };
     let (peer, secure) = peer_of(state, request);
     if let Some(refused) = signin::refusal(state, peer) {
@@ -129,9 +127,12 @@ fn without_token(uri: &Uri) -> String {
 // Never built: it only describes the answers `page` gives.
 #[allow(dead_code)]
 enum PageResponses {
-    /// The page
+    /// The page (compressed as `Accept-Encoding` asks, with a strong ETag; `Cache-Control: no-cache`)
     #[response(status = 200, content_type = "text/html")]
     Page(String),
+    /// Not modified: the `If-None-Match` ETag is the page's
+    #[response(status = 304)]
+    NotModified,
     /// A `token` in the query became a cookie (not when a link from another site would replace the visitor's own credential); back to the same URL without it
     #[response(status = 303, headers(("Set-Cookie" = String), ("Location" = String)))]
     Redirect,
@@ -157,17 +158,25 @@ enum PageResponses {
 pub async fn index(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     match super::oidc::bar(&state, request.headers()) {
         Some(bar) if query_token(request.uri()).is_none() => {
-            // With `[auth.oidc]`: who is signed in, rendered here (web/ stays small).
-            let mut response = file("index.html")?;
-            if let Some((_, html)) = asset("index.html") {
-                let html = String::from_utf8_lossy(html).replacen(
+            // With `[auth.oidc]`: who is signed in, rendered here (web/ stays
+            // small). The page is this visitor's: sent as it is, never
+            // stored by others, and not validated (no ETag).
+            let html = asset("index.html").map_or_else(String::new, |asset| {
+                String::from_utf8_lossy(asset.identity).replacen(
                     "<h1>panecast</h1>",
                     &format!("<h1>panecast</h1>\n{bar}"),
                     1,
-                );
-                *response.body_mut() = html.into();
-            }
-            Ok(response)
+                )
+            });
+            Ok((
+                [
+                    (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    (header::CACHE_CONTROL, "private, no-cache"),
+                    (header::VARY, "Accept-Encoding, Cookie"),
+                ],
+                html,
+            )
+                .into_response())
         }
         _ => page(&state, &request, "index.html"),
     }
@@ -222,20 +231,38 @@ pub async fn embed(
 }
 
 /// `GET /web/{name}`: a module or other file of the client (no token needed:
-/// it is the same for everyone).
+/// it is the same for everyone). At `?v=` its current version (as the
+/// pages' import maps ask for it) it may be cached for good.
 #[utoipa::path(
     get,
     path = "/web/{name}",
-    params(("name" = String, Path, description = "The file's name")),
+    params(
+        ("name" = String, Path, description = "The file's name"),
+        ("v" = Option<String>, Query, description = "The file's version, as the pages' import maps give it: at the current one the answer is `Cache-Control: public, max-age=31536000, immutable`, else `no-cache`"),
+        ("Accept-Encoding" = Option<String>, Header, description = "`br` and `gzip` are sent when smaller (brotli first at equal q-values)"),
+        ("If-None-Match" = Option<String>, Header, description = "An ETag this answer sent: 304 while the file is the same"),
+    ),
     responses(
         (status = 200, description = "The file",
+            headers(("ETag" = String, description = "Strong, one for each content coding"), ("Cache-Control" = String), ("Vary" = String), ("Content-Encoding" = Option<String>)),
             content((String = "text/javascript"), (String = "text/html"), (String = "text/css"), (String = "image/svg+xml"), (String = "application/octet-stream"))),
+        (status = 304, description = "Not modified: the If-None-Match ETag is the file's",
+            headers(("ETag" = String), ("Cache-Control" = String), ("Vary" = String))),
         (status = 404, description = "not_found", body = ErrorBody),
     ),
     security(())
 )]
-pub async fn web_file(Path(name): Path<String>) -> Result<Response, ApiError> {
-    file(&name)
+pub async fn web_file(
+    Path(name): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let version = query
+        .as_deref()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("v="));
+    file(&name, &headers, version)
 }
 
 /// `GET /api/profiles`: the profiles the caller may start sessions from.

@@ -15,7 +15,11 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Response {
     pub status: u16,
     pub headers: Vec<(String, String)>,
+    /// The body as text (a body that is not UTF-8, a compressed one, reads
+    /// with replacement characters: see `bytes`).
     pub body: String,
+    /// The body as received (de-chunked).
+    pub bytes: Vec<u8>,
 }
 
 impl Response {
@@ -97,7 +101,8 @@ fn parse_response(raw: &[u8]) -> Response {
     Response {
         status,
         headers,
-        body: String::from_utf8(body).expect("UTF-8 body"),
+        body: String::from_utf8_lossy(&body).into_owned(),
+        bytes: body,
     }
 }
 

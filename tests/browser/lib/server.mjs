@@ -27,7 +27,7 @@ export async function startServer(args = []) {
     const timer = setTimeout(() => reject(new Error(`the server printed no URL in 20 s\nstdout: ${out}\nstderr: ${err}`)), 20000);
     child.stdout.on('data', (d) => {
       out += d;
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\/\?token=/.exec(out);
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\/[^?\s]*\?token=/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(`http://127.0.0.1:${m[1]}`);
