@@ -3,6 +3,8 @@
 //! client (`../web`) as served, compressed and versioned
 //! (`build/web_assets.rs`).
 
+#[path = "build/bundle.rs"]
+mod bundle;
 #[path = "build/web_assets.rs"]
 mod web_assets;
 #[path = "build/width_table.rs"]

@@ -7,9 +7,10 @@
 # then runs, in order:
 #   1. node unit tests: the decoder/encoder against proto/vectors, the key
 #      mapping, the screen model, selection (tests/browser/unit)
-#   2. the size check: the web client as the server sends it (JavaScript
-#      without comments and indentation, compressed at build time) at most
-#      36 KB in brotli; needs the server binary, like step 5
+#   2. the size check: each page as the server sends it, its HTML and its
+#      bundle of modules (JavaScript without comments and indentation,
+#      compressed at build time), at most 33 KB in brotli; needs the server
+#      binary, like step 5
 #   3. the client tests: web/ in headless Chromium against a mock server
 #      (tests/browser/client; no Rust server needed)
 #   4. the paint benchmark: a full 200x60 frame, median and p95 in ms
@@ -72,7 +73,7 @@ if ((!only_e2e)); then
   step "node unit tests (tests/browser/unit)"
   node --test tests/browser/unit/
 
-  step "size check (the web client as served at most 36 KB in brotli)"
+  step "size check (each page as served at most 33 KB in brotli)"
   node tests/browser/size-check.mjs
 
   step "client tests in Chromium against the mock server (tests/browser/client)"

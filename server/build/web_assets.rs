@@ -7,13 +7,11 @@
 //! What is served differs from the sources in three ways, all made here so
 //! that `web/` stays plain modules anyone can read and load as they are:
 //! - JavaScript loses its comments and indentation ([`served_js`]).
-//! - Each page gets an import map that sends every module of its static
-//!   import graph to a versioned URL (`../web/protocol.js` to
-//!   `../web/protocol.js?v=HASH`), a `<link rel="modulepreload">` for each
-//!   of them (a cold visit fetches them all at once instead of one level
-//!   of imports per round trip), and its module script's `src` versioned
-//!   the same way ([`with_import_map`]). A versioned URL may be cached
-//!   for good: a new version is a new URL.
+//! - Each page loads one file, the bundle of its module and every module
+//!   it imports (`build/bundle.rs`), at a versioned URL
+//!   (`../web/page.bundle.js?v=HASH`) that may be cached for good: a new
+//!   version is a new URL ([`with_bundles`]). The modules are served one
+//!   by one as well, for pages that import them.
 //! - Every file has a brotli and a gzip form, kept only when smaller.
 //!
 //! The web size budget is measured on what is served
@@ -26,6 +24,8 @@ use std::path::Path;
 use std::{env, fs};
 
 use brotli::enc::backward_references::BrotliEncoderMode;
+
+use crate::bundle;
 use sha2::{Digest, Sha256};
 
 /// Brotli's best quality: the files are compressed once, at build time.
@@ -95,130 +95,20 @@ fn served_js(name: &str, source: &str) -> String {
     out
 }
 
-/// The modules a served module imports statically, by name, in order:
-/// `import ... from './x.js'`, `import './x.js'` and `export ... from
-/// './x.js'`, each starting a line (as [`served_js`] leaves them) and
-/// possibly running over several lines up to its specifier (or, for a
-/// local `export { a };`, its `;`). Panics, naming the
-/// file, on what the import map could not cover: a dynamic `import(`, or
-/// a specifier other than `./NAME.js` of a file in `web/`.
-fn static_imports(name: &str, served: &str, modules: &BTreeMap<String, String>) -> Vec<String> {
-    if served.contains("import(") || served.contains("import (") {
-        panic!(
-            "web/{name}: a dynamic import(): the page's import map and preloads (build/web_assets.rs) \
-             know only static imports; import it statically"
-        );
-    }
-    let mut found = Vec::new();
-    let mut statement = String::new();
-    for line in served.lines() {
-        if statement.is_empty() && !starts_import_or_reexport(line) {
-            continue;
-        }
-        statement.push_str(line);
-        statement.push('\n');
-        let specifier = specifier_of(&statement);
-        if specifier.is_none() && !line.trim_end().ends_with(';') {
-            continue;
-        }
-        match specifier {
-            Some(specifier) => {
-                let target = specifier
-                    .strip_prefix("./")
-                    .filter(|target| modules.contains_key(*target))
-                    .unwrap_or_else(|| {
-                        panic!(
-                            "web/{name}: imports {specifier:?}; modules import each other as \
-                             './NAME.js', a file of web/"
-                        )
-                    });
-                if !found.iter().any(|f| f == target) {
-                    found.push(target.to_owned());
-                }
-            }
-            None if statement.starts_with("import") => {
-                panic!("web/{name}: cannot read the module this import names: {statement}")
-            }
-            // `export { a, b };`: a local export list.
-            None => {}
-        }
-        statement.clear();
-    }
-    assert!(
-        statement.is_empty(),
-        "web/{name}: an import or export that never names its module: {statement}"
-    );
-    found
-}
-
-/// Whether a served line starts an import declaration, or an export that
-/// may name another module (`export {`, `export *`).
-fn starts_import_or_reexport(line: &str) -> bool {
-    let import = line
-        .strip_prefix("import")
-        .and_then(|rest| rest.chars().next());
-    let export = line.strip_prefix("export").map(str::trim_start);
-    matches!(import, Some(' ' | '{' | '*' | '\'' | '"'))
-        || export.is_some_and(|rest| rest.starts_with('{') || rest.starts_with('*'))
-}
-
-/// The module specifier of a whole import or re-export statement: the
-/// string after its `from` keyword, or right after `import` for a bare
-/// `import './x.js';`.
-fn specifier_of(statement: &str) -> Option<&str> {
-    fn quoted(text: &str) -> Option<&str> {
-        let text = text.trim_start();
-        let quote = text.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
-        let rest = &text[1..];
-        rest.find(quote).map(|end| &rest[..end])
-    }
-    if let Some(specifier) = statement.strip_prefix("import").and_then(quoted) {
-        return Some(specifier);
-    }
-    statement.rmatch_indices("from").find_map(|(at, _)| {
-        let before = statement[..at].chars().next_back();
-        matches!(before, Some(' ' | '}' | '\n'))
-            .then(|| quoted(&statement[at + "from".len()..]))
-            .flatten()
-    })
-}
-
-/// Every module `entry` reaches through static imports, `entry` first,
-/// then in the order they are found (breadth first).
-fn import_graph(entry: &str, imports: &BTreeMap<String, Vec<String>>) -> Vec<String> {
-    let mut graph = vec![entry.to_owned()];
-    let mut next = 0;
-    while next < graph.len() {
-        for module in imports.get(&graph[next]).into_iter().flatten() {
-            if !graph.contains(module) {
-                graph.push(module.clone());
-            }
-        }
-        next += 1;
-    }
-    graph
-}
-
-/// A page as served: after its `<meta charset="utf-8">`, an import map
-/// that sends each module of its static import graph to its versioned URL
-/// (relative as the page's module script is, e.g. `../web/protocol.js` to
-/// `../web/protocol.js?v=HASH`) and a `<link rel="modulepreload">` for
-/// each; and the module script's `src` versioned. A folder that does not
-/// start with `/`, `./` or `../` gets a `./` (`web/x.js` becomes
-/// `./web/x.js`): an import map's key without one is a bare name, which no
-/// relative import matches. A page with no module script is served as it
-/// is.
-fn with_import_map(
+/// A page as served: each module script's `src` names the bundle of its
+/// module ([`bundle::bundle`]: the module and all it imports, one file) at
+/// its versioned URL (`../web/page.js` becomes
+/// `../web/page.bundle.js?v=HASH`), which may be cached for good: a new
+/// version is a new URL. The bundles go into `served`. A page with no
+/// module script is served as it is.
+fn with_bundles(
     name: &str,
     html: &str,
-    hashes: &BTreeMap<String, String>,
-    imports: &BTreeMap<String, Vec<String>>,
+    modules: &BTreeMap<String, String>,
+    served: &mut BTreeMap<String, Vec<u8>>,
 ) -> String {
     const OPEN: &str = "<script type=\"module\" src=\"";
-    const CHARSET: &str = "<meta charset=\"utf-8\">";
-    let mut page = String::with_capacity(html.len() + 2048);
-    let mut prefix: Option<String> = None;
-    let mut modules: Vec<String> = Vec::new();
+    let mut page = String::with_capacity(html.len() + 64);
     let mut rest = html;
     while let Some(at) = rest.find(OPEN) {
         let after = &rest[at + OPEN.len()..];
@@ -227,54 +117,19 @@ fn with_import_map(
             .unwrap_or_else(|| panic!("web/{name}: a module script's src has no closing quote"));
         let src = &after[..end];
         let (dir, module) = src.rfind('/').map_or(("", src), |at| src.split_at(at + 1));
-        let hash = hashes.get(module).unwrap_or_else(|| {
-            panic!("web/{name}: the module script {src:?} is not a module of web/")
-        });
-        let dir = if ["/", "./", "../"]
-            .iter()
-            .any(|start| dir.starts_with(start))
-        {
-            dir.to_owned()
-        } else {
-            format!("./{dir}")
-        };
-        if prefix.as_ref().is_some_and(|p| *p != dir) {
-            panic!("web/{name}: module scripts in different folders; the import map has one");
-        }
-        for module in import_graph(module, imports) {
-            if !modules.contains(&module) {
-                modules.push(module);
-            }
-        }
+        assert!(
+            modules.contains_key(module),
+            "web/{name}: the module script {src:?} is not a module of web/"
+        );
+        let bundled = format!("{}.bundle.js", module.trim_end_matches(".js"));
+        let code = bundle::bundle(module, modules).into_bytes();
+        let hash = version(&code);
+        served.insert(bundled.clone(), code);
         page.push_str(&rest[..at + OPEN.len()]);
-        page.push_str(&format!("{dir}{module}?v={hash}"));
-        prefix = Some(dir);
+        page.push_str(&format!("{dir}{bundled}?v={hash}"));
         rest = &after[end..];
     }
     page.push_str(rest);
-    let Some(prefix) = prefix else {
-        return page;
-    };
-    let url = |module: &str| format!("{prefix}{module}?v={}", hashes[module]);
-    let map: Vec<String> = modules
-        .iter()
-        .map(|module| format!("\"{prefix}{module}\":\"{}\"", url(module)))
-        .collect();
-    let mut head = format!(
-        "\n<script type=\"importmap\">{{\"imports\":{{{}}}}}</script>",
-        map.join(",")
-    );
-    for module in &modules {
-        head.push_str(&format!(
-            "\n<link rel=\"modulepreload\" href=\"{}\">",
-            url(module)
-        ));
-    }
-    let at = page
-        .find(CHARSET)
-        .unwrap_or_else(|| panic!("web/{name}: no {CHARSET}: the import map goes right after it"))
-        + CHARSET.len();
-    page.insert_str(at, &head);
     page
 }
 
@@ -344,7 +199,7 @@ pub fn write(out_dir: &Path) {
         String::from_utf8(bytes).unwrap_or_else(|_| panic!("web/{name} is not UTF-8"))
     };
 
-    // Modules and other files first: a page's import map names their versions.
+    // Modules and other files first: pages name the bundles made of them.
     let mut served: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut modules: BTreeMap<String, String> = BTreeMap::new();
     for name in names.iter().filter(|n| !n.ends_with(".html")) {
@@ -357,17 +212,9 @@ pub fn write(out_dir: &Path) {
             served.insert(name.clone(), bytes);
         }
     }
-    let hashes: BTreeMap<String, String> = served
-        .iter()
-        .map(|(name, bytes)| (name.clone(), version(bytes)))
-        .collect();
-    let imports: BTreeMap<String, Vec<String>> = modules
-        .iter()
-        .map(|(name, js)| (name.clone(), static_imports(name, js, &modules)))
-        .collect();
     for name in names.iter().filter(|n| n.ends_with(".html")) {
         let html = text(name, read(name));
-        let page = with_import_map(name, &html, &hashes, &imports);
+        let page = with_bundles(name, &html, &modules, &mut served);
         served.insert(name.clone(), page.into_bytes());
     }
 

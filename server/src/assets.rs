@@ -10,8 +10,8 @@ pub struct Asset {
     /// Its `Content-Type`.
     pub content_type: &'static str,
     /// Its version: the first 16 hex digits of the SHA-256 of `identity`.
-    /// The pages' import maps ask for modules as `?v=` this, and it is the
-    /// root of every form's ETag.
+    /// Pages ask for their bundles as `?v=` this, and it is the root of
+    /// every form's ETag.
     pub hash: &'static str,
     /// The file as served, with no content coding.
     pub identity: &'static [u8],

@@ -1,8 +1,8 @@
 //! The web client as served: in the content coding asked for
 //! (`Accept-Encoding`, with `Vary`), with strong ETags and `304 Not
-//! Modified`, cached for good only at a module's current `?v=`, and every
-//! page with an import map (and preloads) whose versioned URLs all
-//! answer; at the root and under a base path.
+//! Modified`, cached for good only at a file's current `?v=`, and every
+//! page loading one versioned bundle of its modules; at the root and under
+//! a base path.
 
 mod common;
 
@@ -57,7 +57,7 @@ fn decoded(response: &Response) -> Vec<u8> {
     out
 }
 
-/// `relative` (as a page's import map writes it) resolved against the
+/// `relative` (as a page's script `src` writes it) resolved against the
 /// path of the page it is on.
 fn resolve(page: &str, relative: &str) -> String {
     let mut segments: Vec<&str> = page.split('/').collect();
@@ -240,7 +240,7 @@ fn only_the_current_version_is_cached_for_good() {
 }
 
 #[test]
-fn every_page_maps_its_modules_to_versions_that_answer() {
+fn every_page_loads_one_versioned_bundle_of_its_modules() {
     let import = regex::Regex::new(r#"(?m)(?:from|^import) ?'\./([\w.-]+)'"#).expect("a regex");
     for base in ["", "/term"] {
         let server = server_under(base);
@@ -249,80 +249,53 @@ fn every_page_maps_its_modules_to_versions_that_answer() {
             let page = get(&server, &page_path, &[]);
             assert_eq!(page.status, 200, "{page_path}");
             assert_eq!(page.bytes, asset(name).identity);
-            // Nothing restricts scripts: the inline import map may run. A
-            // policy that restricts them must list the map's hash.
-            let csp = page.header("content-security-policy").unwrap_or_default();
-            assert!(
-                !csp.contains("script-src") && !csp.contains("default-src"),
-                "{page_path}: {csp}"
-            );
             let html = &page.body;
-            let maps = between(html, "<script type=\"importmap\">", "</script>");
-            assert_eq!(maps.len(), 1, "{page_path}: one import map");
-            let map: serde_json::Value = serde_json::from_str(maps[0]).expect("JSON");
-            let imports = map["imports"].as_object().expect("imports");
-            assert!(!imports.is_empty());
-            let at = |needle: &str| html.find(needle).expect(needle);
-            assert!(
-                at("importmap") < at("modulepreload") && at("modulepreload") < at("<title>"),
-                "{page_path}: the map first, then the preloads, in the head"
-            );
-            let preloads = between(html, "<link rel=\"modulepreload\" href=\"", "\"");
+            assert!(!html.contains("importmap"), "{page_path}: no import map");
             let scripts = between(html, "<script type=\"module\" src=\"", "\"");
-            assert_eq!(scripts.len(), 1, "{page_path}");
-            let mut mapped = Vec::new();
-            for (from, to) in imports {
-                let to = to.as_str().expect("a URL");
-                assert!(
-                    ["/", "./", "../"]
-                        .iter()
-                        .any(|start| from.starts_with(start)),
-                    "{page_path}: {from} is a URL, not a bare name no import matches"
-                );
-                let module = from.rsplit('/').next().expect("a name");
-                let file = asset(module);
-                assert_eq!(to, format!("{from}?v={}", file.hash), "{page_path}");
-                assert!(preloads.contains(&to), "{page_path}: {to} is preloaded");
-                let url = resolve(&page_path, to);
-                assert_eq!(url, format!("{base}/web/{module}?v={}", file.hash));
-                let response = get(&server, &url, &[("Accept-Encoding", BROWSER)]);
-                assert_eq!(response.status, 200, "{url}");
-                assert_eq!(response.header("cache-control"), Some(IMMUTABLE), "{url}");
-                assert_eq!(decoded(&response), file.identity, "{url}");
-                mapped.push(module.to_owned());
-            }
-            assert_eq!(
-                preloads.len(),
-                imports.len(),
-                "{page_path}: one preload a module"
-            );
-            assert!(
-                imports.values().any(|to| to == scripts[0]),
-                "{page_path}: its module script {} is versioned",
-                scripts[0]
-            );
-            // The map holds the whole static import graph, and nothing else.
-            let entry = scripts[0]
+            assert_eq!(scripts.len(), 1, "{page_path}: one module script");
+            let (file_name, version) = scripts[0]
                 .rsplit('/')
                 .next()
-                .and_then(|s| s.split('?').next());
-            let mut imported = vec![entry.expect("a name").to_owned()];
-            for module in &mapped {
-                let served = String::from_utf8_lossy(asset(module).identity);
+                .and_then(|s| s.split_once("?v="))
+                .unwrap_or_else(|| panic!("{page_path}: {} is versioned", scripts[0]));
+            let entry = file_name
+                .strip_suffix(".bundle.js")
+                .map(|stem| format!("{stem}.js"))
+                .unwrap_or_else(|| panic!("{page_path}: {file_name} is a bundle"));
+            let file = asset(file_name);
+            assert_eq!(
+                version, file.hash,
+                "{page_path}: the bundle's current version"
+            );
+            let url = resolve(&page_path, scripts[0]);
+            assert_eq!(url, format!("{base}/web/{file_name}?v={}", file.hash));
+            let response = get(&server, &url, &[("Accept-Encoding", BROWSER)]);
+            assert_eq!(response.status, 200, "{url}");
+            assert_eq!(response.header("cache-control"), Some(IMMUTABLE), "{url}");
+            let code = String::from_utf8(decoded(&response)).expect("UTF-8");
+            assert_eq!(code.as_bytes(), file.identity, "{url}");
+            // One file: it imports nothing, and holds the entry's whole
+            // static import graph, each module once, after what it imports.
+            assert!(!import.is_match(&code), "{url}: a bundle imports nothing");
+            let mut graph = vec![entry.clone()];
+            let mut next = 0;
+            while next < graph.len() {
+                let served = String::from_utf8_lossy(asset(&graph[next]).identity).into_owned();
                 for target in import.captures_iter(&served) {
-                    let target = target.get(1).expect("a name").as_str();
-                    assert!(
-                        mapped.iter().any(|m| m == target),
-                        "{page_path}: {module} imports {target}, which the map misses"
-                    );
-                    imported.push(target.to_owned());
+                    let target = target.get(1).expect("a name").as_str().to_owned();
+                    if !graph.contains(&target) {
+                        graph.push(target);
+                    }
                 }
+                next += 1;
             }
-            for module in &mapped {
-                assert!(
-                    imported.contains(module),
-                    "{page_path}: {module} is mapped but nothing imports it"
+            assert!(graph.len() > 1, "{page_path}: {entry} imports modules");
+            for module in &graph[1..] {
+                let variable = format!(
+                    "const __panecast_{} = ",
+                    module.trim_end_matches(".js").replace(['-', '.'], "_")
                 );
+                assert_eq!(code.matches(&variable).count(), 1, "{url}: {module} once");
             }
         }
     }

@@ -232,13 +232,13 @@ pub async fn embed(
 
 /// `GET /web/{name}`: a module or other file of the client (no token needed:
 /// it is the same for everyone). At `?v=` its current version (as the
-/// pages' import maps ask for it) it may be cached for good.
+/// pages ask for their bundles) it may be cached for good.
 #[utoipa::path(
     get,
     path = "/web/{name}",
     params(
         ("name" = String, Path, description = "The file's name"),
-        ("v" = Option<String>, Query, description = "The file's version, as the pages' import maps give it: at the current one the answer is `Cache-Control: public, max-age=31536000, immutable`, else `no-cache`"),
+        ("v" = Option<String>, Query, description = "The file's version, as the pages give it for their bundles: at the current one the answer is `Cache-Control: public, max-age=31536000, immutable`, else `no-cache`"),
         ("Accept-Encoding" = Option<String>, Header, description = "`br` and `gzip` are sent when smaller (brotli first at equal q-values)"),
         ("If-None-Match" = Option<String>, Header, description = "An ETag this answer sent: 304 while the file is the same"),
     ),

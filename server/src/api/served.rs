@@ -2,7 +2,7 @@
 //! client prefers of those it has (brotli, gzip, none; `Accept-Encoding`),
 //! with a strong ETag of that form (`If-None-Match` gets a `304`), and
 //! cached for good only at its versioned URL (`?v=` its current hash, as
-//! the pages' import maps ask for it); anywhere else it is revalidated.
+//! the pages ask for their bundles); anywhere else it is revalidated.
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
