@@ -1,4 +1,4 @@
-//! How much a viewer may have on its way (PROTOCOL.md, "Flow").
+//! How much a viewer may have on its way (PROTOCOL.md, "Flow control").
 //!
 //! A client that says how many bytes it has had (`Received`) is sent frames
 //! only while what it has not yet had stays within a window: its link's
@@ -25,7 +25,7 @@ pub const MIN_WINDOW: u64 = 32 * 1024;
 /// The largest window, whatever the link.
 pub const MAX_WINDOW: u64 = 16 * 1024 * 1024;
 /// The queue a saturated link is allowed to hold, on top of its round trip.
-pub const QUEUE_TARGET: Duration = Duration::from_millis(100);
+pub const QUEUE_TARGET: Duration = Duration::from_millis(30);
 /// How long a round-trip sample stays the base (the link's least).
 const RTT_SPAN: Duration = Duration::from_secs(10);
 /// How long a delivery-rate sample stays the best.
