@@ -73,19 +73,31 @@ impl CookieKey {
     }
 }
 
-/// Makes a new key at `path`: never follows a link, never overwrites.
+/// Makes a new key at `path`: never follows a link, never overwrites, and
+/// appears whole (written beside it, then linked in), so a process that
+/// starts at the same moment reads the key, never an empty file.
 fn create(path: &Path) -> std::io::Result<CookieKey> {
     let key = crate::random::key256().map_err(std::io::Error::other)?;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)?;
-    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-    file.write_all(format!("{hex}\n").as_bytes())?;
-    file.sync_all()?;
-    Ok(CookieKey(key))
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let draft = path.with_file_name(format!(
+        ".{name}.{}.new",
+        crate::random::hex128().map_err(std::io::Error::other)?
+    ));
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&draft)?;
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        file.write_all(format!("{hex}\n").as_bytes())?;
+        file.sync_all()?;
+        // Fails with AlreadyExists when anything is at `path`, a link too.
+        std::fs::hard_link(&draft, path)
+    })();
+    let _ = std::fs::remove_file(&draft);
+    written.map(|()| CookieKey(key))
 }
 
 /// A key from its 64 hex digits.
@@ -126,6 +138,29 @@ mod tests {
         let err = CookieKey::load_or_create(&path).unwrap_err();
         assert!(err.contains("holds no key"), "{err}");
         std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+
+    #[test]
+    fn two_processes_starting_together_read_one_key() {
+        // The second reads the file while the first writes it: it must
+        // never see it empty (a test's server and the test did).
+        for _ in 0..200 {
+            let dir = dir();
+            let path = dir.join("cookie.key");
+            let keys: Vec<[u8; 32]> = std::thread::scope(|scope| {
+                let racers: Vec<_> = (0..4)
+                    .map(|_| scope.spawn(|| CookieKey::load_or_create(&path).map(|k| *k.bytes())))
+                    .collect();
+                racers
+                    .into_iter()
+                    .map(|r| r.join().expect("no panic").expect("a key"))
+                    .collect()
+            });
+            assert!(keys.iter().all(|k| *k == keys[0]), "one key for all");
+            let left: Vec<_> = std::fs::read_dir(&dir).expect("read").collect();
+            assert_eq!(left.len(), 1, "no draft left behind");
+            std::fs::remove_dir_all(&dir).expect("cleanup");
+        }
     }
 
     #[test]
