@@ -435,23 +435,36 @@ fn expected(lines: &[String]) -> String {
         .join("\n")
 }
 
-/// Types `lines` into pane "a", a key every 90 ms, calling `at_line` with
-/// each line's index before typing it.
-fn type_lines(tmux: &Tmux, lines: &[String], mut at_line: impl FnMut(usize)) {
-    for (i, line) in lines.iter().enumerate() {
-        at_line(i);
+/// Types `lines` into pane "a", a key every 90 ms, calling `at_key` with
+/// each key's index before typing it.
+fn type_lines(tmux: &Tmux, lines: &[String], mut at_key: impl FnMut(usize)) {
+    let mut key = 0;
+    for line in lines {
         for c in line.chars() {
+            at_key(key);
+            key += 1;
             tmux.type_text("a", &c.to_string());
             std::thread::sleep(Duration::from_millis(90));
         }
+        at_key(key);
+        key += 1;
         tmux.keys("a", &["Enter"]);
         std::thread::sleep(Duration::from_millis(90));
     }
 }
 
+/// The key after which the tests of a link that drops start a blackhole:
+/// the first of the third line.
+const BLACKHOLE_AT: usize = 22;
+
+/// How long since `start`, if it was; zero if not.
+fn since(start: Option<Instant>) -> Duration {
+    start.map_or(Duration::ZERO, |s| s.elapsed())
+}
+
 /// Waits until `cat`'s screen is exactly `expected`, and says how long
-/// after typing ended (`since`) it was.
-fn wait_exact(server: &ServerProcess, id: &str, expected: &str, since: Instant) {
+/// after typing ended (`typed`) it was.
+fn wait_exact(server: &ServerProcess, id: &str, expected: &str, typed: Instant) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let screen = loop {
         let screen = trimmed(&screen(server, id));
@@ -463,7 +476,7 @@ fn wait_exact(server: &ServerProcess, id: &str, expected: &str, since: Instant) 
     assert_eq!(screen, expected, "each key once, in order");
     eprintln!(
         "the screen was exact {} ms after typing ended",
-        since.elapsed().as_millis()
+        typed.elapsed().as_millis()
     );
 }
 
@@ -475,18 +488,18 @@ fn every_key_typed_through_a_blackhole_arrives_once_in_order() {
     let tmux = Tmux::new();
     attach(&server, &tmux, &link, &id, "");
     let lines = lines();
+    let mut blackhole = None;
     let (mut notice, mut stats) = (String::new(), String::new());
-    type_lines(&tmux, &lines, |i| {
-        if i == 2 {
+    type_lines(&tmux, &lines, |key| {
+        if key == BLACKHOLE_AT {
             link.command("blackhole 5");
-        }
-        if i == 4 {
+            blackhole = Some(Instant::now());
+        } else if notice.is_empty() && since(blackhole) > Duration::from_secs(2) {
             // Keys have waited two seconds for the server.
             notice = tmux.pane("a");
-        }
-        if i == 6 {
-            // Four seconds in (before netsim says the blackhole is over,
-            // a line `command` would not take for an answer).
+        } else if stats.is_empty() && since(blackhole) > Duration::from_millis(3500) {
+            // Before netsim says the blackhole is over (a line `command`
+            // would not take for an answer).
             stats = link.command("stats");
         }
     });
@@ -515,22 +528,20 @@ fn keys_on_a_connection_reset_in_a_blackhole_are_sent_again_once() {
     // connecting again once the link is back, sends them again, with the
     // ones the program had already (which it skips).
     let mut blackhole = None;
-    let (mut notice, mut stats) = (String::new(), String::new());
-    type_lines(&tmux, &lines, |i| {
-        if i == 2 {
+    let (mut reset, mut notice, mut stats) = (false, String::new(), String::new());
+    type_lines(&tmux, &lines, |key| {
+        if key == BLACKHOLE_AT {
             link.command("blackhole 5");
             blackhole = Some(Instant::now());
-        }
-        if i == 3 {
+        } else if !reset && since(blackhole) > Duration::from_secs(1) {
             let answer = link.command("reset");
             assert!(answer.starts_with("ok reset 1 "), "{answer}");
-        }
-        if i == 4 {
+            reset = true;
+        } else if notice.is_empty() && since(blackhole) > Duration::from_secs(2) {
             notice = tmux.pane("a");
-        }
-        if i == 5 {
-            // Three seconds in: connected again (the first pause is at
-            // most 0.65 s), the upgrade held until the link is back.
+        } else if stats.is_empty() && since(blackhole) > Duration::from_millis(3500) {
+            // Connected again (the first pause is at most 0.65 s), the
+            // upgrade held until the link is back.
             stats = link.command("stats");
         }
     });

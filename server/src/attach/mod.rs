@@ -61,10 +61,13 @@ pub const EXIT_NOT_FOUND: u8 = 4;
 #[command(after_help = "\
 Keys: Ctrl-\\ detaches (see --detach-key). Everything else is sent to the program.
 
+A link that drops is connected again, with back-off; what is typed meanwhile
+is kept (up to 1000 inputs) and sent once it is back.
+
 Exit codes: 0 detached, or the session ended (its program exited or it was
-deleted); 1 the connection failed or was closed, or no terminal; 2 bad
-command line or URL; 3 credential refused (401, 403, revoked); 4 no such
-session.
+deleted); 1 the first connection failed, the server closed the connection for
+good, or no terminal; 2 bad command line or URL; 3 credential refused (401,
+403, revoked); 4 no such session.
 
 Examples:
   panecast attach 'https://term.example.com/s/0123abcd...#t=LINK_TOKEN'
@@ -96,8 +99,7 @@ pub struct AttachArgs {
     #[arg(long, default_value = "ctrl-\\", value_parser = DetachKey::parse)]
     detach_key: DetachKey,
     /// Show what a key will do before the program echoes it, underlined
-    /// until it does: auto (when the round trip is over 30 ms), always,
-    /// or never. Never at a password prompt, nor where the session's
+    /// until it does; never at a password prompt, nor where the session's
     /// profile says predict = false.
     #[arg(long, value_enum, default_value_t = PredictMode::Auto)]
     predict: PredictMode,

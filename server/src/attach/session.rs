@@ -310,7 +310,7 @@ impl Session {
                 if self.take_control && self.controls() {
                     self.send(&ClientMessage::TakeControl).await?;
                 }
-                let opened = self.typing.hello(hello.role);
+                let opened = self.typing.hello(hello.role, Instant::now());
                 for message in opened.send {
                     self.send_bytes(message).await?;
                 }

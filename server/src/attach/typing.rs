@@ -124,10 +124,13 @@ impl Typing {
         self.revision = None;
     }
 
-    /// A connection's `Hello`: one that may type sends what was held; one
-    /// that cannot drops it.
-    pub fn hello(&mut self, role: Role) -> Opened {
+    /// A connection's `Hello`, at `now`: one that may type sends what was
+    /// held (its wait for the server starts now); one that cannot drops it.
+    pub fn hello(&mut self, role: Role, now: Instant) -> Opened {
         if role == Role::Control {
+            for (_, at) in &mut self.sent_at {
+                *at = now;
+            }
             return Opened {
                 send: self.outbox.opened(),
                 dropped: 0,
@@ -209,7 +212,7 @@ mod tests {
             Some(None),
             "held"
         );
-        assert_eq!(t.hello(Role::Control).send, [b"a".to_vec()]);
+        assert_eq!(t.hello(Role::Control, now).send, [b"a".to_vec()]);
         assert_eq!(
             t.input(b"b".to_vec(), &[], &screen, now),
             Some(Some(b"b".to_vec()))
@@ -228,7 +231,7 @@ mod tests {
         assert_eq!(t.waiting(now), None);
         t.closed();
         assert_eq!(t.input(b"c".to_vec(), &[], &screen, now), Some(None));
-        let view = t.hello(Role::View);
+        let view = t.hello(Role::View, now);
         assert_eq!((view.send.len(), view.dropped), (0, 1));
     }
 }

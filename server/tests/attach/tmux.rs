@@ -11,8 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::common::eventually;
 
-/// The pane's size, and the session's.
+/// The pane's width, and the session's.
 pub const COLS: u16 = 80;
+/// The pane's height, and the session's.
 pub const ROWS: u16 = 24;
 
 /// A tmux server of its own (its socket in a fresh directory), killed on drop.
@@ -22,6 +23,7 @@ pub struct Tmux {
 }
 
 impl Tmux {
+    /// A tmux server in a fresh directory (started by its first window).
     pub fn new() -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -31,6 +33,7 @@ impl Tmux {
         Tmux { dir }
     }
 
+    /// Runs `tmux ARGS` on this server; its standard output.
     pub fn run(&self, args: &[&str]) -> String {
         let socket = self.dir.join("tmux");
         let out = Command::new("tmux")
@@ -90,6 +93,7 @@ impl Tmux {
         underlined(&self.run(&["capture-pane", "-e", "-N", "-p", "-t", name]))
     }
 
+    /// Presses `keys` (tmux key names, or `-l` and text) in pane `name`.
     pub fn keys(&self, name: &str, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", name];
         args.extend(keys);
