@@ -62,6 +62,10 @@ if ! command -v chafa >/dev/null || ! command -v img2sixel >/dev/null; then
 fi
 
 step "cargo test (unit, conformance, integration)"
+# The link simulator the network tests put between clients and the server
+# (server/tests/flow.rs, sync.rs; the browser's network.test.mjs): a binary
+# of its own crate, which `cargo test` of the server does not build.
+cargo build --locked -p panecast-netsim
 cargo test --workspace --locked
 
 step "benchmark smoke run (each benchmark once, debug build)"

@@ -2,7 +2,7 @@
 // jitter. Sends a protocol Ping now and then, to measure the round trip and
 // to reconnect when nothing has arrived for too long (a dead connection the
 // browser does not notice), and says how many bytes it has had (Received:
-// the server keeps no more than the link carries in flight, PROTOCOL.md "Flow").
+// the server keeps no more than the link carries in flight, PROTOCOL.md "Flow control").
 import { encodePing, encodeReceived, inflate } from './protocol.js';
 import { CLOSE, FINAL, MSG } from './protocol.js';
 
@@ -60,6 +60,7 @@ export class Connection {
     this.q = Promise.resolve();
     this.had = 0; // bytes of binary messages had on this connection
     this.reported = 0;
+    this.synced = false; // a server that sends Sync reads Received; an older one would close on it
     ws.onopen = () => {
       this.opened = true;
       this.last = Date.now();
@@ -77,7 +78,9 @@ export class Connection {
       if (this.attempt && this.last - this.openedAt > 3000) this.attempt = 0;
       this.had += e.data.byteLength;
       // After each Sync (it follows the frames it describes), and every REPORT_BYTES.
-      if (this.had - this.reported >= REPORT_BYTES || new Uint8Array(e.data, 0, 1)[0] === MSG.SYNC) {
+      const sync = new Uint8Array(e.data, 0, 1)[0] === MSG.SYNC;
+      this.synced ||= sync;
+      if (this.synced && (sync || this.had - this.reported >= REPORT_BYTES)) {
         this.reported = this.had;
         ws.send(encodeReceived(this.had));
       }

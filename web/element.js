@@ -16,7 +16,7 @@ export function sessionUrls(src, { role = 'control' } = {}, base = globalThis.lo
 }
 
 export class PanecastTerminal extends HTMLElement {
-  static get observedAttributes() { return ['src', 'token', 'access', 'role', 'font-size', 'theme', 'fit', 'keys']; }
+  static get observedAttributes() { return ['src', 'token', 'access', 'role', 'font-size', 'theme', 'fit', 'keys', 'predict']; }
 
   constructor() {
     super();
@@ -68,11 +68,12 @@ export class PanecastTerminal extends HTMLElement {
       theme: this.getAttribute('theme') || 'auto',
       fit: this.getAttribute('fit') || 'auto',
       keys: this.getAttribute('keys') ?? undefined,
+      predict: this.getAttribute('predict') !== 'false',
       api: urls.api,
       token,
       probe: () => probe(urls.api, token),
     });
-    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status', 'presence', 'room', 'file_offer']) {
+    for (const type of ['hello', 'frame', 'title', 'bell', 'exit', 'status', 'presence', 'room', 'file_offer', 'rtt']) {
       t.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: e.detail, bubbles: type !== 'frame', composed: true })));
     }
     this.terminal = t;

@@ -1,5 +1,5 @@
 // Numbered input that survives a dropped link (PROTOCOL.md, "Sync"; notes:
-// web/README.md, "A link that drops"). The page names itself (`client`)
+// web/README.md, "Prediction and a link that drops"). The page names itself (`client`)
 // and numbers its input messages; each is kept until a Sync says the
 // program has had it. While the link is down, what is typed is held, up to
 // a bound, and sent once on the next connection, which starts its

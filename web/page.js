@@ -24,6 +24,7 @@ if (m) {
   if (theme) el.setAttribute('theme', theme);
   const fit = get('fit');
   if (fit) el.setAttribute('fit', fit);
+  if (get('predict') === '0' || get('predict') === 'false') el.setAttribute('predict', 'false');
   const keys = params.get('keys');
   if (keys !== null) el.setAttribute('keys', keys || 'none');
   if (token) el.setAttribute('token', token);

@@ -1,4 +1,4 @@
-// Predictive local echo (web/README.md, "Prediction"): what a key will do to
+// Predictive local echo (web/README.md, "Prediction and a link that drops"): what a key will do to
 // the line the cursor is on, shown before the program echoes it, and
 // judged against the screen once the server says the program has had time
 // to echo it (Sync's input number, PROTOCOL.md).

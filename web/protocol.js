@@ -581,7 +581,7 @@ export function encodeScrollbackRequest(start, count) {
 export function encodeFocus(focused) { return Uint8Array.of(MSG.FOCUS, focused ? 1 : 0); }
 
 export function encodePing(token) { return new Writer(12).u8(MSG.PING).varint(BigInt(token)).done(); }
-/** The bytes of binary messages had on this connection (PROTOCOL.md, "Flow"). */
+/** The bytes of binary messages had on this connection (PROTOCOL.md, "Flow control"). */
 export function encodeReceived(bytes) { return new Writer(12).u8(MSG.RECEIVED).varint(BigInt(bytes)).done(); }
 
 /** Theme: its id in THEME_IDS; any other theme is sent as dark. */

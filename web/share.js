@@ -3,7 +3,7 @@ const LIST_REFRESH_MS = 3000;
 const LIFETIMES = [['1 hour', 3600], ['1 day', 86400], ['7 days', 604800]];
 const CSS = `.pc-bar{position:fixed;bottom:6px;right:10px;z-index:10;display:flex;gap:8px;align-items:center;font:12px system-ui,sans-serif;color:#ddd}
 .pc-bar button,.pc-share button,.pc-share select{font:inherit;cursor:pointer}
-.pc-room{background:#222;padding:3px 8px;border-radius:10px}.pc-driver:empty{display:none}.pc-room ul{margin:4px 0;padding-left:16px}
+.pc-room{background:#222;padding:3px 8px;border-radius:10px}.pc-driver:empty,.pc-rtt:empty{display:none}.pc-room ul{margin:4px 0;padding-left:16px}
 .pc-share{position:fixed;bottom:34px;right:10px;z-index:10;background:#252526;color:#eee;border:1px solid #555;border-radius:6px;padding:10px;font:13px system-ui,sans-serif;width:min(420px,90vw)}
 .pc-share[hidden]{display:none}@media (pointer:coarse){.pc-bar{bottom:46px}}.pc-share input{width:100%;box-sizing:border-box;font:12px monospace}
 .pc-share table{width:100%;border-collapse:collapse;margin-top:8px}.pc-share td{padding:2px 4px;border-top:1px solid #444}`;
@@ -33,7 +33,8 @@ export async function mountShare(root, source, api, token, session) {
   const presence = make('span', { className: 'pc-presence', role: 'status', ariaLive: 'polite' });
   const people = make('ul', { ariaLabel: 'People here' });
   const driver = make('div', { className: 'pc-driver', role: 'status', ariaLive: 'polite' });
-  const room = make('details', { className: 'pc-room' }, make('summary', {}, presence), driver, people);
+  const rtt = make('div', { className: 'pc-rtt' });
+  const room = make('details', { className: 'pc-room' }, make('summary', {}, presence), rtt, driver, people);
   const take = make('button', { type: 'button', textContent: 'Take control', hidden: true, title: 'Size the session to your window' });
   take.onclick = () => source.terminal.takeControl();
   // Compact, so that on a phone it leaves the terminal's left side free
@@ -52,6 +53,13 @@ export async function mountShare(root, source, api, token, session) {
     presence.textContent = `${e.detail.view} watching · ${e.detail.control} controlling`;
     presence.dataset.view = e.detail.view;
     presence.dataset.control = e.detail.control;
+  });
+  // Why typing may feel slow: the measured round trip (pings), in the
+  // list and as the counts' tooltip.
+  source.addEventListener('rtt', ({ detail }) => {
+    const ms = Math.round(detail.srtt);
+    rtt.textContent = `round trip ${ms} ms`;
+    presence.title = `Round trip to the server: ${ms} ms`;
   });
   const info = await session;
   if (info && info.access === 'admin') adminPanel(bar, root, call);

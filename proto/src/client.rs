@@ -351,7 +351,7 @@ pub enum ClientMessage {
     /// connection (every binary message the server sent counts its whole
     /// length, `Hello` included). A client that says so is sent frames only
     /// while what it has not yet had stays within a window sized to its
-    /// link (PROTOCOL.md, "Flow"): its screen stays current on a slow link.
+    /// link (PROTOCOL.md, "Flow control"): its screen stays current on a slow link.
     Received {
         /// Bytes had since the connection opened.
         bytes: u64,

@@ -334,6 +334,63 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
     assert_no_state_left(pid);
 }
 
+/// The stream of `id` as a page opens it: numbering its input from 1.
+async fn open_numbered(server: &ServerProcess, id: &str) -> common::ws::Client {
+    let auth = format!("Bearer {TOKEN}");
+    let path = format!(
+        "{}&client=0123456789abcdef0123456789abcdef&input=1",
+        common::ws::ws_path(id, Some("control"))
+    );
+    common::ws::connect(server.addr, &path, &[("Authorization", &auth)], None)
+        .await
+        .unwrap_or_else(|r| panic!("refused: {} {}", r.status, r.body))
+}
+
+/// A page that numbers its input sends again, after the 1012 of an
+/// upgrade, what it does not know was applied: the new image knows what
+/// the old one applied, and applies each input once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inputs_applied_before_an_upgrade_are_not_applied_again_after_it() {
+    use panecast_proto::ClientMessage;
+    let place = Place::new("inputs", 4);
+    let config = place.dir.join("config.toml");
+    let server = ServerProcess::start_from(
+        &place.binary(),
+        TOKEN,
+        &["--config", config.to_str().expect("utf-8 path")],
+    );
+    let id = create(&server, json!({"command": ["cat"]}));
+    let text = |t: &str| ClientMessage::Text { text: t.to_owned() };
+    let mut before = open_numbered(&server, &id).await;
+    before.send(&text("one")).await;
+    before.send(&text("two")).await;
+    eventually("both applied", || {
+        screen(&server, &id).contains("onetwo").then_some(())
+    });
+    signal_upgrade(&server);
+    let closed = before.close_code(Duration::from_secs(30)).await;
+    assert_eq!(closed.code, Some(close::SERVICE_RESTART), "{closed:?}");
+    before.close().await;
+    // The page never saw a Sync for them: it sends them again, and more.
+    let mut after = open_numbered(&server, &id).await;
+    for part in ["one", "two", "three", "\r"] {
+        after.send(&text(part)).await;
+    }
+    eventually("the line written back", || {
+        screen(&server, &id)
+            .lines()
+            .any(|l| l == "onetwothree")
+            .then_some(())
+    });
+    let shown = screen(&server, &id);
+    assert!(!shown.contains("onetwoone"), "applied twice: {shown}");
+    assert_eq!(
+        shown.lines().filter(|l| *l == "onetwothree").count(),
+        2,
+        "echoed once, written back once: {shown}"
+    );
+}
+
 /// The upgrade pause with many idle sessions (`PANECAST_UPGRADE_SESSIONS`,
 /// default 1000): signal to a viewer's first frame from the new image.
 /// Run by hand: `PANECAST_UPGRADE_BINARY=target/release/panecast cargo test

@@ -21,7 +21,8 @@
 // it (/s/ID?token=T); then, in the same browser context, the same page
 // again (no token: the cookie), and the page in a new tab of that context.
 // Budgets: FIRST_BUDGET for the first visit, REPEAT_BUDGET for each repeat.
-// The network is throttled like the mobile link of issue 39 (150 ms, 1.6
+// PANECAST_NET_PROFILE picks another of issue 39's links (bench/network.sh
+// runs each). The network is throttled like the mobile link of issue 39 (150 ms, 1.6
 // Mbit/s down, 750 kbit/s up; Chromium delays each response, it does not
 // emulate TCP), which changes the times, not the bytes.
 //
@@ -40,7 +41,16 @@ import { startServer, missing, TOKEN } from './lib/server.mjs';
 const FIRST_BUDGET = 40 * 1024;
 const REPEAT_BUDGET = 3 * 1024;
 const QUIET_MS = 700;
-const MOBILE = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 };
+/** Chromium's emulation of each profile of tools/netsim (PANECAST_NET_PROFILE; mobile by default). */
+const LINKS = {
+  lan: { offline: false, latency: 1, downloadThroughput: -1, uploadThroughput: -1 },
+  broadband: { offline: false, latency: 40, downloadThroughput: 20e6 / 8, uploadThroughput: 5e6 / 8 },
+  mobile: { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 },
+  satellite: { offline: false, latency: 600, downloadThroughput: 5e6 / 8, uploadThroughput: 1e6 / 8 },
+};
+const PROFILE = process.env.PANECAST_NET_PROFILE || 'mobile';
+const LINK = LINKS[PROFILE];
+if (!LINK) throw new Error(`PANECAST_NET_PROFILE=${PROFILE}: not a profile`);
 const SHELL = ['sh', '-c', "export PS1='$ '; exec sh -i"];
 
 const skip = missing();
@@ -129,7 +139,7 @@ async function meter(page, { throttle = true } = {}) {
   cdp.on('Network.webSocketFrameSent', (e) => { m.ws.sent += wsFrameBytes(e.response, true); m.ws.messages++; });
   cdp.on('Network.webSocketFrameReceived', (e) => { m.ws.received += wsFrameBytes(e.response, false); m.ws.messages++; });
   await cdp.send('Network.enable');
-  if (throttle) await cdp.send('Network.emulateNetworkConditions', MOBILE);
+  if (throttle) await cdp.send('Network.emulateNetworkConditions', LINK);
   m.cdp = cdp;
 
   /** The visit's figures by kind: document (pages and redirects), modules, API, WebSocket. */
@@ -187,6 +197,9 @@ async function watchFirstPaint(context) {
 }
 
 function report(label, f, timing) {
+  const key = label.replace(/\W+/g, '_');
+  console.log(`# figure ${PROFILE} ${key}_bytes ${f.total}`);
+  console.log(`# figure ${PROFILE} ${key}_painted_ms ${timing.painted}`);
   const kb = (b) => `${(b / 1024).toFixed(1)} KB`.padStart(9);
   console.log(`# ${label}: ${f.total} bytes (${kb(f.total)}); first frame painted ${timing.painted} ms after navigation`);
   console.log(`#   document ${String(f.document.n).padStart(2)} ${kb(f.document.bytes)}   modules ${String(f.modules.n).padStart(2)} ${kb(f.modules.bytes)}` +

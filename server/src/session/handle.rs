@@ -631,6 +631,18 @@ impl SessionHandle {
         sent
     }
 
+    /// Every numbered client's last input applied, to carry across an
+    /// upgrade.
+    pub(super) fn applied_inputs(&self) -> Vec<(u128, u64)> {
+        self.shared.inputs.export()
+    }
+
+    /// Takes in [`SessionHandle::applied_inputs`] of an earlier process
+    /// image, before any client reconnects.
+    pub(super) fn restore_applied_inputs(&self, applied: impl IntoIterator<Item = (u128, u64)>) {
+        self.shared.inputs.import(applied);
+    }
+
     /// The last input of `client` this session applied (0: none).
     pub fn applied_input(&self, client: u128) -> u64 {
         self.shared.inputs.applied(client)

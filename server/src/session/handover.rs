@@ -11,8 +11,8 @@ use tokio::task::JoinSet;
 
 use super::registry::Started;
 use super::{
-    CreateError, FreezeRequest, Frozen, FrozenRecording, SavedSession, SessionHandle, Sessions,
-    Thawed,
+    CreateError, FreezeRequest, Frozen, FrozenRecording, InputTag, SavedSession, SessionHandle,
+    Sessions, Thawed,
 };
 use crate::pty::{Pty, PtyEvents, SavedSandbox};
 use crate::term::Term;
@@ -158,6 +158,12 @@ impl Sessions {
             status,
         };
         let handle = self.launch(started, saved.cols, saved.rows).await?;
+        handle.restore_applied_inputs(
+            saved
+                .inputs
+                .iter()
+                .filter_map(|(client, seq)| Some((InputTag::parse_client(client)?, *seq))),
+        );
         // In a cluster its record (and name) stayed in the registry across
         // the exec; it is followed again from here, and removed when it ends.
         if let Some(cluster) = self.cluster_of_node() {
@@ -208,7 +214,12 @@ async fn freeze_one(handle: SessionHandle) -> Option<FrozenSession> {
     if !handle.freeze(request).await {
         return None;
     }
-    let frozen = answer.await.ok()?;
+    let mut frozen = answer.await.ok()?;
+    frozen.saved.inputs = handle
+        .applied_inputs()
+        .into_iter()
+        .map(|(client, seq)| (format!("{client:032x}"), seq))
+        .collect();
     Some(FrozenSession {
         handle,
         frozen,

@@ -80,6 +80,25 @@ impl ClientInputs {
         }
     }
 
+    /// Every client's last input applied, to carry across an upgrade.
+    pub(super) fn export(&self) -> Vec<(u128, u64)> {
+        self.lock()
+            .iter()
+            .map(|(client, (seq, _))| (*client, *seq))
+            .collect()
+    }
+
+    /// Takes in what [`ClientInputs::export`] gave in an earlier process
+    /// image: an input sent again after the upgrade is applied once.
+    pub(super) fn import(&self, applied: impl IntoIterator<Item = (u128, u64)>) {
+        let now = Instant::now();
+        let mut clients = self.lock();
+        for (client, seq) in applied.into_iter().take(MAX_CLIENTS) {
+            let entry = clients.entry(client).or_insert((0, now));
+            entry.0 = entry.0.max(seq);
+        }
+    }
+
     /// The last input of `client` applied; 0 when none.
     pub(super) fn applied(&self, client: u128) -> u64 {
         self.lock().get(&client).map_or(0, |(seq, _)| *seq)
@@ -115,6 +134,21 @@ mod tests {
         assert!(inputs.take(tag(8, 1)).is_some());
         // An older one after a newer: already covered.
         assert!(inputs.take(tag(7, 1)).is_none());
+    }
+
+    #[test]
+    fn what_was_applied_survives_an_export_and_import() {
+        let before = ClientInputs::default();
+        assert!(before.take(tag(7, 3)).is_some());
+        assert!(before.take(tag(9, 1)).is_some());
+        let after = ClientInputs::default();
+        after.import(before.export());
+        assert!(
+            after.take(tag(7, 3)).is_none(),
+            "applied before the upgrade"
+        );
+        assert!(after.take(tag(9, 1)).is_none());
+        assert!(after.take(tag(7, 4)).is_some(), "a new one");
     }
 
     #[test]

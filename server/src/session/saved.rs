@@ -50,6 +50,11 @@ pub struct SavedSession {
     pub recording: Option<SavedRecording>,
     /// Whether the child still runs.
     pub status: SavedStatus,
+    /// Each numbered client's last input applied (the client as 32 hex
+    /// digits), so that an input sent again after the upgrade is applied
+    /// once. Added last: a description without it has none.
+    #[serde(default)]
+    pub inputs: Vec<(String, u64)>,
 }
 
 /// The credential that started a session.
@@ -133,6 +138,7 @@ impl SavedSession {
                 offset: recorded,
             }),
             status: SavedStatus::from(status),
+            inputs: Vec::new(),
         }
     }
 

@@ -1,9 +1,9 @@
-//! How much a viewer may have on its way (PROTOCOL.md, "Flow").
+//! How much a viewer may have on its way (PROTOCOL.md, "Flow control").
 //!
 //! A client that says how many bytes it has had (`Received`) is sent frames
 //! only while what it has not yet had stays within a window: its link's
-//! delivery rate times its base round trip, plus [`QUEUE_TARGET`] of
-//! queue. Without it a slow link fills the kernel's and the routers'
+//! delivery rate times its base round trip, plus a little queue (a
+//! quarter of the round trip, at least [`MIN_QUEUE`]). Without it a slow link fills the kernel's and the routers'
 //! buffers, seconds deep, and the screen shown lags by as much; with it the
 //! viewer skips to the latest screen, as a slow socket makes it do anyway.
 //!
@@ -24,8 +24,13 @@ use tokio::time::Instant;
 pub const MIN_WINDOW: u64 = 32 * 1024;
 /// The largest window, whatever the link.
 pub const MAX_WINDOW: u64 = 16 * 1024 * 1024;
-/// The queue a saturated link is allowed to hold, on top of its round trip.
-pub const QUEUE_TARGET: Duration = Duration::from_millis(100);
+/// The least queue a saturated link is allowed to hold, on top of its
+/// round trip.
+pub const MIN_QUEUE: Duration = Duration::from_millis(30);
+/// The queue a saturated link is allowed to hold, as a share of its round
+/// trip (BBR's probing gain of 1.25): less, and a window-limited sender
+/// measures a rate below the link's and shrinks its window to it, on and on.
+const QUEUE_SHARE: f64 = 0.25;
 /// How long a round-trip sample stays the base (the link's least).
 const RTT_SPAN: Duration = Duration::from_secs(10);
 /// How long a delivery-rate sample stays the best.
@@ -177,7 +182,8 @@ impl Flow {
         let (Some(rtt), Some(rate)) = (self.base_rtt.best(), self.rate.best()) else {
             return MIN_WINDOW;
         };
-        let bytes = rate * (rtt + QUEUE_TARGET).as_secs_f64();
+        let queue = MIN_QUEUE.max(rtt.mul_f64(QUEUE_SHARE));
+        let bytes = rate * (rtt + queue).as_secs_f64();
         (bytes as u64).clamp(MIN_WINDOW, MAX_WINDOW)
     }
 

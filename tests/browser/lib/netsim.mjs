@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT } from './harness.mjs';
-import { BIN } from './server.mjs';
+import { BIN, required } from './server.mjs';
 
 /** The netsim binary: $PANECAST_NETSIM, else beside the panecast binary, else target/{release,debug}. */
 export function netsimBinary() {
@@ -16,9 +16,9 @@ export function netsimBinary() {
   return candidates.find((p) => p && existsSync(p)) || null;
 }
 
-/** Why the network tests cannot run, or null. */
+/** Why the network tests cannot run, or null (an error under CI=true). */
 export function netsimMissing() {
-  return netsimBinary() ? null : 'the netsim binary is missing: build it with `cargo build -p panecast-netsim` (or set PANECAST_NETSIM)';
+  return netsimBinary() ? null : required('the netsim binary is missing: build it with `cargo build -p panecast-netsim` (or set PANECAST_NETSIM)');
 }
 
 /** Starts netsim in front of `upstream` (an http://host:port base) with `profile`. */

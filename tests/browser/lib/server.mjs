@@ -10,9 +10,15 @@ import { ROOT } from './harness.mjs';
 export const BIN = process.env.PANECAST_BIN || join(ROOT, 'target', 'release', 'panecast');
 export const TOKEN = 'browser-test-token';
 
-/** Why the end-to-end tests cannot run, or null. */
+/** Why the end-to-end tests cannot run, or null; under CI=true a reason is an error, never a skip. */
 export function missing() {
-  return existsSync(BIN) ? null : `${BIN} is missing: build it with \`cargo build --release\` (or set PANECAST_BIN) to run the end-to-end browser tests`;
+  return required(existsSync(BIN) ? null : `${BIN} is missing: build it with \`cargo build --release\` (or set PANECAST_BIN) to run the end-to-end browser tests`);
+}
+
+/** `why` a test cannot run, or null; under CI=true it throws instead, so CI never passes a test it could not run. */
+export function required(why) {
+  if (why && process.env.CI === 'true') throw new Error(`CI=true, and a test cannot run: ${why}`);
+  return why;
 }
 
 /** Starts the server; `args` are more command-line options (e.g. --config). */

@@ -37,7 +37,12 @@ pub(super) struct Echoes {
     next: u64,
     /// Inputs written whose echo time runs: their numbers and when it ends.
     running: VecDeque<(u64, Instant)>,
-    /// The last input whose echo time has passed.
+    /// The last input whose echo time has passed, until the client is sent
+    /// a screen published after that (a screen held by the flow window,
+    /// or not yet taken, may not show the echo).
+    ready: u64,
+    /// The last input whose echo time had passed before the screen the
+    /// client was last sent.
     settled: u64,
     /// What the last `Sync` said, if one was sent.
     told: Option<proto::Sync>,
@@ -52,6 +57,7 @@ impl Echoes {
             next: first,
             running: VecDeque::new(),
             // Applied before this connection: long echoed.
+            ready: applied,
             settled: applied,
             told: None,
         }
@@ -80,15 +86,22 @@ impl Echoes {
         self.running.front().map(|(_, at)| *at)
     }
 
-    /// Moves on past every input whose echo time ended by `now`.
+    /// Moves on past every input whose echo time ended by `now`: they
+    /// settle with the next screen the client is [`shown`](Echoes::shown).
     pub(super) fn settle(&mut self, now: Instant) {
         while let Some(&(seq, at)) = self.running.front() {
             if at > now {
                 break;
             }
-            self.settled = self.settled.max(seq);
+            self.ready = self.ready.max(seq);
             self.running.pop_front();
         }
+    }
+
+    /// The client now has, whole, the latest screen published: every input
+    /// whose echo time ended before has had its echo shown (or has none).
+    pub(super) fn shown(&mut self) {
+        self.settled = self.ready;
     }
 
     /// The `Sync` to send for `revision` and `discipline`, when it says
@@ -151,8 +164,15 @@ mod tests {
             "nothing new"
         );
         echoes.settle(start + ECHO_TIME / 2);
+        echoes.shown();
         assert_eq!(echoes.sync(None, None, false), None, "not yet");
         echoes.settle(start + ECHO_TIME);
+        assert_eq!(
+            echoes.sync(None, None, false),
+            None,
+            "not before the client has a screen published since"
+        );
+        echoes.shown();
         let settled = echoes.sync(None, None, false).expect("input 1 settled");
         assert_eq!((settled.input, settled.revision), (1, revision(3)));
         assert_eq!(echoes.due(), None);

@@ -244,7 +244,7 @@ impl Viewer {
                     }
                 },
                 // A client that reports what it had is sent a frame only
-                // while its window is open (PROTOCOL.md, "Flow"): it
+                // while its window is open (PROTOCOL.md, "Flow control"): it
                 // skips to the latest screen when its report comes.
                 changed = screens.changed(), if self.flow.open() => {
                     if changed.is_err() {
@@ -254,10 +254,18 @@ impl Viewer {
                     self.count_skipped();
                     self.update(screen).await?;
                     framed = true;
+                    self.shown();
                     self.sync().await?;
                 },
+                // An input's echo is judged by the first screen published
+                // after its echo time: the one the client holds, or the
+                // one it is sent next when a newer is waiting (held by the
+                // window, or not yet taken).
                 () = sleep_until(due) => {
                     self.echoes.settle(Instant::now());
+                    if !screens.has_changed().unwrap_or(true) {
+                        self.shown();
+                    }
                     self.sync().await?;
                 },
                 Ok(()) = discipline.changed() => {

@@ -59,6 +59,14 @@ impl Viewer {
         }
     }
 
+    /// The client has the screen just sent, unless only part of it went
+    /// (a stalled socket): inputs settled by then are judged on it.
+    pub(super) fn shown(&mut self) {
+        if self.state.revision().is_some() {
+            self.echoes.shown();
+        }
+    }
+
     /// Counts the screens published since this viewer last caught up that
     /// it never got: a slow viewer skips to the latest.
     pub(super) fn count_skipped(&mut self) {
