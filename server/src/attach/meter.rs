@@ -1,7 +1,8 @@
 //! What one connection measures, as the web client's `connection.js`:
 //! the bytes it has had, reported to the server (`Received`: the server
 //! then keeps no more in flight than the link carries, PROTOCOL.md
-//! "Flow"); the round trip, from `Ping`s whose token is the time they
+//! "Flow control"; only once a `Sync` has come: a server that sends none
+//! does not know `Received`, and would close on it); the round trip, from `Ping`s whose token is the time they
 //! left; and whether the link has gone silent for too long.
 
 use std::time::Duration;
@@ -31,6 +32,8 @@ pub struct Meter {
     had: u64,
     /// What the last `Received` said.
     reported: u64,
+    /// Whether a `Sync` has come on this connection.
+    synced: bool,
     /// When anything last arrived.
     heard: Instant,
     /// When the last `Ping` left.
@@ -46,6 +49,7 @@ impl Meter {
             opened: now,
             had: 0,
             reported: 0,
+            synced: false,
             heard: now,
             pinged: None,
             typed: None,
@@ -61,7 +65,8 @@ impl Meter {
     /// count to report now, if one is due.
     pub fn had(&mut self, len: usize, sync: bool) -> Option<u64> {
         self.had += len as u64;
-        let due = sync || self.had - self.reported >= REPORT_BYTES;
+        self.synced |= sync;
+        let due = self.synced && (sync || self.had - self.reported >= REPORT_BYTES);
         due.then(|| {
             self.reported = self.had;
             self.had
@@ -114,9 +119,10 @@ mod tests {
     fn reports_go_after_each_sync_and_every_16_kib() {
         let mut m = Meter::new(Instant::now());
         assert_eq!(m.had(100, false), None);
-        assert_eq!(m.had(12, true), Some(112));
+        assert_eq!(m.had(20_000, false), None, "not before a Sync has come");
+        assert_eq!(m.had(12, true), Some(20_112));
         assert_eq!(m.had(16_000, false), None);
-        assert_eq!(m.had(500, false), Some(16_612));
+        assert_eq!(m.had(500, false), Some(36_612));
         assert_eq!(m.had(1, false), None);
     }
 
