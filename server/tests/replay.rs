@@ -358,7 +358,11 @@ async fn who_may_open_a_replay() {
     // The page itself holds no secret.
     let page = server.call("GET", "/r/imported", None);
     assert_eq!(page.status, 200);
-    assert!(page.body.contains("/web/replay.bundle.js?v="), "{}", page.body);
+    assert!(
+        page.body.contains("/web/replay.bundle.js?v="),
+        "{}",
+        page.body
+    );
 }
 
 #[test]
