@@ -29,7 +29,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROFILES=${PROFILES:-lan broadband mobile satellite}
 bench_start
 if [ -z "${PANECAST_BIN:-}" ]; then
-    cargo build --release --locked -p panecast-server --bin panecast -p panecast-netsim
+    cargo build --release --locked -p panecast-server --bin panecast
+    cargo build --release --locked -p panecast-netsim
     export PANECAST_BIN=$BIN/panecast PANECAST_NETSIM=$BIN/netsim
 fi
 export PANECAST_NET_FULL=${FULL:-1}
