@@ -29,10 +29,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROFILES=${PROFILES:-lan broadband mobile satellite}
 bench_start
 if [ -z "${PANECAST_BIN:-}" ]; then
-    cargo build --release --locked -p panecast-server --bin panecast -p panecast-netsim
+    cargo build --release --locked -p panecast-server --bin panecast
+    cargo build --release --locked -p panecast-netsim
     export PANECAST_BIN=$BIN/panecast PANECAST_NETSIM=$BIN/netsim
 fi
 export PANECAST_NET_FULL=${FULL:-1}
+if [ ! -d "$ROOT/tests/browser/node_modules/playwright-core" ]; then
+    npm ci --prefix "$ROOT/tests/browser" --no-audit --no-fund --loglevel=error
+fi
 
 FIGURES=$WORK/figures
 for profile in $PROFILES; do
@@ -41,7 +45,7 @@ for profile in $PROFILES; do
         PANECAST_NET_PROFILE=$profile node --test --test-concurrency=1 \
             "$ROOT/tests/browser/$test.test.mjs" 2>&1 | tee "$WORK/$profile-$test.log" |
             grep -E '^# \\?# |^(not )?ok ' || true
-        grep -o '# figure .*' "$WORK/$profile-$test.log" | sed 's/^# figure //' >> "$FIGURES"
+        { grep -o '# figure .*' "$WORK/$profile-$test.log" || true; } | sed 's/^# figure //' >> "$FIGURES"
         grep -E '^(not )?ok ' "$WORK/$profile-$test.log" |
             sed -E "s/^(not ok|ok) [0-9]+ - (.*)/$profile result \"\2\" \1/" >> "$WORK/results"
     done

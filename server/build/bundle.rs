@@ -208,11 +208,7 @@ pub fn bundle(entry: &str, modules: &BTreeMap<String, String>) -> String {
                                 exports.iter().any(|(e, _)| e == imported),
                                 "web/{module}: imports {imported} from {from}, which does not export it"
                             );
-                            if imported == local {
-                                imported.clone()
-                            } else {
-                                format!("{imported}: {local}")
-                            }
+                            field(imported, local)
                         })
                         .collect();
                     out.push_str(&format!("const {{ {} }} = {source};\n", fields.join(", ")));
@@ -226,18 +222,21 @@ pub fn bundle(entry: &str, modules: &BTreeMap<String, String>) -> String {
             let fields: Vec<String> = parts
                 .exports
                 .iter()
-                .map(|(exported, local)| {
-                    if exported == local {
-                        exported.clone()
-                    } else {
-                        format!("{exported}: {local}")
-                    }
-                })
+                .map(|(exported, local)| field(exported, local))
                 .collect();
             out.push_str(&format!("return {{ {} }};\n}})();\n", fields.join(", ")));
         }
     }
     out
+}
+
+/// An object pattern's or literal's field: `name`, or `name: local`.
+fn field(name: &str, local: &str) -> String {
+    if name == local {
+        name.to_owned()
+    } else {
+        format!("{name}: {local}")
+    }
 }
 
 /// Puts `module` after everything it imports (depth first), taking each

@@ -13,126 +13,15 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::process::ServerProcess;
 use common::{eventually, TOKEN};
 use serde_json::json;
+use tmux::{trimmed, Tmux, COLS, ROWS};
 
-/// The pane's size, and the session's.
-const COLS: u16 = 80;
-const ROWS: u16 = 24;
-
-/// A tmux server of its own (its socket in a fresh directory), killed on drop.
-struct Tmux {
-    dir: PathBuf,
-}
-
-impl Tmux {
-    fn new() -> Tmux {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("panecast-attach-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        Tmux { dir }
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let socket = self.dir.join("tmux");
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&socket)
-            .args(["-f", "/dev/null"])
-            .args(args)
-            .output()
-            .expect("tmux runs (tests/run.sh installs it)");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Starts `panecast attach ARGS` (with `env` set) in a new window
-    /// `name`; after it exits the pane shows its exit code and whether the
-    /// terminal is back in canonical mode with echo, and stays open.
-    fn attach(&self, name: &str, env: &str, args: &str) {
-        self.attach_sized(name, (COLS, ROWS), env, args);
-    }
-
-    /// [`Tmux::attach`] in a window of `size` (columns, rows).
-    fn attach_sized(&self, name: &str, size: (u16, u16), env: &str, args: &str) {
-        let bin = env!("CARGO_BIN_EXE_panecast");
-        let script = format!(
-            "{env} {bin} attach {args}; echo exit=$?; \
-             stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo; \
-             exec sleep 600"
-        );
-        let (cols, rows) = (size.0.to_string(), size.1.to_string());
-        self.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            &cols,
-            "-y",
-            &rows,
-            "sh",
-            "-c",
-            &script,
-        ]);
-    }
-
-    /// The pane's text, lines' trailing blanks and trailing empty lines cut.
-    fn pane(&self, name: &str) -> String {
-        trimmed(&self.run(&["capture-pane", "-p", "-t", name]))
-    }
-
-    fn keys(&self, name: &str, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", name];
-        args.extend(keys);
-        self.run(&args);
-    }
-
-    /// Waits until the attach in pane `name` has exited and the terminal's
-    /// modes are printed after it, and returns the pane.
-    fn wait_exit(&self, name: &str) -> String {
-        eventually(&format!("the attach in pane {name} to exit"), || {
-            let pane = self.pane(name);
-            pane.lines()
-                .any(|l| l == "echo" || l == "-echo")
-                .then_some(pane)
-        })
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let socket = self.dir.join("tmux");
-        let _ = Command::new("tmux")
-            .arg("-S")
-            .arg(&socket)
-            .arg("kill-server")
-            .stderr(Stdio::null())
-            .status();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// `text` with each line's trailing blanks and the trailing empty lines cut.
-fn trimmed(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
-    let end = lines
-        .iter()
-        .rposition(|l| !l.is_empty())
-        .map_or(0, |i| i + 1);
-    lines[..end].join("\n")
-}
+#[path = "attach/tmux.rs"]
+mod tmux;
 
 /// The server, the binary `cargo test` built.
 fn server() -> ServerProcess {

@@ -2,6 +2,8 @@
 //! `panecast`, the credential as `panecast.token.T` (never in the URL),
 //! over TLS for https URLs.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use axum::http::HeaderValue;
@@ -40,59 +42,59 @@ pub enum ConnectError {
     Failed(String),
 }
 
-/// Opens the stream of `target` for `role` with `token` (none: only a
-/// server without authentication would take it), over `tls` for https.
-pub async fn connect(
-    target: &Target,
-    role: &str,
-    token: Option<&str>,
-    tls: &TlsConnector,
-) -> Result<Stream, ConnectError> {
-    tokio::time::timeout(CONNECT_TIMEOUT, open(target, role, token, tls))
-        .await
-        .map_err(|_| {
-            ConnectError::Failed(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()))
-        })?
+/// What a connection is opened with: the session, the role asked for, the
+/// credential, the TLS roots.
+#[derive(Clone)]
+pub struct Dialer {
+    /// The session's stream (its id once a `Hello` said it).
+    pub target: Target,
+    /// "view" or "control".
+    pub role: &'static str,
+    /// The credential (none: only a server without authentication takes it).
+    pub token: Option<String>,
+    /// For https URLs.
+    pub tls: TlsConnector,
 }
 
-/// How long a reconnection after a restart in place keeps trying.
-const RECONNECT_FOR: Duration = Duration::from_secs(10);
-/// The pause between two tries.
-const RETRY_AFTER: Duration = Duration::from_millis(100);
+/// A connection being opened.
+pub type Dialing = Pin<Box<dyn Future<Output = Result<Stream, ConnectError>> + Send>>;
 
-/// [`connect`] again after the server restarted in place: the new image
-/// takes connections from the same listening socket, so the first try
-/// usually works; a connection that fails is tried again for a while, a
-/// refusal is final.
-pub async fn reconnect(
-    target: &Target,
-    role: &str,
-    token: Option<&str>,
-    tls: &TlsConnector,
-) -> Result<Stream, ConnectError> {
-    let deadline = tokio::time::Instant::now() + RECONNECT_FOR;
-    loop {
-        match connect(target, role, token, tls).await {
-            Err(ConnectError::Failed(_)) if tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(RETRY_AFTER).await;
-            }
-            other => return other,
-        }
+impl Dialer {
+    /// Opens the stream with `query` (`a=1&b=2`) added to its URL.
+    pub fn dial(&self, query: &str) -> Dialing {
+        let dialer = self.clone();
+        let url = format!("{}&{query}", self.target.stream_url(self.role));
+        Box::pin(async move {
+            tokio::time::timeout(CONNECT_TIMEOUT, open(&dialer, &url))
+                .await
+                .map_err(|_| {
+                    ConnectError::Failed(format!(
+                        "no answer within {} s",
+                        CONNECT_TIMEOUT.as_secs()
+                    ))
+                })?
+        })
     }
 }
 
-async fn open(
-    target: &Target,
-    role: &str,
-    token: Option<&str>,
-    tls: &TlsConnector,
-) -> Result<Stream, ConnectError> {
+/// The longest pause between two tries to connect again.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// How long to wait before the try after `attempt` failed ones (from 0),
+/// with `random` in [0, 1) for the jitter: 0.5 s doubling up to 10 s, each
+/// between 0.7 and 1.3 of that, so that many clients cut off at once do not
+/// come back at once (as the web client).
+pub fn backoff(attempt: u32, random: f64) -> Duration {
+    let base = Duration::from_millis(500) * 2u32.pow(attempt.min(10));
+    base.min(MAX_BACKOFF)
+        .mul_f64(0.7 + 0.6 * random.clamp(0.0, 1.0))
+}
+
+async fn open(dialer: &Dialer, url: &str) -> Result<Stream, ConnectError> {
+    let target = &dialer.target;
     let failed = |e: &dyn std::fmt::Display| ConnectError::Failed(e.to_string());
-    let mut request = target
-        .stream_url(role)
-        .into_client_request()
-        .map_err(|e| failed(&e))?;
-    let protocols = match token {
+    let mut request = url.into_client_request().map_err(|e| failed(&e))?;
+    let protocols = match &dialer.token {
         Some(token) => format!("{PROTOCOL}, {TOKEN_PROTOCOL}{token}"),
         None => PROTOCOL.to_owned(),
     };
@@ -110,7 +112,8 @@ async fn open(
     let io: Box<dyn Io> = if target.tls {
         let name = ServerName::try_from(target.host.clone())
             .map_err(|_| ConnectError::Failed(format!("'{}' is no host name", target.host)))?;
-        let tls = tls
+        let tls = dialer
+            .tls
             .connect(name, tcp)
             .await
             .map_err(|e| ConnectError::Failed(format!("TLS with {}: {e}", target.authority)))?;
@@ -150,6 +153,15 @@ fn api_reason(body: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pause_doubles_up_to_ten_seconds_with_jitter() {
+        assert_eq!(backoff(0, 0.5), Duration::from_millis(500));
+        assert_eq!(backoff(1, 0.5), Duration::from_secs(1));
+        assert_eq!(backoff(30, 0.5), Duration::from_secs(10));
+        assert_eq!(backoff(0, 0.0), Duration::from_millis(350));
+        assert_eq!(backoff(30, 1.0), Duration::from_secs(13));
+    }
 
     #[test]
     fn refusals_are_read_from_the_api_json() {

@@ -41,6 +41,12 @@ impl DetachKey {
         }
     }
 
+    /// The key as `--detach-key` takes it (`ctrl-\\`), if there is one.
+    pub fn name(self) -> Option<String> {
+        self.0
+            .map(|b| format!("ctrl-{}", char::from(b | 0x40).to_ascii_lowercase()))
+    }
+
     /// Splits `bytes` at the key.
     fn cut(self, mut bytes: Vec<u8>) -> Typed {
         match self.0.and_then(|key| bytes.iter().position(|&b| b == key)) {
@@ -130,6 +136,9 @@ mod tests {
         assert_eq!(DetachKey::parse("ctrl-a"), Ok(DetachKey(Some(0x01))));
         assert_eq!(DetachKey::parse("^]"), Ok(DetachKey(Some(0x1d))));
         assert_eq!(DetachKey::parse("none"), Ok(DetachKey(None)));
+        assert_eq!(DetachKey(Some(0x1c)).name().as_deref(), Some("ctrl-\\"));
+        assert_eq!(DetachKey(Some(0x01)).name().as_deref(), Some("ctrl-a"));
+        assert_eq!(DetachKey(None).name(), None);
         for bad in ["", "ctrl-", "ctrl-ab", "ctrl-1", "x"] {
             assert!(DetachKey::parse(bad).is_err(), "{bad}");
         }

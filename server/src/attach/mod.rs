@@ -5,29 +5,47 @@
 //! ([`input`]) as `Text` (the program gets the bytes as typed) when the
 //! connection may type; [`session`] runs the loop.
 //!
+//! Over a real network, as the web client: each input message is numbered
+//! and kept until the server says the program has had it ([`outbox`]), so
+//! a dropped link loses no key and types none twice; what a key will do is
+//! shown at once, underlined until the echo confirms it ([`predict`], from
+//! the keys read back from the bytes typed: [`keys`]; [`typing`] joins
+//! them); the bytes had are reported for the server's flow control and the
+//! round trip measured ([`meter`]); a notice says when the link is down
+//! ([`notice`]).
+//!
 //! Exit codes: 0 after the detach key or when the session ends (its
-//! program exited: close 4001; it was deleted: 4002); 1 when the
-//! connection fails or closes otherwise, or the terminal cannot be used;
-//! 2 for a bad command line or URL; 3 when the credential is refused
-//! (HTTP 401 or 403, or revoked: 4003); 4 when the session does not exist
-//! (404, or 4004). A server that restarts in place (close 1012) is
-//! connected to again at once, and the screen comes back whole.
+//! program exited: close 4001; it was deleted: 4002); 1 when the first
+//! connection fails, the server closes for good (a final close code), or
+//! the terminal cannot be used; 2 for a bad command line or URL; 3 when
+//! the credential is refused (HTTP 401 or 403, or revoked: 4003); 4 when
+//! the session does not exist (404, or 4004). Any other drop (a reset, a
+//! silent link, a restart in place: close 1012, at once) is connected
+//! again, with back-off and jitter, resuming from the screen held.
 
 mod connect;
 mod input;
+mod keys;
+mod meter;
+mod notice;
+mod outbox;
 mod paint;
+mod predict;
 mod screen;
 mod session;
 mod target;
 mod tty;
+mod typing;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use connect::ConnectError;
+use connect::{ConnectError, Dialer};
 use input::DetachKey;
+use predict::Mode as PredictMode;
 use session::Session;
 use target::Target;
+use typing::Typing;
 
 /// Exit code: the connection failed or closed for another reason.
 pub const EXIT_FAILED: u8 = 1;
@@ -43,10 +61,13 @@ pub const EXIT_NOT_FOUND: u8 = 4;
 #[command(after_help = "\
 Keys: Ctrl-\\ detaches (see --detach-key). Everything else is sent to the program.
 
+A link that drops is connected again, with back-off; what is typed meanwhile
+is kept (up to 1000 inputs) and sent once it is back.
+
 Exit codes: 0 detached, or the session ended (its program exited or it was
-deleted); 1 the connection failed or was closed, or no terminal; 2 bad
-command line or URL; 3 credential refused (401, 403, revoked); 4 no such
-session.
+deleted); 1 the first connection failed, the server closed the connection for
+good, or no terminal; 2 bad command line or URL; 3 credential refused (401,
+403, revoked); 4 no such session.
 
 Examples:
   panecast attach 'https://term.example.com/s/0123abcd...#t=LINK_TOKEN'
@@ -77,6 +98,11 @@ pub struct AttachArgs {
     /// The key that detaches: ctrl-X, or none.
     #[arg(long, default_value = "ctrl-\\", value_parser = DetachKey::parse)]
     detach_key: DetachKey,
+    /// Show what a key will do before the program echoes it, underlined
+    /// until it does; never at a password prompt, nor where the session's
+    /// profile says predict = false.
+    #[arg(long, value_enum, default_value_t = PredictMode::Auto)]
+    predict: PredictMode,
 }
 
 /// How an attach ended: a one-line reason (none after a detach) and the
@@ -86,8 +112,6 @@ struct Ending {
     reason: Option<String>,
     /// The exit code.
     code: u8,
-    /// The server restarts in place (close 1012): connect again.
-    restart: bool,
 }
 
 impl Ending {
@@ -95,7 +119,6 @@ impl Ending {
         Ending {
             reason: Some(reason.into()),
             code,
-            restart: false,
         }
     }
 }
@@ -127,6 +150,17 @@ fn attach(args: AttachArgs) -> Ending {
     } else {
         "control"
     };
+    let client = match crate::random::hex128() {
+        Ok(client) => client,
+        Err(e) => return Ending::new(EXIT_FAILED, format!("no random source: {e}")),
+    };
+    let typing = Typing::new(client, args.predict);
+    let dialer = Dialer {
+        target: target.clone(),
+        role,
+        token,
+        tls,
+    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -135,7 +169,7 @@ fn attach(args: AttachArgs) -> Ending {
         Err(e) => return Ending::new(EXIT_FAILED, format!("cannot start the runtime: {e}")),
     };
     let ending = runtime.block_on(async {
-        let stream = match connect::connect(&target, role, token.as_deref(), &tls).await {
+        let stream = match dialer.dial(&typing.query()).await {
             Ok(stream) => stream,
             Err(e) => return refused(&target, e),
         };
@@ -144,17 +178,8 @@ fn attach(args: AttachArgs) -> Ending {
             Err(e) => return Ending::new(EXIT_FAILED, e),
         };
         let mut typed = input::spawn(args.detach_key);
-        let mut session = Session::new(stream, args.take_control);
-        let ending = loop {
-            let ending = session.run(&mut typed).await;
-            if !ending.restart {
-                break ending;
-            }
-            match connect::reconnect(&target, role, token.as_deref(), &tls).await {
-                Ok(stream) => session.reconnected(stream),
-                Err(e) => break refused(&target, e),
-            }
-        };
+        let mut session = Session::new(dialer, stream, typing, args.take_control, args.detach_key);
+        let ending = session.run(&mut typed).await;
         drop(raw);
         ending
     });
@@ -218,8 +243,10 @@ mod tests {
             "ctrl-a",
             "--ca-file",
             "/ca.pem",
+            "--predict=never",
         ])
         .expect("valid options");
+        assert_eq!(args.predict, PredictMode::Never);
         assert_eq!(args.url, "http://h:1");
         assert_eq!(args.session.as_deref(), Some("build"));
         assert!(args.view && !args.take_control);
@@ -231,6 +258,11 @@ mod tests {
     fn watching_and_taking_control_exclude_each_other() {
         assert!(parse(&["http://h/s/x", "--view", "--take-control"]).is_err());
         assert!(parse(&["http://h/s/x", "--detach-key", "x"]).is_err());
+        assert!(parse(&["http://h/s/x", "--predict", "sometimes"]).is_err());
+        assert_eq!(
+            parse(&["http://h/s/x"]).expect("valid").predict,
+            PredictMode::Auto
+        );
         assert!(parse(&[]).is_err());
     }
 }

@@ -7,12 +7,18 @@
 //! larger than the session shows blank space right of and below it; a
 //! smaller one shows the session's top-left part (the session's size
 //! follows the window of the viewer that drives it, see `size_policy`).
+//!
+//! Over the screen it paints the predictions that show ([`Overlay`]),
+//! underlined until the program's echo confirms them, and a one-line
+//! notice on the window's last row while the link is down or quiet.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::Arc;
 
 use panecast_proto::{self as proto, CursorShape, Modes, MouseTracking};
 
+use super::predict::Shown;
 use super::screen::{Changes, Screen};
 use crate::render::ansi::sgr::{link_sequence, sgr_sequence};
 use crate::term::{self, Hyperlink};
@@ -35,6 +41,23 @@ pub struct Painter {
     shape: (CursorShape, bool),
     /// The next paint redraws everything (the window changed size).
     stale: bool,
+    /// The notice on the window's last row, if one shows.
+    notice: Option<String>,
+    /// The notice changed since it was last drawn.
+    notice_changed: bool,
+    /// The cursor as last placed: (row, column, shown).
+    placed: Option<(u16, u16, bool)>,
+}
+
+/// What is painted over the screen: the predictions that show.
+#[derive(Debug, Default)]
+pub struct Overlay {
+    /// The predicted cells that show, underlined.
+    pub shown: Vec<Shown>,
+    /// The cursor as predicted: (row, column).
+    pub cursor: Option<(u16, u16)>,
+    /// Rows whose predictions changed: drawn again.
+    pub rows: BTreeSet<u16>,
 }
 
 impl Painter {
@@ -48,7 +71,24 @@ impl Painter {
             modes: Modes::default(),
             shape: (CursorShape::Block, false),
             stale: true,
+            notice: None,
+            notice_changed: false,
+            placed: None,
         }
+    }
+
+    /// Shows `notice` on the window's last row (`None`: takes it away) from
+    /// the next paint.
+    pub fn notice(&mut self, notice: Option<String>) {
+        if notice != self.notice {
+            self.notice = notice;
+            self.notice_changed = true;
+        }
+    }
+
+    /// The window's row the notice takes.
+    fn notice_row(&self) -> u16 {
+        self.window.1.saturating_sub(1)
     }
 
     /// The local window is now `window`: the next paint redraws it all.
@@ -58,8 +98,8 @@ impl Painter {
     }
 
     /// The bytes that bring the local terminal up to `screen` after a frame
-    /// that made `changes`.
-    pub fn paint(&mut self, screen: &Screen, changes: &Changes) -> String {
+    /// that made `changes`, with `overlay` over it.
+    pub fn paint(&mut self, screen: &Screen, changes: &Changes, overlay: &Overlay) -> String {
         let mut out = String::new();
         let visible = screen.rows.min(self.window.1);
         if changes.full || self.stale {
@@ -67,41 +107,79 @@ impl Painter {
             self.reset_pen(&mut out);
             out.push_str("\x1b[H\x1b[2J");
             for r in 0..visible {
-                self.row(&mut out, screen, r);
+                self.row(&mut out, screen, overlay, r);
             }
             title(&mut out, &screen.title);
+            self.notice_changed = self.notice.is_some();
         } else {
             if changes.scroll > 0 {
-                self.scroll(&mut out, screen, changes.scroll);
+                self.scroll(&mut out, screen, overlay, changes.scroll);
             }
-            for &r in changes.rows.iter().filter(|&&r| r < visible) {
-                self.row(&mut out, screen, r);
+            let rows: BTreeSet<u16> = changes.rows.iter().chain(&overlay.rows).copied().collect();
+            for r in rows.into_iter().filter(|&r| r < visible) {
+                self.row(&mut out, screen, overlay, r);
             }
             if changes.title {
                 title(&mut out, &screen.title);
             }
         }
+        if std::mem::take(&mut self.notice_changed) {
+            self.draw_notice(&mut out, screen, overlay);
+        }
         self.modes(&mut out, screen.modes);
-        self.cursor(&mut out, screen);
+        let drawn = !out.is_empty();
+        let before = (self.placed, self.shape);
+        self.cursor(&mut out, screen, overlay.cursor);
+        if !drawn && (self.placed, self.shape) == before {
+            // Nothing changed: nothing to write.
+            out.clear();
+        }
         out
+    }
+
+    /// Draws the notice, or what its row shows without one.
+    fn draw_notice(&mut self, out: &mut String, screen: &Screen, overlay: &Overlay) {
+        let r = self.notice_row();
+        let Some(notice) = self.notice.clone() else {
+            if r < screen.rows {
+                self.row(out, screen, overlay, r);
+            } else {
+                self.reset_pen(out);
+                let _ = write!(out, "\x1b[{};1H\x1b[K", r + 1);
+            }
+            return;
+        };
+        self.reset_pen(out);
+        let _ = write!(out, "\x1b[{};1H\x1b[7m ", r + 1);
+        let room = usize::from(self.window.0).saturating_sub(2);
+        printable(out, &notice.chars().take(room).collect::<String>());
+        out.push(' ');
+        self.reset_pen(out);
+        out.push_str("\x1b[K");
     }
 
     /// Shifts the drawn rows up by `n`: with a scroll region when the whole
     /// screen is shown, else by drawing every row again.
-    fn scroll(&mut self, out: &mut String, screen: &Screen, n: u16) {
-        if screen.rows <= self.window.1 && n < screen.rows {
+    fn scroll(&mut self, out: &mut String, screen: &Screen, overlay: &Overlay, n: u16) {
+        // A notice inside the scrolled rows would move with them.
+        let notice = self.notice.is_some() && self.notice_row() < screen.rows;
+        if screen.rows <= self.window.1 && n < screen.rows && !notice {
             self.reset_pen(out);
             let _ = write!(out, "\x1b[1;{}r\x1b[{n}S\x1b[r", screen.rows);
         } else {
             for r in 0..screen.rows.min(self.window.1) {
-                self.row(out, screen, r);
+                self.row(out, screen, overlay, r);
             }
         }
     }
 
-    /// Draws row `r` whole: its cells, its fill, and blanks beyond the
-    /// session's width.
-    fn row(&mut self, out: &mut String, screen: &Screen, r: u16) {
+    /// Draws row `r` whole: its cells, its fill, blanks beyond the
+    /// session's width, and the predictions on it (or the notice there).
+    fn row(&mut self, out: &mut String, screen: &Screen, overlay: &Overlay, r: u16) {
+        if self.notice.is_some() && r == self.notice_row() {
+            self.notice_changed = true;
+            return;
+        }
         let Some(line) = screen.lines.get(usize::from(r)) else {
             return;
         };
@@ -137,16 +215,32 @@ impl Painter {
             self.reset_pen(out);
             let _ = write!(out, "\x1b[{};{}H\x1b[K", r + 1, screen.cols + 1);
         }
+        for shown in overlay.shown.iter().filter(|s| s.row == r && s.col < width) {
+            // Underlined until confirmed (SGR 4).
+            let mut pen = screen
+                .style(shown.style)
+                .map(term_style)
+                .unwrap_or_default();
+            pen.underline = term::Underline::Single;
+            let link = screen.style(shown.style).and_then(|s| s.link.as_deref());
+            self.set_pen(out, pen, link);
+            let _ = write!(out, "\x1b[{};{}H", r + 1, shown.col + 1);
+            printable(out, &shown.text);
+        }
     }
 
     /// Makes `style` (`None`: the default) the pen.
     fn set_style(&mut self, out: &mut String, style: Option<&proto::Style>) {
         let pen = style.map(term_style).unwrap_or_default();
+        self.set_pen(out, pen, style.and_then(|s| s.link.as_deref()));
+    }
+
+    /// Makes `pen` and `link` the pen.
+    fn set_pen(&mut self, out: &mut String, pen: term::Style, link: Option<&str>) {
         if pen != self.pen {
             out.push_str(&sgr_sequence(&pen));
             self.pen = pen;
         }
-        let link = style.and_then(|s| s.link.as_deref());
         if link != self.link.as_deref() {
             let target = link.map(|uri| Hyperlink {
                 id: None,
@@ -196,10 +290,14 @@ impl Painter {
         self.modes = modes;
     }
 
-    /// Places the cursor, shapes it, and shows it when the program shows it
-    /// and it is inside the window.
-    fn cursor(&mut self, out: &mut String, screen: &Screen) {
-        let cursor = screen.cursor;
+    /// Places the cursor (where a prediction put it, if one shows), shapes
+    /// it, and shows it when the program shows it and it is inside the
+    /// window.
+    fn cursor(&mut self, out: &mut String, screen: &Screen, predicted: Option<(u16, u16)>) {
+        let mut cursor = screen.cursor;
+        if let Some((row, col)) = predicted {
+            (cursor.row, cursor.col, cursor.visible) = (row, col, true);
+        }
         let shape = (cursor.shape, cursor.blink);
         if shape != self.shape {
             let n = match shape {
@@ -216,11 +314,9 @@ impl Painter {
         if inside {
             let _ = write!(out, "\x1b[{};{}H", cursor.row + 1, cursor.col + 1);
         }
-        out.push_str(if inside && cursor.visible {
-            "\x1b[?25h"
-        } else {
-            "\x1b[?25l"
-        });
+        let shown = inside && cursor.visible;
+        out.push_str(if shown { "\x1b[?25h" } else { "\x1b[?25l" });
+        self.placed = Some((cursor.row, cursor.col, shown));
     }
 }
 
@@ -335,7 +431,7 @@ mod tests {
         local.advance(b"\x1b[?7l");
         local.advance(
             Painter::new(window, true)
-                .paint(&screen, &changes)
+                .paint(&screen, &changes, &Overlay::default())
                 .as_bytes(),
         );
         (snapshot, local.snapshot())
@@ -381,12 +477,87 @@ mod tests {
             ..Screen::default()
         };
         let changes = Changes::default();
-        let painted = Painter::new((2, 1), true).paint(&screen, &changes);
+        let painted = Painter::new((2, 1), true).paint(&screen, &changes, &Overlay::default());
         for mode in ["\x1b[?1h", "\x1b[?2004h", "\x1b[?1002h"] {
             assert!(painted.contains(mode), "{mode:?} in {painted:?}");
         }
-        let painted = Painter::new((2, 1), false).paint(&screen, &changes);
+        let painted = Painter::new((2, 1), false).paint(&screen, &changes, &Overlay::default());
         assert!(!painted.contains("\x1b[?1h") && !painted.contains("\x1b[?1002h"));
+    }
+
+    #[test]
+    fn predictions_are_underlined_over_the_screen_and_the_notice_takes_the_last_row() {
+        let line = |text: &str| {
+            proto::Line::from_cells(
+                6,
+                false,
+                text.split("").filter(|s| !s.is_empty()).map(|c| (c, 1, 0)),
+            )
+            .expect("a line")
+        };
+        let screen = Screen {
+            cols: 6,
+            rows: 2,
+            lines: vec![line("$ a"), line("x")],
+            cursor: proto::Cursor {
+                row: 0,
+                col: 3,
+                visible: true,
+                ..proto::Cursor::default()
+            },
+            ..Screen::default()
+        };
+        let mut painter = Painter::new((6, 2), true);
+        let mut local = Term::new(6, 2, 0);
+        local.advance(b"\x1b[?7l");
+        let overlay = Overlay {
+            shown: vec![Shown {
+                row: 0,
+                col: 3,
+                text: "b".into(),
+                style: 0,
+            }],
+            cursor: Some((0, 4)),
+            rows: [0].into(),
+        };
+        painter.notice(Some("link down".into()));
+        let full = Changes {
+            full: true,
+            ..Changes::default()
+        };
+        local.advance(painter.paint(&screen, &full, &overlay).as_bytes());
+        let snapshot = local.snapshot();
+        assert_eq!(text(&snapshot), "$ ab\n link \n");
+        let underline =
+            |s: &Snapshot, col: usize| s.style(s.lines[0].cells()[col].style()).underline;
+        assert_eq!(
+            underline(&snapshot, 3),
+            term::Underline::Single,
+            "unconfirmed"
+        );
+        assert_eq!(underline(&snapshot, 2), term::Underline::None);
+        assert_eq!((snapshot.cursor.row, snapshot.cursor.col), (0, 4));
+        // Confirmed: drawn from the screen again; the notice goes.
+        painter.notice(None);
+        let screen = Screen {
+            lines: vec![line("$ ab"), line("x")],
+            ..screen
+        };
+        let changes = Changes {
+            rows: vec![0],
+            ..Changes::default()
+        };
+        local.advance(
+            painter
+                .paint(&screen, &changes, &Overlay::default())
+                .as_bytes(),
+        );
+        let snapshot = local.snapshot();
+        assert_eq!(text(&snapshot), "$ ab\nx\n");
+        assert_eq!(underline(&snapshot, 3), term::Underline::None);
+        assert_eq!((snapshot.cursor.row, snapshot.cursor.col), (0, 3));
+        let again = painter.paint(&screen, &Changes::default(), &Overlay::default());
+        assert_eq!(again, "", "nothing changed: nothing written");
     }
 
     #[test]

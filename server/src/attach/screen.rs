@@ -32,6 +32,8 @@ pub struct Changes {
     pub full: bool,
     /// Rows the screen scrolled up before the sent rows were applied.
     pub scroll: u16,
+    /// Lines went into the session's scrollback.
+    pub pushed: bool,
     /// The rows sent, in order.
     pub rows: Vec<u16>,
     /// The title changed.
@@ -64,6 +66,7 @@ impl Screen {
             self.lines.resize(rows, proto::Line::default());
             changes.scroll = n as u16;
         }
+        changes.pushed = !changes.full && frame.pushed > 0;
         for sent in frame.lines {
             if let Some(slot) = self.lines.get_mut(usize::from(sent.row)) {
                 *slot = sent.line;
@@ -125,6 +128,7 @@ mod tests {
             (changes.full, changes.scroll, changes.rows),
             (false, 1, vec![2])
         );
+        assert!(!changes.pushed, "the frame says of none");
         let texts: Vec<&str> = screen.lines.iter().map(|l| l.text()).collect();
         assert_eq!(texts, ["b", "c", "d"]);
     }

@@ -94,7 +94,11 @@ impl Netsim {
             .await
             .expect("netsim reads stdin");
         self.stdin.flush().await.expect("netsim reads stdin");
-        let answer = self.line().await;
+        // netsim says when a blackhole ends on its own: not an answer.
+        let mut answer = self.line().await;
+        while answer == "blackhole over" {
+            answer = self.line().await;
+        }
         assert!(answer.starts_with("ok"), "{command}: {answer}");
         answer
     }
