@@ -27,6 +27,7 @@ export class Outbox {
     this.heldBytes = 0;
     this.open = false;
     this.dropped = 0; // messages typed while down that did not fit
+    this.sent = 0; // the number of the last message put on a connection
   }
 
   /** Sends `bytes` as the next input (or holds it while the link is down);
@@ -43,7 +44,10 @@ export class Outbox {
     const seq = this.next++;
     this.held.push({ seq, bytes });
     this.heldBytes += bytes.length;
-    if (this.open) this.send(bytes);
+    if (this.open) {
+      this.send(bytes);
+      this.sent = seq;
+    }
     return seq;
   }
 
@@ -64,7 +68,10 @@ export class Outbox {
   /** A connection that may type is up: what was held goes, in order, before anything new. */
   opened() {
     this.open = true;
-    for (const m of this.held) this.send(m.bytes);
+    for (const m of this.held) {
+      this.send(m.bytes);
+      this.sent = m.seq;
+    }
   }
 
   /** The link is down: what is typed is held. */

@@ -16,6 +16,11 @@ export class Typing {
     this.predictor.enabled = predict;
     this.revision = null; // the last Sync's, while no frame came after it
     this.sentAt = new Map(); // input number -> when it was typed (performance.now())
+    // Whether the server acknowledges input (it has sent a Sync): one that
+    // does not (an older server) neither says what it applied nor applies
+    // a number once, so nothing it was sent is sent again, and no wait for
+    // an acknowledgement makes the link look quiet.
+    this.acknowledging = false;
   }
 
   /** Sends (or holds) an input message that has `effect` (predict.js) on `screen`; false when it was dropped. */
@@ -38,6 +43,7 @@ export class Typing {
 
   /** A Sync: the revision held, the echo state, and the inputs the program has had. */
   sync(m, screen) {
+    this.acknowledging = true;
     this.revision = m.revision;
     this.predictor.setEcho(m.echo);
     const input = Number(m.input);
@@ -63,7 +69,17 @@ export class Typing {
   }
 
   /** The connection closed: what is typed is held until the next. */
-  closed() { this.outbox.closed(); }
+  closed() {
+    this.outbox.closed();
+    if (!this.acknowledging) this.forgetSent();
+  }
+
+  /** Forgets what was put on a connection, as if acknowledged. */
+  forgetSent() {
+    const sent = this.outbox.sent;
+    this.outbox.acked(sent);
+    for (const seq of this.sentAt.keys()) if (seq <= sent) this.sentAt.delete(seq);
+  }
 
   /** How long (ms) the oldest input has waited for its acknowledgement, or 0. */
   waiting(now = performance.now()) {
@@ -73,6 +89,7 @@ export class Typing {
 
   /** Whether the link has been quiet too long, given the oldest input's wait. */
   quiet(now = performance.now()) {
+    if (!this.acknowledging) return false;
     const srtt = this.predictor.srtt || 0;
     return this.waiting(now) > Math.max(QUIET_AFTER_MS, 3 * srtt);
   }

@@ -269,6 +269,7 @@ test('typing: the link is quiet once an input waits past a second (or three roun
   const t = new Typing(() => {});
   t.outbox.opened();
   const s = screen(['$ '], [0, 2]);
+  t.sync({ revision: '1.0.0.1.80.24', input: 0n, echo: { known: false } }, s);
   t.input(new Uint8Array([0x82, 1, 0x61]), { char: 'a' }, s, 0);
   assert.equal(t.quiet(500), false);
   assert.equal(t.quiet(1001), true);
@@ -276,6 +277,19 @@ test('typing: the link is quiet once an input waits past a second (or three roun
   assert.equal(t.quiet(1001), false, 'a satellite link waits longer');
   t.sync({ revision: '1.0.0.1.80.24', input: 1n, echo: { known: false } }, s);
   assert.equal(t.waiting(5000), 0);
+});
+
+test('typing: to a server that sends no Sync, nothing is sent twice and the link never looks quiet', () => {
+  const sent = [];
+  const t = new Typing((b) => sent.push(b[2]));
+  t.outbox.opened();
+  const s = screen(['$ '], [0, 2]);
+  t.input(new Uint8Array([0x82, 1, 0x61]), { char: 'a' }, s, 0);
+  assert.equal(t.quiet(60000), false, 'no acknowledgement is coming');
+  t.closed();
+  t.input(new Uint8Array([0x82, 1, 0x62]), { char: 'b' }, s, 10);
+  t.outbox.opened();
+  assert.deepEqual(sent, [0x61, 0x62], 'a was sent once; b, typed while down, once the link was back');
 });
 
 test('typing on after the screen moved: predicted again from the new screen, shown once one is echoed', () => {
