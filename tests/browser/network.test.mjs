@@ -320,13 +320,15 @@ e2e(`a flood and a typist on one link (${PROFILE}): the viewer keeps up, the ech
   } while (FULL && !(await serverText(floodId)).some((l) => l.startsWith('flood over')));
   await sampling;
   const f = (v) => `${Math.round(v)} ms`;
-  console.log(`# flood viewer on mobile: lag p50 ${f(percentile(lags, 0.5))}, p99 ${f(percentile(lags, 0.99))} (${lags.length} samples)`);
+  console.log(`# flood viewer on ${PROFILE}: lag p50 ${f(percentile(lags, 0.5))}, p99 ${f(percentile(lags, 0.99))} (${lags.length} samples)`);
   reportKeys('typist beside the flood, no prediction', echo);
   figure('flood_lag_p50_ms', percentile(lags, 0.5));
   figure('flood_lag_p99_ms', percentile(lags, 0.99));
   figure('flood_echo_p50_ms', percentile(echo, 0.5));
   figure('flood_echo_p99_ms', percentile(echo, 0.99));
-  assert.ok(lags.length > 20, 'the viewer was sampled');
+  // Ten samples or more, a tenth of a second apart: the full flood, 140 MB
+  // at the server's pace, lasts a few seconds.
+  assert.ok(lags.length >= 10, `the viewer was sampled ${lags.length} times`);
   assert.ok(percentile(lags, 0.5) < 1000, `the viewer fell ${percentile(lags, 0.5)} ms behind`);
   assert.ok(percentile(echo, 0.5) < 3 * RTT_MS + 100, `the echo took ${percentile(echo, 0.5)} ms at the median, behind the flood`);
   assert.deepEqual(typist.errors, []);
