@@ -23,11 +23,15 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY server/Cargo.toml server/
 COPY proto/Cargo.toml proto/
+# The workspace also names tools/netsim, a test tool the image does not
+# hold: its manifest and empty sources (kept) satisfy the workspace.
+COPY tools/netsim/Cargo.toml tools/netsim/
 ENV CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_STRIP=true
-RUN mkdir -p server/src server/benches proto/src \
+RUN mkdir -p server/src server/benches proto/src tools/netsim/src \
  && echo 'fn main() {}' > server/src/main.rs \
  && echo 'fn main() {}' > server/build.rs \
- && touch server/src/lib.rs proto/src/lib.rs \
+ && echo 'fn main() {}' > tools/netsim/src/main.rs \
+ && touch server/src/lib.rs proto/src/lib.rs tools/netsim/src/lib.rs \
  && for bench in $(sed -n '/^\[\[bench\]\]/{n;s/^name = "\(.*\)"/\1/p}' server/Cargo.toml); do \
       echo 'fn main() {}' > "server/benches/$bench.rs"; \
     done \

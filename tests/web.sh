@@ -45,7 +45,7 @@ for a in "$@"; do
   esac
 done
 
-step "install: chromium, fonts, chafa (Debian), playwright-core, @axe-core/playwright, asciinema-player, oidc-provider and @modelcontextprotocol/sdk (npm)"
+step "install: chromium, fonts, chafa, vim, python3 (Debian), playwright-core, @axe-core/playwright, asciinema-player, oidc-provider and @modelcontextprotocol/sdk (npm)"
 missing=()
 [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 # CJK and emoji glyphs, so the CJK/emoji tests paint real glyphs.
@@ -53,6 +53,10 @@ missing=()
 [[ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]] || missing+=(fonts-noto-color-emoji)
 # The picture program of tests/browser/images.test.mjs.
 command -v chafa >/dev/null || missing+=(chafa)
+# The programs typed into by tests/browser/network.test.mjs (python3 at the
+# system's path: a session's uid cannot run a user's pyenv shim).
+command -v vim >/dev/null || missing+=(vim)
+[[ -x /usr/bin/python3 ]] || missing+=(python3)
 if ((${#missing[@]})); then
   SUDO=""
   [[ $(id -u) -eq 0 ]] || SUDO="sudo"
