@@ -40,39 +40,8 @@ fn shell(server: &ServerProcess) -> String {
     let created = server.call("POST", "/api/sessions", Some(&body.to_string()));
     assert_eq!(created.status, 201, "{}", created.body);
     let id = created.json()["id"].as_str().expect("an id").to_owned();
-    wait_screen(server, &id, "the prompt", |s| s.starts_with('$'));
+    server.wait_screen(&id, "the prompt", |s| s.starts_with('$'));
     id
-}
-
-/// The session's screen as text.
-fn screen(server: &ServerProcess, id: &str) -> String {
-    let response = server.call(
-        "GET",
-        &format!("/api/sessions/{id}/screen?format=text"),
-        None,
-    );
-    assert_eq!(response.status, 200, "{}", response.body);
-    response.body
-}
-
-/// The session object.
-fn session(server: &ServerProcess, id: &str) -> serde_json::Value {
-    let response = server.call("GET", &format!("/api/sessions/{id}"), None);
-    assert_eq!(response.status, 200, "{}", response.body);
-    response.json()
-}
-
-/// Waits until the session's screen satisfies `done`, and returns it.
-fn wait_screen(
-    server: &ServerProcess,
-    id: &str,
-    what: &str,
-    done: impl Fn(&str) -> bool,
-) -> String {
-    eventually(what, || {
-        let text = screen(server, id);
-        done(&text).then_some(text)
-    })
 }
 
 /// Waits until the pane shows exactly the session's screen.
@@ -80,7 +49,7 @@ fn wait_same_screen(server: &ServerProcess, tmux: &Tmux, name: &str, id: &str) -
     let mut last = (String::new(), String::new());
     let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         eventually("the pane to show the session's screen", || {
-            let screen = trimmed(&screen(server, id));
+            let screen = trimmed(&server.screen(id));
             let pane = tmux.pane(name);
             last = (screen.clone(), pane.clone());
             (screen == pane && !screen.is_empty()).then_some(screen)
@@ -102,7 +71,7 @@ fn a_controller_sees_the_screen_types_resizes_and_detaches() {
     wait_same_screen(&server, &tmux, "a", &id);
 
     tmux.keys("a", &["echo $((6*7))", "Enter"]);
-    wait_screen(&server, &id, "the program's answer", |s| {
+    server.wait_screen(&id, "the program's answer", |s| {
         s.lines().any(|l| l == "42")
     });
     let screen = wait_same_screen(&server, &tmux, "a", &id);
@@ -110,20 +79,18 @@ fn a_controller_sees_the_screen_types_resizes_and_detaches() {
 
     // Output that scrolls the screen (frames with a scroll hint).
     tmux.keys("a", &["seq 1 40", "Enter"]);
-    wait_screen(&server, &id, "the end of seq", |s| s.contains("\n40\n$"));
+    server.wait_screen(&id, "the end of seq", |s| s.contains("\n40\n$"));
     let screen = wait_same_screen(&server, &tmux, "a", &id);
     assert!(screen.starts_with("18\n19\n"), "{screen}");
 
     // The window drives the session's size (it is the only controller).
     tmux.run(&["resize-window", "-t", "a", "-x", "100", "-y", "30"]);
     eventually("the session to take the window's size", || {
-        let session = session(&server, &id);
+        let session = server.session(&id);
         (session["cols"] == 100 && session["rows"] == 30).then_some(())
     });
     tmux.keys("a", &["printf '%s\\n' \"$(stty size)\"", "Enter"]);
-    wait_screen(&server, &id, "the new size", |s| {
-        s.lines().any(|l| l == "30 100")
-    });
+    server.wait_screen(&id, "the new size", |s| s.lines().any(|l| l == "30 100"));
     wait_same_screen(&server, &tmux, "a", &id);
 
     // The program's cursor-key mode reaches the local terminal, so an arrow
@@ -137,9 +104,7 @@ fn a_controller_sees_the_screen_types_resizes_and_detaches() {
         (flag.trim() == "1").then_some(())
     });
     tmux.keys("a", &["Up"]);
-    wait_screen(&server, &id, "the arrow key's bytes", |s| {
-        s.contains("033   O   A")
-    });
+    server.wait_screen(&id, "the arrow key's bytes", |s| s.contains("033   O   A"));
 
     tmux.keys("a", &["C-\\"]);
     let pane = tmux.wait_exit("a");
@@ -152,7 +117,7 @@ fn a_controller_sees_the_screen_types_resizes_and_detaches() {
     let modes = tmux.run(&["display", "-p", "-t", "a", "#{alternate_on} #{cursor_flag}"]);
     assert_eq!(modes.trim(), "0 1", "main screen, cursor shown");
     assert_eq!(
-        session(&server, &id)["running"],
+        server.session(&id)["running"],
         true,
         "a detach leaves the session running"
     );
@@ -212,10 +177,10 @@ fn an_upgrade_in_place_is_followed_at_once() {
         |m| m.frames > 0,
     ));
     eventually("the attach to connect to the new image", || {
-        (session(&server, &id)["viewers"]["control"] == 1).then_some(())
+        (server.session(&id)["viewers"]["control"] == 1).then_some(())
     });
     tmux.keys("a", &["echo after", "Enter"]);
-    wait_screen(&server, &id, "the keys typed after the upgrade", |s| {
+    server.wait_screen(&id, "the keys typed after the upgrade", |s| {
         s.lines().any(|l| l == "after")
     });
     let screen = wait_same_screen(&server, &tmux, "a", &id);
@@ -247,12 +212,12 @@ fn a_window_that_does_not_drive_is_clipped_until_it_takes_control() {
             "Enter",
         ],
     );
-    wait_screen(&server, &id, "the long line", |s| s.contains("\n0123"));
+    server.wait_screen(&id, "the long line", |s| s.contains("\n0123"));
 
     // A second controller in a 40x10 window: the first still drives.
     tmux.attach_sized("b", (40, 10), &env, &page(&server, &id));
     let clipped = eventually("pane b to show the screen's top-left corner", || {
-        let expected = top_left(&screen(&server, &id), 40, 10);
+        let expected = top_left(&server.screen(&id), 40, 10);
         (tmux.pane("b") == expected).then_some(expected)
     });
     assert!(
@@ -260,7 +225,7 @@ fn a_window_that_does_not_drive_is_clipped_until_it_takes_control() {
         "{clipped}"
     );
     tmux.keys("a", &["stty size", "Enter"]);
-    wait_screen(&server, &id, "the size the program sees", |s| {
+    server.wait_screen(&id, "the size the program sees", |s| {
         s.contains("\n24 80\n")
     });
 
@@ -273,11 +238,11 @@ fn a_window_that_does_not_drive_is_clipped_until_it_takes_control() {
         &format!("{} --take-control", page(&server, &id)),
     );
     eventually("the session to take the 40x10 window's size", || {
-        let session = session(&server, &id);
+        let session = server.session(&id);
         (session["cols"] == 40 && session["rows"] == 10).then_some(())
     });
     tmux.keys("c", &["clear; stty size", "Enter"]);
-    let screen = wait_screen(&server, &id, "the new size", |s| s.starts_with("10 40\n"));
+    let screen = server.wait_screen(&id, "the new size", |s| s.starts_with("10 40\n"));
     assert_eq!(screen.lines().count(), 10, "{screen}");
     for pane in ["a", "b", "c"] {
         wait_same_screen(&server, &tmux, pane, &id);
@@ -325,7 +290,7 @@ fn a_view_link_watches_cannot_type_and_ends_when_revoked() {
     tmux.keys("v", &["echo nope", "Enter", "C-\\"]);
     assert_eq!(tmux.wait_exit("v"), "exit=0\nicanon\necho");
     tmux.keys("c", &["echo marker", "Enter"]);
-    let screen = wait_screen(&server, &id, "the controller's keys", |s| {
+    let screen = server.wait_screen(&id, "the controller's keys", |s| {
         s.lines().any(|l| l == "marker")
     });
     assert!(!screen.contains("nope"), "{screen}");
@@ -427,7 +392,7 @@ fn bad_urls_and_refused_credentials_fail_with_one_line() {
         "cannot connect",
     );
     assert_eq!(
-        session(&server, &id)["viewers"]["control"],
+        server.session(&id)["viewers"]["control"],
         0,
         "no attach stayed"
     );

@@ -77,7 +77,7 @@ fn create(server: &ServerProcess, mut body: serde_json::Value, ready: fn(&str) -
     let created = server.call("POST", "/api/sessions", Some(&body.to_string()));
     assert_eq!(created.status, 201, "{}", created.body);
     let id = created.json()["id"].as_str().expect("an id").to_owned();
-    wait_screen(server, &id, "the session to start", ready);
+    server.wait_screen(&id, "the session to start", ready);
     id
 }
 
@@ -90,37 +90,13 @@ fn bash(server: &ServerProcess) -> String {
     create(server, body, |s| s.starts_with("$ "))
 }
 
-/// The session's screen as text.
-fn screen(server: &ServerProcess, id: &str) -> String {
-    let response = server.call(
-        "GET",
-        &format!("/api/sessions/{id}/screen?format=text"),
-        None,
-    );
-    assert_eq!(response.status, 200, "{}", response.body);
-    response.body
-}
-
-/// Waits until the session's screen satisfies `done`, and returns it.
-fn wait_screen(
-    server: &ServerProcess,
-    id: &str,
-    what: &str,
-    done: impl Fn(&str) -> bool,
-) -> String {
-    eventually(what, || {
-        let text = screen(server, id);
-        done(&text).then_some(text)
-    })
-}
-
 /// Waits until the pane shows exactly the session's screen, nothing
 /// underlined (no prediction left, no notice), and returns it.
 fn wait_same_screen(server: &ServerProcess, tmux: &Tmux, id: &str) -> String {
     let mut last = (String::new(), String::new());
     let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         eventually("the pane to show the session's screen", || {
-            let screen = trimmed(&screen(server, id));
+            let screen = trimmed(&server.screen(id));
             let rows = tmux.pane_styled("a");
             let pane = trimmed(
                 &rows
@@ -263,7 +239,7 @@ fn keys_typed_at_bash_show_before_their_echo_could_arrive_on_a_mobile_link() {
     moves.push(move_and_watch(&tmux, "Right", col + 1));
     std::thread::sleep(Duration::from_millis(400));
     tmux.keys("a", &["Enter"]);
-    wait_screen(&server, &id, "the command's output", |s| {
+    server.wait_screen(&id, "the command's output", |s| {
         s.lines().any(|l| l == "predicted")
     });
     let screen = wait_same_screen(&server, &tmux, &id);
@@ -354,8 +330,8 @@ fn nothing_typed_at_a_prompt_that_does_not_echo_is_ever_painted() {
     });
     let captures = type_unseen(&tmux, "secret: ", "swordfish");
     tmux.keys("a", &["Enter"]);
-    wait_screen(&server, &id, "read -s to end", |s| s.contains("length 9"));
-    assert!(!screen(&server, &id).contains("sword"));
+    server.wait_screen(&id, "read -s to end", |s| s.contains("length 9"));
+    assert!(!server.screen(&id).contains("sword"));
 
     // A raw program that reads without echoing (as a remote password
     // prompt through ssh): the terminal cannot tell, the epochs do.
@@ -369,8 +345,8 @@ fn nothing_typed_at_a_prompt_that_does_not_echo_is_ever_painted() {
         tmux.pane("a").contains("\nPW>").then_some(())
     });
     let raw = type_unseen(&tmux, "PW> ", "hunter2xy");
-    wait_screen(&server, &id, "the raw read to end", |s| s.contains("raw 9"));
-    assert!(!screen(&server, &id).contains("hunter"));
+    server.wait_screen(&id, "the raw read to end", |s| s.contains("raw 9"));
+    assert!(!server.screen(&id).contains("hunter"));
     wait_same_screen(&server, &tmux, &id);
     eprintln!("the pane, captured {captures} times at read -s and {raw} times in raw mode, never showed a key");
 }
@@ -467,7 +443,7 @@ fn since(start: Option<Instant>) -> Duration {
 fn wait_exact(server: &ServerProcess, id: &str, expected: &str, typed: Instant) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let screen = loop {
-        let screen = trimmed(&screen(server, id));
+        let screen = trimmed(&server.screen(id));
         if screen.lines().count() >= expected.lines().count() || Instant::now() > deadline {
             break screen;
         }

@@ -100,16 +100,6 @@ fn create(server: &ServerProcess, body: Value) -> String {
     session_id(&response.json())
 }
 
-fn screen(server: &ServerProcess, id: &str) -> String {
-    let response = server.call(
-        "GET",
-        &format!("/api/sessions/{id}/screen?format=text"),
-        None,
-    );
-    assert_eq!(response.status, 200, "{}", response.body);
-    response.body
-}
-
 fn input(server: &ServerProcess, id: &str, text: &str) {
     let body = json!({ "text": text }).to_string();
     let response = server.call("POST", &format!("/api/sessions/{id}/input"), Some(&body));
@@ -209,7 +199,7 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
     };
     let before = ids(&server);
     eventually("the exiting program to wait", || {
-        screen(&server, &exits).contains("waiting").then_some(())
+        server.screen(&exits).contains("waiting").then_some(())
     });
 
     // Upgrade 1, to a new copy of the binary, while the counter counts.
@@ -222,7 +212,7 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
     let new_inode = place.install_binary();
     input(&server, &counter, "\r");
     eventually("the counter to start", || {
-        (!numbers(&screen(&server, &counter)).is_empty()).then_some(())
+        (!numbers(&server.screen(&counter)).is_empty()).then_some(())
     });
     let (mut flood_viewer, pause) = upgrade(&server, flood_viewer, &flood).await;
     eprintln!(
@@ -256,7 +246,7 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
     let mut counter_viewer = common::ws::open(server.addr, TOKEN, &counter, "view").await;
     signal_upgrade(&server);
     eventually("the check to run", || checked.exists().then_some(()));
-    let seen = numbers(&screen(&server, &counter))
+    let seen = numbers(&server.screen(&counter))
         .last()
         .copied()
         .unwrap_or(0);
@@ -278,7 +268,7 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
     // Upgrade 2, back to the real binary, while the counter counts.
     let real_inode = place.install_binary();
     eventually("the second run to finish", || {
-        numbers(&screen(&server, &counter))
+        numbers(&server.screen(&counter))
             .last()
             .is_some_and(|&n| n == 2 * PER_RUN)
             .then_some(())
@@ -312,7 +302,7 @@ async fn upgrades_keep_every_program_and_byte_and_a_refused_check_keeps_the_old_
 
     // Every number exactly once, in order: on the screen and in the recording.
     let text = eventually("the counter to finish", || {
-        let text = screen(&server, &counter);
+        let text = server.screen(&counter);
         text.contains("counted").then_some(text)
     });
     let expected: Vec<u32> = (1..=3 * PER_RUN).collect();
@@ -365,7 +355,7 @@ async fn inputs_applied_before_an_upgrade_are_not_applied_again_after_it() {
     before.send(&text("one")).await;
     before.send(&text("two")).await;
     eventually("both applied", || {
-        screen(&server, &id).contains("onetwo").then_some(())
+        server.screen(&id).contains("onetwo").then_some(())
     });
     signal_upgrade(&server);
     let closed = before.close_code(Duration::from_secs(30)).await;
@@ -377,12 +367,13 @@ async fn inputs_applied_before_an_upgrade_are_not_applied_again_after_it() {
         after.send(&text(part)).await;
     }
     eventually("the line written back", || {
-        screen(&server, &id)
+        server
+            .screen(&id)
             .lines()
             .any(|l| l == "onetwothree")
             .then_some(())
     });
-    let shown = screen(&server, &id);
+    let shown = server.screen(&id);
     assert!(!shown.contains("onetwoone"), "applied twice: {shown}");
     assert_eq!(
         shown.lines().filter(|l| *l == "onetwothree").count(),

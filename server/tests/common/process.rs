@@ -75,6 +75,32 @@ impl ServerProcess {
         )
     }
 
+    /// The session's screen as text (`?format=text`).
+    pub fn screen(&self, id: &str) -> String {
+        let response = self.call(
+            "GET",
+            &format!("/api/sessions/{id}/screen?format=text"),
+            None,
+        );
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.body
+    }
+
+    /// Waits until the session's screen satisfies `done`, and returns it.
+    pub fn wait_screen(&self, id: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
+        super::eventually(what, || {
+            let text = self.screen(id);
+            done(&text).then_some(text)
+        })
+    }
+
+    /// The session object.
+    pub fn session(&self, id: &str) -> serde_json::Value {
+        let response = self.call("GET", &format!("/api/sessions/{id}"), None);
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.json()
+    }
+
     /// Resident memory in bytes.
     pub fn rss(&self) -> u64 {
         self.memory("VmRSS:")
