@@ -23,25 +23,30 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY server/Cargo.toml server/
 COPY proto/Cargo.toml proto/
+COPY term/Cargo.toml term/
 # The workspace also names tools/netsim, a test tool the image does not
 # hold: its manifest and empty sources (kept) satisfy the workspace.
 COPY tools/netsim/Cargo.toml tools/netsim/
 ENV CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_STRIP=true
-RUN mkdir -p server/src server/benches proto/src tools/netsim/src \
+RUN mkdir -p server/src server/benches term/src term/benches proto/src tools/netsim/src \
  && echo 'fn main() {}' > server/src/main.rs \
  && echo 'fn main() {}' > server/build.rs \
+ && echo 'fn main() {}' > term/build.rs \
  && echo 'fn main() {}' > tools/netsim/src/main.rs \
- && touch server/src/lib.rs proto/src/lib.rs tools/netsim/src/lib.rs \
- && for bench in $(sed -n '/^\[\[bench\]\]/{n;s/^name = "\(.*\)"/\1/p}' server/Cargo.toml); do \
-      echo 'fn main() {}' > "server/benches/$bench.rs"; \
+ && touch server/src/lib.rs term/src/lib.rs proto/src/lib.rs tools/netsim/src/lib.rs \
+ && for crate in server term; do \
+      for bench in $(sed -n '/^\[\[bench\]\]/{n;s/^name = "\(.*\)"/\1/p}' "$crate/Cargo.toml"); do \
+        echo 'fn main() {}' > "$crate/benches/$bench.rs"; \
+      done; \
     done \
  && cargo build --release --locked -p panecast-server --bin panecast \
- && rm -rf server/src server/build.rs proto/src
+ && rm -rf server/src server/build.rs term/src term/build.rs proto/src
 COPY proto proto
+COPY term term
 COPY server server
 COPY web web
 # The sources may be older than the stubs they replace: make them newer.
-RUN find server proto web -type f -exec touch {} + \
+RUN find server term proto web -type f -exec touch {} + \
  && cargo build --release --locked -p panecast-server --bin panecast
 
 # --- run -------------------------------------------------------------------

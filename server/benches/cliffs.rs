@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use panecast::term::Term;
+use panecast_term::Term;
 
 use common::{CHUNK, SCROLLBACK};
 

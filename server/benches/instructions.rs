@@ -31,7 +31,7 @@ fn main() {
     };
     match implementation.as_str() {
         "panecast" => {
-            let term = panecast::term::Term::new(p.cols, p.rows, SCROLLBACK);
+            let term = panecast_term::Term::new(p.cols, p.rows, SCROLLBACK);
             drop(run_panecast(term, &p.chunks));
         }
         "alacritty" => {

@@ -119,7 +119,7 @@ fn main() {
     let input = common::coloured_output(lines);
 
     let panecast = measure("panecast", || {
-        let mut term = panecast::term::Term::new(COLS, ROWS, SCROLLBACK);
+        let mut term = panecast_term::Term::new(COLS, ROWS, SCROLLBACK);
         for chunk in input.chunks(CHUNK) {
             term.advance(chunk);
         }

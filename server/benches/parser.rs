@@ -14,7 +14,7 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use panecast::term::parser::{self, Actions};
+use panecast_term::parser::{self, Actions};
 
 use common::CHUNK;
 

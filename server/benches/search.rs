@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use panecast::session::search::{search_term, Pattern};
-use panecast::term::Term;
+use panecast_term::Term;
 
 /// Scrollback lines searched.
 const LINES: usize = 10_000;

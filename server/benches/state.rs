@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use panecast::term::Term;
+use panecast_term::Term;
 
 /// An 80x24 terminal with `lines` lines of scrollback, all of them full.
 fn filled(lines: usize) -> Term {

@@ -39,7 +39,7 @@ fn throughput(c: &mut Criterion) {
         let (cols, rows) = (p.cols, p.rows);
         group.bench_function("panecast", |b| {
             b.iter_batched(
-                || panecast::term::Term::new(cols, rows, SCROLLBACK),
+                || panecast_term::Term::new(cols, rows, SCROLLBACK),
                 |term| run_panecast(term, &p.chunks),
                 BatchSize::LargeInput,
             )

@@ -17,9 +17,9 @@ use crate::access::secret::check_admin_token;
 use crate::api::{self, Settings};
 use crate::config::{normalize_base_path, Config};
 use crate::render::{self, Format};
-use crate::term::MAX_DIMENSION;
 use crate::tls::{self, Certificates};
 use crate::{health, random};
+use panecast_term::MAX_DIMENSION;
 
 /// panecast: a headless terminal-rendering service.
 #[derive(Parser, Debug)]

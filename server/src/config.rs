@@ -11,7 +11,7 @@ use panecast_proto::SizePolicy;
 use serde::Deserialize;
 
 use crate::access::{AuthConfig, KeyConfig, TrustedProxies};
-use crate::term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
+use panecast_term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
 /// Name of the profile created when none is configured, and used when a
 /// request names neither a profile nor a command.
@@ -336,8 +336,8 @@ impl Default for Limits {
             header_timeout_secs: 10,
             cookie_max_age_secs: 86_400,
             upload_bytes: DEFAULT_UPLOAD_BYTES,
-            image_bytes: crate::term::image::DEFAULT_IMAGE_BYTES as u64,
-            image_pixels: crate::term::image::DEFAULT_IMAGE_PIXELS,
+            image_bytes: panecast_term::image::DEFAULT_IMAGE_BYTES as u64,
+            image_pixels: panecast_term::image::DEFAULT_IMAGE_PIXELS,
             max_wait_ms: 300_000,
             max_waits_per_session: 1000,
             max_waits_per_credential: 64,

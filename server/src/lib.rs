@@ -34,7 +34,6 @@ pub mod scrub;
 pub mod secret_file;
 pub mod session;
 pub mod stream;
-pub mod term;
 pub mod time;
 pub mod tls;
 pub mod upgrade;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use panecast::render::ScreenJson;
-use panecast::term::Term;
+use panecast_term::Term;
 
 /// Cases where panecast deliberately differs from the xterm.js reference.
 const CASE_SKIPS: &[(&str, &str)] = &[];

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use panecast::term::Term;
+use panecast_term::Term;
 
 /// One case: the emoji, its status, and the columns it takes with mode 2027
 /// and without it.

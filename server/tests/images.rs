@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use panecast::term::image::Image;
-use panecast::term::Term;
+use panecast_term::image::Image;
+use panecast_term::Term;
 
 const RED: [u8; 3] = [220, 30, 30];
 const BLUE: [u8; 3] = [30, 30, 220];

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use panecast::render::{render, Format, ScreenJson};
-use panecast::term::{Cell, Row, Snapshot, Style, Term};
+use panecast_term::{Cell, Row, Snapshot, Style, Term};
 use proptest::prelude::*;
 
 /// Corpus cases that cannot round-trip, with the reason. None so far.

@@ -6,7 +6,7 @@
 //! text, link table, scrollback heap bytes), never on timing.
 
 use panecast::render::ScreenJson;
-use panecast::term::{Color, Term};
+use panecast_term::{Color, Term};
 
 /// Takes a snapshot, checks its shape and renders it as JSON.
 fn check(term: &mut Term) -> ScreenJson {

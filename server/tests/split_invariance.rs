@@ -10,7 +10,7 @@
 //! or `PROPTEST_CASES`), which runs in a few seconds in debug builds.
 
 use panecast::render::ScreenJson;
-use panecast::term::{Modes, Term};
+use panecast_term::{Modes, Term};
 use proptest::prelude::*;
 use proptest::sample::Index;
 

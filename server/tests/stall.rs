@@ -187,7 +187,7 @@ impl Drop for Payloads {
 fn hostile_images() -> Vec<u8> {
     use base64::engine::general_purpose::STANDARD;
     use base64::Engine;
-    use panecast::term::image::Image;
+    use panecast_term::image::Image;
 
     let mut out = b"\x1bPq\"1;1;20000;20000#1;2;100;0;0#1!20000~-!20000~-!20000~\x1b\\".to_vec();
     out.extend_from_slice(b"\x1b_Ga=T,f=100,i=2;!!!!\x1b\\\x1b]1337;File=inline=1:%%%%\x07");

@@ -10,7 +10,7 @@
 //! the terminal before the break, so reflowed states are saved too.
 
 use panecast::render::ScreenJson;
-use panecast::term::{Modes, Style, Term};
+use panecast_term::{Modes, Style, Term};
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 

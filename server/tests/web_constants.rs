@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use panecast::render::theme::{self, ThemeColors};
+use panecast::render::theme::{self, colors_of};
 use panecast::render::LINK_SCHEMES;
 
 fn web(name: &str) -> String {
@@ -61,7 +61,7 @@ fn the_clients_themes_are_the_servers() {
     let js = web("palette.js");
     for theme in panecast_proto::Theme::ALL {
         let name = theme.name();
-        let colors = ThemeColors::of(theme);
+        let colors = colors_of(theme);
         let body = between(&js, &format!("{name}: {{"), "}", "web/palette.js");
         let colours = hex_colours(body);
         // fg, bg, cursor, then the 16 ANSI colours.

@@ -54,7 +54,7 @@ pub fn payloads() -> Vec<Prepared> {
 /// Feeds every chunk to panecast, collecting the changed rows and the scroll
 /// hint after each. Returns the terminal so it is dropped outside the timing.
 #[inline(never)]
-pub fn run_panecast(mut term: panecast::term::Term, chunks: &[Vec<u8>]) -> panecast::term::Term {
+pub fn run_panecast(mut term: panecast_term::Term, chunks: &[Vec<u8>]) -> panecast_term::Term {
     let mut seen = term.observe();
     let mut scrolls = 0;
     for chunk in chunks {

@@ -31,7 +31,7 @@ use super::AppState;
 use crate::access::LinkTicket;
 use crate::session::{Room, SessionHandle, Status, ViewerSlot};
 use crate::stream::events::{Event, Events, Member, Resume};
-use crate::term::Snapshot;
+use panecast_term::Snapshot;
 
 /// One event of the stream as an SSE client reads it (also what the
 /// OpenAPI document says of each event of the text/event-stream answer).

@@ -21,7 +21,7 @@ use panecast_proto::{self as proto, CursorShape, Modes, MouseTracking};
 use super::predict::Shown;
 use super::screen::{Changes, Screen};
 use crate::render::ansi::sgr::{link_sequence, sgr_sequence};
-use crate::term::{self, Hyperlink};
+use panecast_term::{self as term, Hyperlink};
 
 /// The state of the local terminal, as far as the painter set it.
 pub struct Painter {
@@ -377,7 +377,7 @@ fn term_style(style: &proto::Style) -> term::Style {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::{Snapshot, Term};
+    use panecast_term::{Snapshot, Term};
 
     /// Paints the screen `input` makes, sent over the wire as the server
     /// sends it, on a fresh emulator of the window's size.

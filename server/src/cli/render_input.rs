@@ -6,7 +6,7 @@
 use std::io::{ErrorKind, Read};
 
 use crate::record::{looks_like_cast, Cast, SNIFF};
-use crate::term::{Term, DEFAULT_SCROLLBACK};
+use panecast_term::{Term, DEFAULT_SCROLLBACK};
 
 use super::RenderArgs;
 

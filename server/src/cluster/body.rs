@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::term::image::{ImageHash, ImageSet, Picture, DEFAULT_IMAGE_BYTES};
-use crate::term::{
+use panecast_term::image::{ImageHash, ImageSet, Picture, DEFAULT_IMAGE_BYTES};
+use panecast_term::{
     CursorState, Hyperlink, Modes, PublishedSet, RecentPushes, Row, SetChunk, Snapshot, Style,
     MAX_DIMENSION,
 };

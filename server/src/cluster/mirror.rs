@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::body::Body;
 use super::message::{Chunk, Delta, Mark, Message};
 use super::squeeze::unsqueeze;
-use crate::term::Snapshot;
+use panecast_term::Snapshot;
 
 /// Deltas kept while they cannot be applied yet (waiting for a chunk set
 /// or a late revision): at most this many...

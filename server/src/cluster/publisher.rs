@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::body::Body;
 use super::message::{Bytes, Chunk, Delta, Mark, Message, SessionState};
 use super::squeeze::squeeze;
-use crate::term::Snapshot;
+use panecast_term::Snapshot;
 
 /// A byte limit too small for a chunk's header.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

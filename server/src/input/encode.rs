@@ -2,7 +2,7 @@
 //! `modifyOtherKeys`' when the program asked for one, else xterm's legacy
 //! bytes ([`super::legacy`]).
 
-use crate::term::Modes;
+use panecast_term::Modes;
 
 use super::keys::{Key, KeyEvent};
 use super::legacy::legacy;
@@ -27,7 +27,7 @@ pub fn encode_key(key: &Key, modes: &Modes) -> Vec<u8> {
 mod tests {
     use super::super::keys::parse_key;
     use super::*;
-    use crate::term::Mode;
+    use panecast_term::Mode;
 
     fn enc(name: &str, modes: &Modes) -> Vec<u8> {
         let key = parse_key(name).expect("known key");

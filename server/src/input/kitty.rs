@@ -8,7 +8,7 @@
 //! third alternate), keypad keys (they arrive as their characters) and
 //! the lock and Super/Hyper modifiers (Meta held arrives as Alt).
 
-use crate::term::KeyboardFlags;
+use panecast_term::KeyboardFlags;
 
 use super::keys::{Key, KeyCode, KeyEvent, ModifierKey, Modifiers};
 use super::legacy::{encode_char, function_number, modifier_param, ESC};
@@ -197,7 +197,7 @@ fn utf8(c: char) -> Vec<u8> {
 mod tests {
     use super::super::encode_key;
     use super::super::keys::{parse_key, Key, KeyEvent};
-    use crate::term::{KeyboardFlags, KeyboardMode, Mode, Modes};
+    use panecast_term::{KeyboardFlags, KeyboardMode, Mode, Modes};
 
     fn modes(flags: u16) -> Modes {
         Modes::default().with_keyboard(KeyboardMode {

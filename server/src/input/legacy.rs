@@ -3,7 +3,7 @@
 //! cursor keys in application cursor mode; and the pieces the kitty and
 //! `modifyOtherKeys` encodings share with it.
 
-use crate::term::{Mode, Modes};
+use panecast_term::{Mode, Modes};
 
 use super::keys::{KeyCode, Modifiers};
 

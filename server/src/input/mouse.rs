@@ -3,7 +3,7 @@
 
 use panecast_proto::{Modifiers, MouseButton, MouseEvent, MouseKind};
 
-use crate::term::{Modes, MouseEncoding, MouseTracking};
+use panecast_term::{Modes, MouseEncoding, MouseTracking};
 
 /// The bytes reporting `event`, or `None` when the program did not ask for
 /// this kind of event (or the position cannot be encoded). `held` is true
@@ -98,7 +98,7 @@ fn modifier_bits(mods: Modifiers) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     fn modes(setup: &[u8]) -> Modes {
         let mut term = Term::new(300, 50, 0);

@@ -5,7 +5,7 @@
 //! every key with Control or Alt (Shift alone still types its character).
 //! Cursor, editing and function keys keep their own modified forms.
 
-use crate::term::OtherKeys;
+use panecast_term::OtherKeys;
 
 use super::keys::{KeyCode, Modifiers};
 use super::legacy::{control_code, modifier_param};
@@ -45,11 +45,11 @@ pub(super) fn encode(key: KeyCode, mods: Modifiers, level: OtherKeys) -> Option<
 mod tests {
     use super::super::encode_key;
     use super::super::keys::parse_key;
-    use crate::term::{KeyboardMode, Modes};
+    use panecast_term::{KeyboardMode, Modes};
 
     fn enc(name: &str, level: u16) -> Vec<u8> {
         let modes = Modes::default().with_keyboard(KeyboardMode {
-            other_keys: crate::term::OtherKeys::from_level(level).expect("a level"),
+            other_keys: panecast_term::OtherKeys::from_level(level).expect("a level"),
             ..KeyboardMode::default()
         });
         encode_key(&parse_key(name).expect("known key"), &modes)

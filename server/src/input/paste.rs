@@ -2,7 +2,7 @@
 //! characters that could end a bracketed paste or inject a sequence are
 //! removed, and the text is bracketed when the program asked for it (2004).
 
-use crate::term::{Mode, Modes};
+use panecast_term::{Mode, Modes};
 
 /// The bytes to write for pasting `text` under `modes`.
 pub fn encode_paste(text: &str, modes: &Modes) -> Vec<u8> {
@@ -40,7 +40,7 @@ pub fn encode_paste(text: &str, modes: &Modes) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     fn modes(setup: &[u8]) -> Modes {
         let mut term = Term::new(10, 2, 0);

@@ -3,7 +3,7 @@
 //! by a crash is ignored, so a recording is readable up to its last whole
 //! event.
 
-use crate::term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
+use panecast_term::{Term, DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
 /// How much of the start [`looks_like_cast`] reads to tell a recording
 /// from raw bytes.

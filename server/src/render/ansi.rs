@@ -28,7 +28,7 @@ pub(crate) mod sgr;
 
 use std::fmt::Write;
 
-use crate::term::{Cell, CursorShape, Mode, Row, Snapshot, Style};
+use panecast_term::{Cell, CursorShape, Mode, Row, Snapshot, Style};
 
 /// The wide character used to make styled empty cells; it never stays on screen.
 const WIDE_FILLER: char = '\u{4e2d}';
@@ -219,7 +219,7 @@ impl Painter<'_> {
 mod tests {
     use super::*;
     use crate::render::ScreenJson;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     fn snapshot(cols: u16, rows: u16, input: &str) -> Snapshot {
         let mut term = Term::new(cols, rows, 100);

@@ -16,7 +16,7 @@ use std::fmt::Write;
 use super::images::{self, Piece};
 use super::markup::{cell_text, escape, is_safe_link, visible_len};
 use super::theme::{self, hex, DEFAULT_BG, DEFAULT_FG};
-use crate::term::{Attrs, Color, Row, Snapshot, Style, Underline};
+use panecast_term::{Attrs, Color, Row, Snapshot, Style, Underline};
 
 /// The font stack of the fragment.
 const FONT: &str = "ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace";
@@ -168,7 +168,7 @@ fn css(style: &Style, is_link: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     fn html(cols: u16, rows: u16, input: &str) -> String {
         let mut term = Term::new(cols, rows, 0);

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use crate::term::image::{ImageHash, ImageSlice};
-use crate::term::{Snapshot, CELL_HEIGHT, CELL_WIDTH};
+use panecast_term::image::{ImageHash, ImageSlice};
+use panecast_term::{Snapshot, CELL_HEIGHT, CELL_WIDTH};
 
 /// What one row shows of one placement.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -95,7 +95,7 @@ pub const MARKER: char = '\u{fffc}';
 #[cfg(test)]
 mod tests {
     use crate::render::{render, Format};
-    use crate::term::Term;
+    use panecast_term::Term;
 
     /// A 20x3 terminal with a 16 x 12 red sixel at column 2 of row 0 and
     /// text after it.

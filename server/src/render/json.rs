@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::term::{Snapshot, StyleId};
+use panecast_term::{Snapshot, StyleId};
 
 /// The cursor position in the screen JSON.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Helpers shared by the HTML and SVG renderers: escaping, the text of a
 //! cell and how much of a row is worth painting.
 
-use crate::term::{Row, Snapshot, Style};
+use panecast_term::{Row, Snapshot, Style};
 
 /// Appends `c` escaped for XML and HTML text and attribute values. Characters
 /// XML 1.0 forbids (C0 controls other than tab, LF and CR, U+FFFE, U+FFFF)
@@ -95,7 +95,7 @@ mod tests {
 
     #[test]
     fn cell_text_covers_every_kind_of_cell() {
-        let mut term = crate::term::Term::new(10, 1, 0);
+        let mut term = panecast_term::Term::new(10, 1, 0);
         term.advance("a中e\u{301}\x1b[C".as_bytes());
         term.advance(b"b");
         let snapshot = term.snapshot();

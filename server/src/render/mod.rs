@@ -12,7 +12,7 @@ pub mod theme;
 
 use std::str::FromStr;
 
-use crate::term::Snapshot;
+use panecast_term::Snapshot;
 
 pub use json::{ImageJson, RevisedScreen, ScreenJson};
 pub use markup::LINK_SCHEMES;

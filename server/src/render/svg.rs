@@ -21,10 +21,10 @@ use std::collections::BTreeMap;
 use super::images::{self, Piece};
 use super::markup::{cell_text, escape, visible_len};
 use super::theme::{self, hex, DEFAULT_BG, DEFAULT_FG};
-use crate::term::image::ImageHash;
-use crate::term::{Attrs, CursorShape, Row, Snapshot, Style, Underline};
+use panecast_term::image::ImageHash;
+use panecast_term::{Attrs, CursorShape, Row, Snapshot, Style, Underline};
 
-pub use crate::term::{CELL_HEIGHT, CELL_WIDTH};
+pub use panecast_term::{CELL_HEIGHT, CELL_WIDTH};
 /// Font size, in px.
 pub const FONT_SIZE: f64 = 14.0;
 /// Distance from the top of a cell to the text's baseline, in px.
@@ -274,7 +274,7 @@ fn num(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     fn svg(cols: u16, rows: u16, input: &str) -> String {
         let mut term = Term::new(cols, rows, 0);

@@ -4,7 +4,7 @@
 
 use super::images::MARKER;
 use super::markup::cell_text;
-use crate::term::{Row, Snapshot};
+use panecast_term::{Row, Snapshot};
 
 /// The visible rows as text, each ending in a newline.
 pub fn render(snapshot: &Snapshot) -> String {

@@ -8,22 +8,20 @@
 
 use panecast_proto::Theme;
 
-pub use crate::term::palette::{Rgb, ThemeColors, CONTRAST, DARK, LIGHT};
-use crate::term::{Attrs, Color, Style};
+pub use panecast_term::palette::{Rgb, ThemeColors, CONTRAST, DARK, LIGHT};
+use panecast_term::{Attrs, Color, Style};
 
 /// The default foreground (of the dark theme, which the renderers paint).
 pub const DEFAULT_FG: Rgb = DARK.fg();
 /// The default background (of the dark theme).
 pub const DEFAULT_BG: Rgb = DARK.bg();
 
-impl ThemeColors {
-    /// The colours of a theme the wire names.
-    pub fn of(theme: Theme) -> &'static ThemeColors {
-        match theme {
-            Theme::Dark => &DARK,
-            Theme::Light => &LIGHT,
-            Theme::Contrast => &CONTRAST,
-        }
+/// The colours of a theme the wire names.
+pub fn colors_of(theme: Theme) -> &'static ThemeColors {
+    match theme {
+        Theme::Dark => &DARK,
+        Theme::Light => &LIGHT,
+        Theme::Contrast => &CONTRAST,
     }
 }
 
@@ -86,11 +84,11 @@ mod tests {
     #[test]
     fn themes_differ_in_their_own_colours_only() {
         for theme in Theme::ALL {
-            let colors = ThemeColors::of(theme);
+            let colors = colors_of(theme);
             assert_eq!(colors.palette(67), (0x5f, 0x87, 0xaf));
             assert_eq!(colors.palette(255), (0xee, 0xee, 0xee));
         }
-        assert_eq!(ThemeColors::of(Theme::Dark), &DARK);
+        assert_eq!(colors_of(Theme::Dark), &DARK);
         assert_eq!(LIGHT.bg(), (0xff, 0xff, 0xff));
         assert_eq!(LIGHT.palette(1), (0xcd, 0x31, 0x31));
         assert_eq!(CONTRAST.cursor(), (0xff, 0xff, 0x00));

@@ -34,10 +34,10 @@ use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pool::Lane;
 use crate::pty::{ChildState, ExitStatus, LineDiscipline, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
-use crate::render::theme::ThemeColors;
+use crate::render::theme::colors_of;
 use crate::stream::ScrollbackLines;
-use crate::term::Mode;
-use crate::term::{Effect, FileOffer, Snapshot, Term};
+use panecast_term::Mode;
+use panecast_term::{Effect, FileOffer, Snapshot, Term};
 
 use super::busy::Busyness;
 use super::pacer::Pacer;
@@ -291,7 +291,7 @@ impl Live {
                         let _ = reply.send(if marked { Ok(()) } else { Err(SessionError::NotRecording) });
                     }
                     Some(Command::Theme(theme, _)) => {
-                        self.actor.term.set_theme(ThemeColors::of(theme));
+                        self.actor.term.set_theme(colors_of(theme));
                     }
                     Some(Command::Freeze(request)) => self.freeze(request).await,
                     Some(Command::Scrollback { start, count, reply, .. }) => {

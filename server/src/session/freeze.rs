@@ -18,7 +18,7 @@ use crate::record::Recorder;
 pub struct Frozen {
     /// Its description.
     pub saved: SavedSession,
-    /// Its terminal, as [`Term::save`](crate::term::Term::save) wrote it.
+    /// Its terminal, as [`Term::save`](panecast_term::Term::save) wrote it.
     pub term: Vec<u8>,
     /// Its pty master, while the program runs.
     pub master: Option<RawFd>,

@@ -13,7 +13,7 @@ use crate::access::{Credential, Principal};
 use crate::config::Limits;
 use crate::stream::redraw::{RedrawFeed, RedrawSlot};
 use crate::stream::FrameCache;
-use crate::term::{FileOffer, Snapshot};
+use panecast_term::{FileOffer, Snapshot};
 
 use super::budget::{InputBudget, ReadLimit};
 use super::reads::{ReadShares, Reader};

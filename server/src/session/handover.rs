@@ -15,7 +15,7 @@ use super::{
     Sessions, Thawed,
 };
 use crate::pty::{Pty, PtyEvents, SavedSandbox};
-use crate::term::Term;
+use panecast_term::Term;
 
 /// A frozen session: its handle, what it handed back, and how to thaw it.
 pub struct FrozenSession {

@@ -6,8 +6,8 @@
 //! Everything else talks to it through a [`SessionHandle`]; the
 //! [`Sessions`] registry creates, finds and ends them.
 //!
-//! [`Term`]: crate::term::Term
-//! [`Snapshot`]: crate::term::Snapshot
+//! [`Term`]: panecast_term::Term
+//! [`Snapshot`]: panecast_term::Snapshot
 
 mod actor;
 mod budget;

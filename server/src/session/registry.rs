@@ -16,7 +16,7 @@ use crate::config::Limits;
 use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
 use crate::record::{Cast, RecordingInfo, Recordings, SessionToRecord};
-use crate::term::Term;
+use panecast_term::Term;
 
 use super::actor::Actor;
 use super::cluster::Cluster;

@@ -8,7 +8,7 @@
 //! The encoding: an 8-byte magic, the version (u32, little-endian), then
 //! the description in CBOR. A reader refuses a version it does not know.
 //!
-//! [`Term::save`]: crate::term::Term::save
+//! [`Term::save`]: panecast_term::Term::save
 //! [`SavedLink`]: crate::access::SavedLink
 
 use std::sync::Arc;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
-use crate::term::{Row, Term};
+use panecast_term::{Row, Term};
 
 /// Longest pattern accepted, in bytes.
 pub const MAX_PATTERN: usize = 1024;

@@ -24,7 +24,7 @@ use utoipa::ToSchema;
 use super::search::{self, Pattern, SearchError};
 use super::shares::{Share, Shares};
 use crate::access::Credential;
-use crate::term::{Row, Snapshot};
+use panecast_term::{Row, Snapshot};
 
 /// How long a wait lasts when it names no `timeout_ms`, unless
 /// `limits.max_wait_ms` is shorter.
@@ -273,7 +273,7 @@ impl Waits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     fn conditions(request: WaitRequest) -> Conditions {
         Conditions::new(&request, Duration::from_secs(1)).expect("valid")

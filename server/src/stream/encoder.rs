@@ -17,8 +17,8 @@ use panecast_proto as proto;
 
 use super::images::{image_message, ImagesSent};
 use super::lines::{encode_row, wire_style};
-use crate::term::image::Image;
-use crate::term::{CursorShape, KeyboardFlags, Mode, Modes, MouseTracking, Snapshot};
+use panecast_term::image::Image;
+use panecast_term::{CursorShape, KeyboardFlags, Mode, Modes, MouseTracking, Snapshot};
 
 /// Everything a frame is computed from: where the viewer stands and the
 /// snapshot's state. Rows are identified by the generation (a row's content
@@ -390,7 +390,7 @@ impl ViewerState {
             .filter(|&&id| self.note_sent(id, snap.styles.stamp(id as usize)))
             .map(|&id| proto::StyleDef {
                 id: id as u32,
-                style: wire_style(&snap.style(crate::term::StyleId(id)), snap),
+                style: wire_style(&snap.style(panecast_term::StyleId(id)), snap),
             })
             .collect();
         push_definitions(defs, snap.style_epoch, out);

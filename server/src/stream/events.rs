@@ -15,7 +15,7 @@ use std::sync::Arc;
 use panecast_proto::{MemberKind, Role};
 use serde_json::{json, Value};
 
-use crate::term::{Row, Snapshot};
+use panecast_term::{Row, Snapshot};
 
 /// One event: its name, its id (for `screen` events) and its JSON data.
 #[derive(Debug, Clone, PartialEq)]
@@ -221,7 +221,7 @@ fn kind(kind: MemberKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     fn changed(event: &Event) -> Vec<(u64, String)> {
         event.data["changed"]

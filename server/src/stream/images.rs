@@ -9,8 +9,8 @@ use panecast_proto as proto;
 use panecast_proto::limits::{MAX_IMAGE_PNG, MAX_IMAGE_SIDE};
 
 use crate::render::images::Piece;
-use crate::term::image::{Image, ImageHash, ImageSet, MAX_IMAGE_SIDE as TERM_MAX_SIDE};
-use crate::term::{Row, Snapshot};
+use panecast_term::image::{Image, ImageHash, ImageSet, MAX_IMAGE_SIDE as TERM_MAX_SIDE};
+use panecast_term::{Row, Snapshot};
 
 // Every image the terminal keeps fits the wire's bounds.
 const _: () = assert!(TERM_MAX_SIDE <= MAX_IMAGE_SIDE);

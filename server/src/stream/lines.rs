@@ -3,7 +3,7 @@
 use panecast_proto as proto;
 
 use super::images::row_pieces;
-use crate::term::{Color, Hyperlink, Row, Snapshot, Style, Underline};
+use panecast_term::{Color, Hyperlink, Row, Snapshot, Style, Underline};
 
 /// A row as a wire line `cols` wide, with the grid's style ids as wire ids
 /// and the pieces of images it shows.
@@ -75,7 +75,7 @@ pub fn wire_style_linked(style: &Style, link: Option<&Hyperlink>) -> proto::Styl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::{Attrs, StyleId, Term};
+    use panecast_term::{Attrs, StyleId, Term};
 
     fn first_row(bytes: &[u8]) -> (proto::Line, Snapshot) {
         let mut term = Term::new(10, 2, 0);

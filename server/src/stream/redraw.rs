@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::time::{sleep_until, Instant};
 
 use crate::render::{self, Format};
-use crate::term::Snapshot;
+use panecast_term::Snapshot;
 
 /// Shortest time between two renders.
 pub const MIN_INTERVAL: Duration = Duration::from_millis(33);
@@ -143,7 +143,7 @@ fn redraw(screen: &Snapshot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::Term;
+    use panecast_term::Term;
 
     #[tokio::test]
     async fn viewers_share_one_render_per_screen_and_see_the_final_one() {

@@ -8,8 +8,8 @@ use panecast_proto::{DecodeError, Scrollback, ServerMessage, Style, StyleDef, St
 
 use super::images::placed_images;
 use super::lines::{encode_row, wire_style_linked};
-use crate::term::image::Image;
-use crate::term::{StyleId, Term};
+use panecast_term::image::Image;
+use panecast_term::{StyleId, Term};
 
 /// Scrollback lines and the screen they were counted from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub struct ScrollbackLines {
     /// That screen's scroll count ([`Snapshot::scroll_count`]), to re-index
     /// the answer for a viewer that was sent another screen.
     ///
-    /// [`Snapshot::scroll_count`]: crate::term::Snapshot::scroll_count
+    /// [`Snapshot::scroll_count`]: panecast_term::Snapshot::scroll_count
     pub scroll_count: u64,
     /// The styles the lines use, as the terminal defined them when they
     /// were read: (id, stamp, style). A viewer is sent those it lacks first.

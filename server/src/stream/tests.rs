@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use panecast_proto as proto;
 
 use super::{FrameCache, ViewerState};
-use crate::term::{Color, Snapshot, StyleId, Term};
+use panecast_term::{Color, Snapshot, StyleId, Term};
 
 /// The client's copy of the screen: per cell (text, style id).
 #[derive(Default)]

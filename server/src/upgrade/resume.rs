@@ -13,7 +13,7 @@ use super::exec::{set_cloexec, STATE_ENV};
 use super::{remove_state, Handover};
 use crate::access::Access;
 use crate::session::{HandedOver, SavedSession, Sessions};
-use crate::term::Term;
+use panecast_term::Term;
 
 /// A hand-over state taken back at start.
 pub struct Resumed {

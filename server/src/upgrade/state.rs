@@ -11,7 +11,7 @@
 //! session descriptions and terminal states inside carry versions of their
 //! own, which [`Handover::validate`] checks too.
 //!
-//! [`Term::save`]: crate::term::Term::save
+//! [`Term::save`]: panecast_term::Term::save
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::access::{Links, SavedLink};
 use crate::pty::SavedSandbox;
 use crate::session::{FrozenRecording, SavedSession, SavedStatus};
-use crate::term::Term;
+use panecast_term::Term;
 
 /// The first bytes of every hand-over state.
 const MAGIC: &[u8; 8] = b"PCHANDOV";

@@ -1,5 +1,5 @@
 //! `vte` as the oracle for panecast's parser: the same bytes go to
-//! `vte::Parser` and to `panecast::term::parser::Parser`, each with a
+//! `vte::Parser` and to `panecast_term::parser::Parser`, each with a
 //! recorder, and both action lists are brought to one normal form:
 //! - print: a run of characters (consecutive prints merged, so panecast's
 //!   ASCII runs, text batches and single characters compare with vte's one
@@ -22,7 +22,7 @@
 
 #![allow(dead_code)] // The test and the fuzz target use different parts.
 
-use panecast::term::parser::{self, MAX_OSC_BYTES};
+use panecast_term::parser::{self, MAX_OSC_BYTES};
 
 /// One action in the normal form.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use unicode_width::UnicodeWidthChar;
 
-use crate::term::Snapshot;
+use panecast_term::Snapshot;
 
 /// The cursor's mark: inserted before the character under the cursor, so
 /// the rest of that row shifts right by one column.

@@ -23,7 +23,7 @@ use crate::stream::{Flow, FrameCache, ViewerState};
 /// has not taken a message for as long.
 const DEAD_AFTER_PINGS: u32 = 3;
 /// The clipboard text the terminal keeps always fits a `Clipboard` message.
-const _: () = assert!(crate::term::MAX_CLIPBOARD <= panecast_proto::limits::MAX_CLIPBOARD);
+const _: () = assert!(panecast_term::MAX_CLIPBOARD <= panecast_proto::limits::MAX_CLIPBOARD);
 
 /// A frame piece the socket has not taken for this long means the client
 /// has stopped reading: the viewer lets go of the rest of the frame rather

@@ -11,7 +11,7 @@ use tokio::time::timeout;
 
 use super::closing::Ending;
 use super::viewer::{Viewer, STALLED_AFTER};
-use crate::term::Snapshot;
+use panecast_term::Snapshot;
 
 impl Viewer {
     /// Sends one message. A socket that has not taken it after

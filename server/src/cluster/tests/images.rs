@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::same::assert_same;
 use crate::cluster::{Message, Mirror, Outcome, Publisher};
-use crate::term::Term;
+use panecast_term::Term;
 
 /// A sixel of `w` x 12 pixels in one colour.
 fn sixel(w: usize, red: u8) -> Vec<u8> {

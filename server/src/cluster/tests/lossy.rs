@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::same::assert_same;
 use crate::cluster::{Message, Mirror, Outcome, Publisher, SessionState};
-use crate::term::{Snapshot, Term};
+use panecast_term::{Snapshot, Term};
 
 /// Pieces of output: text, colours, links, scrolling, the alternate screen.
 fn piece() -> impl Strategy<Value = Vec<u8>> {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::same::assert_same;
 use crate::cluster::{Gap, Message, Mirror, Outcome, Publisher, SessionState};
-use crate::term::{Snapshot, Term};
+use panecast_term::{Snapshot, Term};
 
 const LIMIT: usize = 1024;
 

@@ -1,6 +1,6 @@
 //! Snapshot equality as a viewer sees it: every field the encoders read.
 
-use crate::term::{PublishedSet, Snapshot};
+use panecast_term::{PublishedSet, Snapshot};
 
 fn same_set<T: PartialEq + std::fmt::Debug>(a: &PublishedSet<T>, b: &PublishedSet<T>, what: &str) {
     assert_eq!(a.len(), b.len(), "{what} length");

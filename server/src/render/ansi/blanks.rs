@@ -14,7 +14,7 @@
 //!   cell in the pen's style there and wraps.
 
 use super::{Painter, WIDE_FILLER};
-use crate::term::{Color, Row, Style};
+use panecast_term::{Color, Row, Style};
 
 impl Painter<'_> {
     /// Makes every styled empty cell of `row`, drawn on screen row `r`. No

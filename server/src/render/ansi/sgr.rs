@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::term::{Attrs, Color, Hyperlink, Style, Underline};
+use panecast_term::{Attrs, Color, Hyperlink, Style, Underline};
 
 /// The SGR sequence that sets exactly `style`'s attributes and colours
 /// (its hyperlink aside): a reset, then every attribute that is on.

@@ -29,8 +29,8 @@ use crate::pty::ExitStatus;
 use crate::session::handle::{Outputs, Source, WeakHandle};
 use crate::session::{Command, EndReason, SessionError, SessionHandle, SessionInfo, Status};
 use crate::stream::{placed_images, ScrollbackLines};
-use crate::term::image::ImageSet;
-use crate::term::Snapshot;
+use panecast_term::image::ImageSet;
+use panecast_term::Snapshot;
 
 /// How often the mirror asks its owner to go on publishing.
 const WATCH_EVERY: Duration = Duration::from_secs(1);

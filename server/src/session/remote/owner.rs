@@ -673,7 +673,7 @@ impl Serving {
 
     /// Publishes the changes to `screen` while some node watches: as a
     /// delta, or as a chunk set when the delta is over NATS's limit.
-    async fn publish(&mut self, screen: Arc<crate::term::Snapshot>) {
+    async fn publish(&mut self, screen: Arc<panecast_term::Snapshot>) {
         let Some(publisher) = &mut self.publisher else {
             return;
         };

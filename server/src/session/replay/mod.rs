@@ -7,7 +7,7 @@
 //! [`Timeline`] and plays only the events after it.
 //!
 //! [`Sessions::replay`]: super::Sessions::replay
-//! [`Term`]: crate::term::Term
+//! [`Term`]: panecast_term::Term
 //! [`SessionHandle`]: super::SessionHandle
 
 mod player;

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::record::Cast;
-use crate::term::{Snapshot, Term};
+use panecast_term::{Snapshot, Term};
 
 use super::super::actor::{scrollback_timed, search_now, sleep_until_some};
 use super::super::{Command, SessionError, Status};

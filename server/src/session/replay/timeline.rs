@@ -13,7 +13,7 @@
 use std::mem::size_of;
 
 use crate::record::{apply, Cast, Event, EventKind};
-use crate::term::{Cell, Term};
+use panecast_term::{Cell, Term};
 
 /// Scrollback lines a replay keeps (each keyframe copies them).
 pub const REPLAY_SCROLLBACK: usize = 1000;
