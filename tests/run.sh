@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check and test of panecast: formatting, lints, the Rust tests
 # (unit, conformance, integration), the benchmark smoke run, the web
-# client's tests, the reverse proxies and the container image. Installs what it needs, idempotently, so it works on a
-# clean machine. Usage: bash tests/run.sh
+# client's tests, the reverse proxies, the container image and the book
+# (docs/, built with mdBook, its links checked). Installs what it needs,
+# idempotently, so it works on a clean machine. Usage: bash tests/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
