@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check and test of panecast: formatting, lints, the Rust tests
 # (unit, conformance, integration), the benchmark smoke run, the web
-# client's tests, the reverse proxies and the container image. Installs what it needs, idempotently, so it works on a
-# clean machine. Usage: bash tests/run.sh
+# client's tests, the reverse proxies, the container image and the book
+# (docs/, built with mdBook, its links checked). Installs what it needs,
+# idempotently, so it works on a clean machine. Usage: bash tests/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,25 @@ cargo fmt --all -- --check
 
 step "cargo clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "the book: mdBook (crates.io, into .tools/mdbook), build docs/, check its links (tests/book_links.py)"
+# mdBook, pinned, is built once from crates.io into a folder of the
+# checkout (ignored by git); without its server and file watcher it takes
+# about 4.5 minutes on 2 busy cores. Elsewhere than CI a machine that cannot
+# install it skips the book; CI fails.
+MDBOOK_VERSION=0.5.4
+MDBOOK=.tools/mdbook/bin/mdbook
+if [[ ! -x $MDBOOK || $("$MDBOOK" --version 2>/dev/null) != "mdbook v$MDBOOK_VERSION" ]]; then
+  cargo install mdbook --version "$MDBOOK_VERSION" --locked --quiet \
+    --no-default-features --features search --root .tools/mdbook \
+    || [[ ${CI:-} != true ]] || { echo "mdBook $MDBOOK_VERSION could not be installed (CI=true)" >&2; exit 1; }
+fi
+if [[ -x $MDBOOK ]]; then
+  "$MDBOOK" build docs
+  python3 tests/book_links.py target/book
+else
+  echo "skipped: mdBook $MDBOOK_VERSION could not be installed"
+fi
 
 step "install: nats-server (Debian), for the cluster tests (server/tests/cluster.rs)"
 if ! command -v nats-server >/dev/null; then
