@@ -38,6 +38,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
+provenance "cluster benchmark (bench/cluster.sh)"
 FLOOD_LINES=${FLOOD_LINES:-2000000}
 export VIEWERS=${VIEWERS:-300}
 export SESSIONS=${SESSIONS:-3000}

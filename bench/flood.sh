@@ -21,6 +21,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
+provenance "flood benchmark (bench/flood.sh)"
 RUNS=${RUNS:-5}
 FLOOD_LINES=${FLOOD_LINES:-2000000}
 COLS=104

@@ -16,6 +16,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
+provenance "hostile-load benchmark (bench/hostile.sh)"
 bench_start
 build_release hostile_bench
 

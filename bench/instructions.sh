@@ -26,6 +26,7 @@ if ! command -v valgrind >/dev/null; then
 fi
 
 . bench/lib.sh
+provenance "instruction counts (bench/instructions.sh)"
 bin="$(bench_executable instructions)"
 
 if (($#)); then

@@ -92,3 +92,15 @@ for line in sys.stdin:
     [[ -x "$found" ]] || { echo "could not build the $1 bench" >&2; exit 1; }
     echo "$found"
 }
+
+# provenance NAME: the line every table starts with, so that a figure in
+# the docs names what made it: the script, the commit (with "+changes" when
+# the tree differs from it), the date, and the machine.
+provenance() {
+    local root commit
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    git -C "$root" diff --quiet HEAD -- 2>/dev/null || commit="$commit+changes"
+    echo "panecast $1, commit $commit, $(date -u +%Y-%m-%d)"
+    echo "machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+}

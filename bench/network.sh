@@ -53,8 +53,7 @@ done
 
 value() { awk -v p="$1" -v n="$2" '$1 == p && $2 == n { print $3; exit }' "$FIGURES"; }
 echo
-echo "panecast network benchmark, commit $(git -C "$ROOT" rev-parse --short HEAD), $(date -u +%Y-%m-%d)"
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r)"
+provenance "network benchmark (bench/network.sh)"
 echo
 printf '| %-34s |' "figure"
 for p in $PROFILES; do printf ' %9s |' "$p"; done

@@ -17,6 +17,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
+provenance "whole-process render benchmark (bench/render.sh)"
 bench_start
 runs=${RUNS:-10}
 

@@ -24,6 +24,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
+provenance "many-sessions benchmark (bench/sessions.sh)"
 SESSIONS=${SESSIONS:-10000}
 ISOLATION=${ISOLATION:-user}
 PTY_MAX_BEFORE=

@@ -20,6 +20,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
+provenance "streaming benchmark (bench/stream.sh)"
 FLOOD_LINES=${FLOOD_LINES:-2000000}
 bench_start
 build_release stream_bench

@@ -15,6 +15,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/lib.sh"
+provenance "wait benchmark (bench/wait.sh)"
 ROUNDS=${ROUNDS:-1000}
 WAITERS=${WAITERS:-1000}
 bench_start
