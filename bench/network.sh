@@ -12,6 +12,8 @@
 #   flood    a viewer of a 140 MB flood and a typist without prediction on
 #            the same link: how far behind the viewer's screen is, and the
 #            typist's echo.
+#   attach   `panecast attach` on mobile (server/tests/attach_network.rs,
+#            release): key to glyph with prediction and without.
 # The tests are tests/browser/network.test.mjs and transfer.test.mjs, run
 # with PANECAST_NET_FULL=1 and PANECAST_NET_PROFILE; the test command runs
 # their short versions on mobile. Prints every figure, then one table, with
@@ -82,6 +84,13 @@ row "140 MB flood: viewer lag p50 (ms)" flood_lag_p50_ms
 row "140 MB flood: viewer lag p99 (ms)" flood_lag_p99_ms
 row "beside it: echo p50, no prediction" flood_echo_p50_ms
 row "beside it: echo p99, no prediction" flood_echo_p99_ms
+echo
+echo
+echo "== attach on mobile (cargo test --release --test attach_network)"
+(cd "$ROOT" && cargo test --release --locked -q -p panecast-server --test attach_network -- --nocapture 2>&1) |
+    tee "$WORK/attach.log" | grep -E '^(mobile|predict = false)' || true
+grep -q '^test result: ok' "$WORK/attach.log" && echo "attach result ok" >> "$WORK/results" \
+    || echo "attach result not ok" >> "$WORK/results"
 echo
 failed=$(grep -c ' not ok$' "$WORK/results" || true)
 echo "tests: $(wc -l < "$WORK/results") run over the profiles, $failed failed"

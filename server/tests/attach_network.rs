@@ -30,7 +30,7 @@ use common::netsim::Netsim;
 use common::process::ServerProcess;
 use common::{eventually, TOKEN};
 use serde_json::json;
-use tmux::{row_text, trimmed, underlined, Tmux, COLS, ROWS};
+use tmux::{row_text, trimmed, underlined, Recording, Tmux, COLS, ROWS};
 
 #[path = "attach/tmux.rs"]
 mod tmux;
@@ -115,8 +115,8 @@ fn wait_same_screen(server: &ServerProcess, tmux: &Tmux, id: &str) -> String {
 
 /// Attaches pane "a" to session `id` through `link` with `args`, and waits
 /// for the screen and for a round trip to have been measured.
-fn attach(server: &ServerProcess, tmux: &Tmux, link: &Link, id: &str, args: &str) {
-    tmux.attach(
+fn attach(server: &ServerProcess, tmux: &Tmux, link: &Link, id: &str, args: &str) -> Recording {
+    let recording = tmux.attach_recorded(
         "a",
         &format!("PANECAST_TOKEN={TOKEN}"),
         &format!("{} {args}", link.page(id)),
@@ -124,6 +124,7 @@ fn attach(server: &ServerProcess, tmux: &Tmux, link: &Link, id: &str, args: &str
     wait_same_screen(server, tmux, id);
     // The Pong of the Ping sent on connecting: a round trip or two.
     std::thread::sleep(Duration::from_millis(800));
+    recording
 }
 
 /// The `p`th quantile of `sorted` durations, in ms.
@@ -134,9 +135,10 @@ fn ms(sorted: &[Duration], p: f64) -> u128 {
 
 /// When a typed key showed in the pane, and when its echo confirmed it.
 struct Shown {
-    /// From typing to the glyph in the pane.
+    /// From typing to the glyph in the pane (as often as the pane is read).
     glyph: Duration,
-    /// It was underlined when first seen: a prediction.
+    /// It was underlined when first painted: a prediction (from what the
+    /// attach wrote, in order, which no reading of the pane can miss).
     predicted: bool,
     /// From typing to the glyph not underlined (the program's echo).
     echoed: Duration,
@@ -144,13 +146,21 @@ struct Shown {
 
 /// Types `c`, which the program echoes at (`row`, `col`), and watches the
 /// pane until the echo is there.
-fn type_and_watch(tmux: &Tmux, c: char, row: usize, col: usize) -> Shown {
-    press_and_watch(tmux, &["-l", &c.to_string()], c, row, col)
+fn type_and_watch(tmux: &Tmux, recording: &Recording, c: char, row: usize, col: usize) -> Shown {
+    press_and_watch(tmux, recording, &["-l", &c.to_string()], c, row, col)
 }
 
 /// Presses `keys` (send-keys arguments), after which the program shows
 /// `c` at (`row`, `col`), and watches the pane until it does.
-fn press_and_watch(tmux: &Tmux, keys: &[&str], c: char, row: usize, col: usize) -> Shown {
+fn press_and_watch(
+    tmux: &Tmux,
+    recording: &Recording,
+    keys: &[&str],
+    c: char,
+    row: usize,
+    col: usize,
+) -> Shown {
+    let from = recording.len();
     let start = Instant::now();
     tmux.keys("a", keys);
     let mut first = None;
@@ -162,8 +172,11 @@ fn press_and_watch(tmux: &Tmux, keys: &[&str], c: char, row: usize, col: usize) 
             .get(row)
             .map(|r| r.get(col).copied().unwrap_or((' ', false)));
         if let Some((_, underlined)) = cell.filter(|&(shown, _)| shown == c) {
-            let (glyph, predicted) = *first.get_or_insert((elapsed, underlined));
+            let glyph = *first.get_or_insert(elapsed);
             if !underlined {
+                let predicted = eventually(&format!("{c:?} in the attach's output"), || {
+                    recording.first_shown_underlined(from, c, row, col)
+                });
                 return Shown {
                     glyph,
                     predicted,
@@ -202,10 +215,10 @@ fn keys_typed_at_bash_show_before_their_echo_could_arrive_on_a_mobile_link() {
     let id = bash(&server);
     let link = Link::mobile(&server);
     let tmux = Tmux::new();
-    attach(&server, &tmux, &link, &id, "");
+    let recording = attach(&server, &tmux, &link, &id, "");
 
     // The first key of the line waits for its echo (a new epoch).
-    let first = type_and_watch(&tmux, 'e', 0, 2);
+    let first = type_and_watch(&tmux, &recording, 'e', 0, 2);
     assert!(
         !first.predicted,
         "the first key of an epoch is not shown early"
@@ -221,7 +234,7 @@ fn keys_typed_at_bash_show_before_their_echo_could_arrive_on_a_mobile_link() {
                 tmux.type_text("a", " ");
                 std::thread::sleep(Duration::from_millis(400));
             } else {
-                shown.push((c.to_string(), type_and_watch(&tmux, c, 0, col)));
+                shown.push((c.to_string(), type_and_watch(&tmux, &recording, c, 0, col)));
             }
             col += 1;
         }
@@ -231,9 +244,9 @@ fn keys_typed_at_bash_show_before_their_echo_could_arrive_on_a_mobile_link() {
     col -= 1;
     shown.push((
         "BSpace".into(),
-        press_and_watch(&tmux, &["BSpace"], ' ', 0, col),
+        press_and_watch(&tmux, &recording, &["BSpace"], ' ', 0, col),
     ));
-    shown.push(("d".into(), type_and_watch(&tmux, 'd', 0, col)));
+    shown.push(("d".into(), type_and_watch(&tmux, &recording, 'd', 0, col)));
     let mut moves = vec![move_and_watch(&tmux, "Left", col)];
     std::thread::sleep(Duration::from_millis(400));
     moves.push(move_and_watch(&tmux, "Right", col + 1));
@@ -251,10 +264,9 @@ fn keys_typed_at_bash_show_before_their_echo_could_arrive_on_a_mobile_link() {
     for (key, s) in &shown {
         assert!(
             s.predicted,
-            "{key:?} showed only with its echo, after {:?}",
+            "{key:?} was painted only with its echo, seen after {:?}",
             s.glyph
         );
-        assert!(s.glyph < s.echoed, "{key:?}");
     }
     let mut glyphs: Vec<Duration> = shown.iter().map(|(_, s)| s.glyph).collect();
     let mut echoes: Vec<Duration> = shown.iter().map(|(_, s)| s.echoed).collect();
@@ -274,11 +286,9 @@ fn keys_typed_at_bash_show_before_their_echo_could_arrive_on_a_mobile_link() {
         ms(&echoes, 1.0),
         first.glyph.as_millis(),
     );
-    assert!(
-        glyphs[glyphs.len() / 2] < MOBILE_LEAST_RTT,
-        "predictions show before an echo can arrive: p50 {} ms",
-        ms(&glyphs, 0.5)
-    );
+    // How soon the glyphs show is bench/network.sh's to print (a busy
+    // machine reads the pane late): here, that each was painted as a
+    // prediction, before its echo.
 }
 
 /// Types `secret` one key at a time, watching the pane while it does: no
@@ -369,11 +379,11 @@ fn a_profile_with_predict_false_is_never_predicted() {
     let link = Link::mobile(&server);
     let tmux = Tmux::new();
     // Even when asked to predict whatever the round trip.
-    attach(&server, &tmux, &link, &id, "--predict=always");
+    let recording = attach(&server, &tmux, &link, &id, "--predict=always");
 
     let mut glyphs = Vec::new();
     for (col, c) in "echo-barred".chars().enumerate() {
-        let shown = type_and_watch(&tmux, c, 0, col + 2);
+        let shown = type_and_watch(&tmux, &recording, c, 0, col + 2);
         assert!(!shown.predicted, "{c:?} was predicted");
         glyphs.push(shown.glyph);
     }

@@ -60,12 +60,31 @@ impl Tmux {
 
     /// [`Tmux::attach`] in a window of `size` (columns, rows).
     pub fn attach_sized(&self, name: &str, size: (u16, u16), env: &str, args: &str) {
-        let bin = env!("CARGO_BIN_EXE_panecast");
+        self.window(name, size, &attach_script(env, args));
+    }
+
+    /// [`Tmux::attach`], with every byte the attach writes to the pane
+    /// copied to a file from the first (`tmux pipe-pane`): the order in
+    /// which it painted things, which reading the pane now and then may
+    /// miss on a busy machine.
+    pub fn attach_recorded(&self, name: &str, env: &str, args: &str) -> Recording {
+        let file = self.dir.join(format!("{name}.out"));
+        let go = self.dir.join(format!("{name}.go"));
+        // The attach waits for the pipe to be in place.
         let script = format!(
-            "{env} {bin} attach {args}; echo exit=$?; \
-             stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo; \
-             exec sleep 600"
+            "until [ -e '{}' ]; do sleep 0.01; done; {}",
+            go.display(),
+            attach_script(env, args)
         );
+        self.window(name, (COLS, ROWS), &script);
+        let copy = format!("cat >> '{}'", file.display());
+        self.run(&["pipe-pane", "-o", "-t", name, &copy]);
+        std::fs::write(&go, b"").expect("the go file");
+        Recording { file }
+    }
+
+    /// A new window `name` of `size` running `sh -c script`.
+    fn window(&self, name: &str, size: (u16, u16), script: &str) {
         let (cols, rows) = (size.0.to_string(), size.1.to_string());
         self.run(&[
             "new-session",
@@ -78,7 +97,7 @@ impl Tmux {
             &rows,
             "sh",
             "-c",
-            &script,
+            script,
         ]);
     }
 
@@ -114,6 +133,63 @@ impl Tmux {
                 .any(|l| l == "echo" || l == "-echo")
                 .then_some(pane)
         })
+    }
+}
+
+/// The shell script of a window running `panecast attach ARGS` with `env`:
+/// after it exits the pane shows its exit code and whether the terminal is
+/// back in canonical mode with echo, and stays open.
+fn attach_script(env: &str, args: &str) -> String {
+    let bin = env!("CARGO_BIN_EXE_panecast");
+    format!(
+        "{env} {bin} attach {args}; echo exit=$?; \
+         stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo; \
+         exec sleep 600"
+    )
+}
+
+/// What an attach wrote to its pane, copied to a file as it goes.
+pub struct Recording {
+    file: PathBuf,
+}
+
+impl Recording {
+    /// How many bytes are copied so far.
+    pub fn len(&self) -> usize {
+        std::fs::metadata(&self.file).map_or(0, |m| m.len() as usize)
+    }
+
+    /// Whether cell (`row`, `col`) was underlined (a prediction) when it
+    /// first showed `c` after byte `from` (counting only a change to `c`:
+    /// a cell that shows `c` at `from` must first show something else);
+    /// `None` until the copy has it. Replays the copy through an emulator
+    /// of the pane's size.
+    pub fn first_shown_underlined(
+        &self,
+        from: usize,
+        c: char,
+        row: usize,
+        col: usize,
+    ) -> Option<bool> {
+        let bytes = std::fs::read(&self.file).unwrap_or_default();
+        let from = from.min(bytes.len());
+        let mut term = panecast_term::Term::new(COLS, ROWS, 0);
+        term.advance(&bytes[..from]);
+        let cell = |term: &mut panecast_term::Term| {
+            let cell = *term.row(row)?.cells().get(col)?;
+            let underline = term.style_now(cell.style()).1.underline;
+            Some((cell.ch(), underline != panecast_term::Underline::None))
+        };
+        let mut left = cell(&mut term).is_none_or(|(shown, _)| shown != c);
+        for &byte in &bytes[from..] {
+            term.advance(&[byte]);
+            match cell(&mut term) {
+                Some((shown, underlined)) if shown == c && left => return Some(underlined),
+                Some((shown, _)) if shown != c => left = true,
+                _ => {}
+            }
+        }
+        None
     }
 }
 
