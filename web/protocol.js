@@ -30,6 +30,8 @@ export const FRAME = t([1, 'FULL HAS_TITLE CURSOR_SHAPE CURSOR_VISIBLE'], [8, 'C
 export const MODE = t([1, 'appCursor bracketedPaste appKeypad altScreen focusEvents mouseSgr reverseVideo', 2], [1024, 'keyReleases keyAll', 2]);
 // The flags bytes of the other messages.
 export const FLAG = t([1, 'STYLES_RESET'], [1, 'EXIT_HAS_CODE'], [1, 'REPLAY_PLAYING'], [1, 'ROOM_YOU_DRIVE'], [1, 'ROOM_CONTROL ROOM_DRIVES'], [1, 'ECHO_KNOWN ECHO_ON ECHO_CANONICAL ECHO_BARRED', 2]);
+// Theme names, each at its id of a Theme message.
+export const THEME_IDS = ['dark', 'light', 'contrast', 'solarized', 'xterm'];
 // The close codes after which a client does not reconnect (PROTOCOL.md section 8).
 export const FINAL = new Set([1000, 1002, 1003, 1008, 1009, 4001, 4002, 4003, 4004, 4005, 4006, 4010, 4029]);
 // ---- end of the generated wire constants ----
@@ -584,8 +586,7 @@ export function encodePing(token) { return new Writer(12).u8(MSG.PING).varint(Bi
 /** The bytes of binary messages had on this connection (PROTOCOL.md, "Flow control"). */
 export function encodeReceived(bytes) { return new Writer(12).u8(MSG.RECEIVED).varint(BigInt(bytes)).done(); }
 
-/** Theme: its id in THEME_IDS; any other theme is sent as dark. */
-export const THEME_IDS = ['dark', 'light', 'contrast'];
+/** Theme: its id in THEME_IDS; any other theme is sent as dark, which web/palette.js paints it with. */
 export const encodeTheme = (name) => Uint8Array.of(MSG.THEME, Math.max(0, THEME_IDS.indexOf(name)));
 
 /** TakeControl: this connection drives the session's size. */

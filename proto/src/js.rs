@@ -6,7 +6,7 @@
 //! use.
 
 use crate::{client, close, frame, line, replay, room, server, style};
-use crate::{Attrs, KeyEvent, Modifiers, NamedKey, PROTOCOL_VERSION};
+use crate::{Attrs, KeyEvent, Modifiers, NamedKey, Theme, PROTOCOL_VERSION};
 
 /// `(name, value)` pairs, each name the JavaScript property.
 macro_rules! entries {
@@ -176,7 +176,7 @@ fn tables() -> Vec<Table> {
 /// The generated block of the web client's `web/protocol.js`: every
 /// constant of the wire, as frozen objects (`MSG`, `CLOSE`, `KEYS`,
 /// `KEY_EVENT`, `MOD`, `ATTR`, `LINE`, `FRAME`, `MODE`, `FLAG`), the
-/// `FINAL` close codes and `VERSION`, exported, from the constants this
+/// `THEME_IDS`, the `FINAL` close codes and `VERSION`, exported, from the constants this
 /// crate encodes and decodes with.
 pub fn javascript_constants() -> String {
     let mut out = String::from(
@@ -203,6 +203,15 @@ pub fn javascript_constants() -> String {
             runs.join(", ")
         ));
     }
+    let themes: Vec<String> = Theme::ALL
+        .iter()
+        .map(|theme| format!("'{}'", theme.name()))
+        .collect();
+    out.push_str(&format!(
+        "// Theme names, each at its id of a Theme message.\n\
+         export const THEME_IDS = [{}];\n",
+        themes.join(", ")
+    ));
     let last: Vec<String> = close::FINAL.iter().map(u16::to_string).collect();
     out.push_str(&format!(
         "// The close codes after which a client does not reconnect (PROTOCOL.md section 8).\n\
