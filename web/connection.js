@@ -87,7 +87,7 @@ export class Connection {
       // Inflating is asynchronous: messages are handled in order all the same.
       this.q = this.q.then(() => inflate(e.data)).then(
         (m) => ws === this.ws && this.h.message(m),
-        () => ws === this.ws && ws.close(4000, 'malformed message'));
+        () => ws === this.ws && ws.close(CLOSE.MALFORMED_FROM_SERVER, 'malformed message'));
     };
     ws.onclose = (e) => this.closed(ws, e.code, e.reason);
     ws.onerror = () => {};

@@ -13,7 +13,11 @@ export const VERSION = 1;
 // Message types, server to client then client to server (PROTOCOL.md section 4).
 export const MSG = t([1, 'HELLO STYLES FRAME BELL EXIT ERROR SCROLLBACK PONG CLIPBOARD PRESENCE REPLAY_STATE ROOM FILE_OFFER IMAGE DEFLATED_FRAME SYNC'], [129, 'KEY TEXT PASTE MOUSE RESIZE SCROLLBACK_REQUEST FOCUS PING THEME PLAY PAUSE SPEED SEEK MARKER TAKE_CONTROL RECEIVED']);
 // Close codes (PROTOCOL.md, "Errors and close codes").
-export const CLOSE = t([1000, 'NORMAL GOING_AWAY PROTOCOL_ERROR UNSUPPORTED_DATA'], [1008, 'POLICY_VIOLATION MESSAGE_TOO_BIG'], [1011, 'INTERNAL_ERROR SERVICE_RESTART'], [4001, 'SESSION_ENDED SESSION_DELETED ACCESS_REVOKED SESSION_NOT_FOUND NODE_GONE ORIGIN_FORBIDDEN'], [4008, 'RATE_LIMITED'], [4010, 'IDLE_TIMEOUT'], [4029, 'TOO_MANY_VIEWERS'], [4100, 'INPUT_DROPPED']);
+export const CLOSE = t([1000, 'NORMAL GOING_AWAY PROTOCOL_ERROR UNSUPPORTED_DATA'], [1008, 'POLICY_VIOLATION MESSAGE_TOO_BIG'], [1011, 'INTERNAL_ERROR SERVICE_RESTART'], [4000, 'MALFORMED_FROM_SERVER SESSION_ENDED SESSION_DELETED ACCESS_REVOKED SESSION_NOT_FOUND NODE_GONE ORIGIN_FORBIDDEN'], [4008, 'RATE_LIMITED'], [4010, 'IDLE_TIMEOUT'], [4029, 'TOO_MANY_VIEWERS'], [4100, 'INPUT_DROPPED']);
+// Error codes that warn and do not close: FIRST to END, END excluded.
+export const WARNINGS = t([4100, 'FIRST'], [4200, 'END']);
+// Size limits (proto/src/limits.rs, PROTOCOL.md "Limits"): strings and bytes in bytes.
+export const LIMIT = t([1048576, 'CLIENT_MESSAGE'], [1000, 'COLS'], [1000, 'ROWS'], [128, 'SESSION_ID'], [4096, 'TITLE'], [4096, 'LINK'], [65536, 'CLIPBOARD'], [255, 'FILE_NAME'], [268435456, 'FILE_OFFER'], [1024, 'ERROR_MESSAGE'], [65536, 'TEXT'], [1048576, 'PASTE'], [128000, 'LINE_TEXT'], [65536, 'STYLE_DEFS'], [1000, 'SCROLLBACK_LINES'], [1024, 'REPLAY_MARKERS'], [256, 'MARKER_LABEL'], [50, 'MIN_REPLAY_SPEED'], [800, 'MAX_REPLAY_SPEED']);
 // Named key codes of a Key message (PROTOCOL.md section 6).
 export const KEYS = t([1, 'Enter Tab Backspace Escape Up Down Left Right Home End PageUp PageDown Insert Delete'], [32, 'F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 F16 F17 F18 F19 F20 F21 F22 F23 F24'], [64, 'Kp0 Kp1 Kp2 Kp3 Kp4 Kp5 Kp6 Kp7 Kp8 Kp9 KpDecimal KpDivide KpMultiply KpSubtract KpAdd KpEnter KpEqual'], [96, 'ShiftLeft ShiftRight ControlLeft ControlRight AltLeft AltRight MetaLeft MetaRight']);
 // Key events, in the bits from SHIFT of a Key message's modifier byte.
@@ -30,6 +34,8 @@ export const FRAME = t([1, 'FULL HAS_TITLE CURSOR_SHAPE CURSOR_VISIBLE'], [8, 'C
 export const MODE = t([1, 'appCursor bracketedPaste appKeypad altScreen focusEvents mouseSgr reverseVideo', 2], [1024, 'keyReleases keyAll', 2]);
 // The flags bytes of the other messages.
 export const FLAG = t([1, 'STYLES_RESET'], [1, 'EXIT_HAS_CODE'], [1, 'REPLAY_PLAYING'], [1, 'ROOM_YOU_DRIVE'], [1, 'ROOM_CONTROL ROOM_DRIVES'], [1, 'ECHO_KNOWN ECHO_ON ECHO_CANONICAL ECHO_BARRED', 2]);
+// The WebSocket subprotocol, and the prefix of the one that carries a credential.
+export const SUBPROTOCOL = 'panecast', TOKEN_SUBPROTOCOL = 'panecast.token.';
 // Theme names, each at its id of a Theme message.
 export const THEME_IDS = ['dark', 'light', 'contrast', 'solarized', 'xterm'];
 // The close codes after which a client does not reconnect (PROTOCOL.md section 8).
@@ -186,22 +192,22 @@ function readStyle(r) {
   const underline = r.u8();
   if (underline > 5) bad('underline out of range');
   const fg = r.color(), bg = r.color(), ul = r.color();
-  const link = attrs & ATTR.LINK ? r.string(4096, 'link') : null;
+  const link = attrs & ATTR.LINK ? r.string(LIMIT.LINK, 'link') : null;
   return { attrs: attrs & ATTR.ALL, underline, fg, bg, ul, link };
 }
 
 /** Decodes one Line (PROTOCOL.md section 5) and lays it out to `cols` columns. */
 function readLine(r, cols) {
   const flags = r.flags(LINE.ALL, 'line flags');
-  const text = r.string(128000, 'line text');
+  const text = r.string(LIMIT.LINE_TEXT, 'line text');
   const wide = [];
   if (flags & LINE.HAS_WIDE) {
-    const n = r.count(500, 'wide runs');
+    const n = r.count(LIMIT.COLS / 2, 'wide runs');
     if (n === 0) bad('empty wide list');
     let min = 0;
     for (let i = 0; i < n; i++) {
-      const col = r.range(0, 999, 'wide col');
-      const count = r.range(1, 500, 'wide count');
+      const col = r.range(0, LIMIT.COLS - 1, 'wide col');
+      const count = r.range(1, LIMIT.COLS / 2, 'wide count');
       if (col < min) bad('wide runs out of order');
       min = col + 2 * count;
       wide.push([col, count]);
@@ -209,22 +215,22 @@ function readLine(r, cols) {
   }
   const clusters = [];
   if (flags & LINE.HAS_CLUSTERS) {
-    const n = r.count(1000, 'clusters');
+    const n = r.count(LIMIT.COLS, 'clusters');
     if (n === 0) bad('empty cluster list');
     let prev = -1;
     for (let i = 0; i < n; i++) {
-      const col = r.range(0, 999, 'cluster col');
+      const col = r.range(0, LIMIT.COLS - 1, 'cluster col');
       const cps = r.range(2, 32, 'cluster codepoints');
       if (col <= prev) bad('clusters out of order');
       prev = col;
       clusters.push([col, cps]);
     }
   }
-  const nruns = r.count(1000, 'style runs');
+  const nruns = r.count(LIMIT.COLS, 'style runs');
   const wire = [];
   for (let i = 0; i < nruns; i++) {
     const style = r.varint32();
-    const len = i < nruns - 1 ? r.range(1, 1000, 'run length') : 0;
+    const len = i < nruns - 1 ? r.range(1, LIMIT.COLS, 'run length') : 0;
     wire.push(style, len);
   }
   const fill = flags & LINE.HAS_FILL ? r.varint32() : 0;
@@ -348,16 +354,16 @@ export function decode(data) {
       r.p = 3;
       const role = r.u8();
       if (role > 1) bad('role out of range');
-      const cols = r.range(1, 1000, 'cols');
-      const rows = r.range(1, 1000, 'rows');
-      const sessionId = r.string(128, 'session id');
+      const cols = r.range(1, LIMIT.COLS, 'cols');
+      const rows = r.range(1, LIMIT.ROWS, 'rows');
+      const sessionId = r.string(LIMIT.SESSION_ID, 'session id');
       m = { type: 'hello', version, role: role ? 'control' : 'view', cols, rows, sessionId };
       break;
     }
     case 'styles': {
       const reset = r.flags(FLAG.STYLES_RESET, 'styles flags') === FLAG.STYLES_RESET;
       const epoch = r.varint32();
-      const n = r.count(65536, 'style definitions');
+      const n = r.count(LIMIT.STYLE_DEFS, 'style definitions');
       const defs = [];
       for (let i = 0; i < n; i++) {
         const id = r.varint32();
@@ -369,8 +375,8 @@ export function decode(data) {
     }
     case 'frame': {
       const seq = r.varint64();
-      const cols = r.range(1, 1000, 'cols');
-      const rows = r.range(1, 1000, 'rows');
+      const cols = r.range(1, LIMIT.COLS, 'cols');
+      const rows = r.range(1, LIMIT.ROWS, 'rows');
       const flags = r.flags(FRAME.FULL | FRAME.HAS_TITLE, 'frame flags');
       const cf = r.flags(FRAME.CURSOR_SHAPE | FRAME.CURSOR_VISIBLE | FRAME.CURSOR_BLINK, 'cursor flags');
       if ((cf & FRAME.CURSOR_SHAPE) === FRAME.CURSOR_SHAPE) bad('cursor shape out of range');
@@ -381,7 +387,7 @@ export function decode(data) {
       const modes = { mouse: MOUSE_MODES[(mv >> FRAME.MOUSE_SHIFT) & 7] };
       if (!modes.mouse) bad('mouse mode out of range');
       for (const k in MODE) modes[k] = (mv & MODE[k]) !== 0;
-      const title = flags & FRAME.HAS_TITLE ? r.string(4096, 'title') : null;
+      const title = flags & FRAME.HAS_TITLE ? r.string(LIMIT.TITLE, 'title') : null;
       const full = (flags & FRAME.FULL) !== 0;
       const scroll = r.varint32();
       if (full && scroll !== 0) bad('scroll set on a full frame');
@@ -422,15 +428,15 @@ export function decode(data) {
     }
     case 'error': {
       const code = r.range(0, 65535, 'error code');
-      m = { type: name, code, message: r.string(1024, 'error message') };
+      m = { type: name, code, message: r.string(LIMIT.ERROR_MESSAGE, 'error message') };
       break;
     }
     case 'scrollback': {
       const total = r.varint64();
       const start = r.varint64();
       if (start < 1n) bad('scrollback start out of range');
-      const cols = r.range(1, 1000, 'cols');
-      const n = r.count(1000, 'scrollback lines');
+      const cols = r.range(1, LIMIT.COLS, 'cols');
+      const n = r.count(LIMIT.SCROLLBACK_LINES, 'scrollback lines');
       const lines = [];
       for (let i = 0; i < n; i++) lines.push(readLine(r, cols));
       m = { type: name, total, start, cols, lines };
@@ -441,7 +447,7 @@ export function decode(data) {
       break;
     case 'sync': {
       const generation = r.varint64(), scrollCount = r.varint64(), pushes = r.varint64(), styleEpoch = r.varint32();
-      const cols = r.range(1, 1000, 'cols'), rows = r.range(1, 1000, 'rows'), input = r.varint64();
+      const cols = r.range(1, LIMIT.COLS, 'cols'), rows = r.range(1, LIMIT.ROWS, 'rows'), input = r.varint64();
       const e = r.flags(FLAG.ECHO_KNOWN | FLAG.ECHO_ON | FLAG.ECHO_CANONICAL | FLAG.ECHO_BARRED, 'echo flags');
       // Opaque: sent back as is to resume (the stream's `resume` parameter).
       const revision = [generation, scrollCount, pushes, styleEpoch, cols, rows].join('.');
@@ -450,17 +456,17 @@ export function decode(data) {
       break;
     }
     case 'clipboard':
-      m = { type: name, text: r.string(65536, 'clipboard text') };
+      m = { type: name, text: r.string(LIMIT.CLIPBOARD, 'clipboard text') };
       break;
     case 'presence':
       m = { type: name, view: r.range(0, 0xffffffff, 'view'), control: r.range(0, 0xffffffff, 'control') };
       break;
     case 'replay_state': {
-      const playing = r.flags(FLAG.REPLAY_PLAYING, 'replay flags') === FLAG.REPLAY_PLAYING, speed = r.range(50, 800, 'speed');
+      const playing = r.flags(FLAG.REPLAY_PLAYING, 'replay flags') === FLAG.REPLAY_PLAYING, speed = r.range(LIMIT.MIN_REPLAY_SPEED, LIMIT.MAX_REPLAY_SPEED, 'speed');
       const duration = Number(r.varint64()), position = Number(r.varint64()), markers = [];
       if (position > duration) bad('position past the end');
-      const title = r.string(4096, 'replay title');
-      for (let n = r.count(1024, 'markers'); n--;) markers.push({ time: Number(r.varint64()), label: r.string(256, 'marker label') });
+      const title = r.string(LIMIT.TITLE, 'replay title');
+      for (let n = r.count(LIMIT.REPLAY_MARKERS, 'markers'); n--;) markers.push({ time: Number(r.varint64()), label: r.string(LIMIT.MARKER_LABEL, 'marker label') });
       m = { type: name, playing, speed, duration, position, title, markers };
       break;
     }
@@ -477,7 +483,7 @@ export function decode(data) {
       break;
     }
     case 'file_offer':
-      m = { type: name, name: r.string(255, 'file name'), data: r.bytes(1 << 28, 'file data') };
+      m = { type: name, name: r.string(LIMIT.FILE_NAME, 'file name'), data: r.bytes(LIMIT.FILE_OFFER, 'file data') };
       break;
     case 'image':
       m = { type: name, hash: r.hash(), w: r.range(1, 1e4, 'image width'), h: r.range(1, 1e4, 'image height'), png: r.bytes(1 << 24, 'image png') };
@@ -556,28 +562,31 @@ function stringMessage(type, text, max) {
   return new Writer(bytes.length + 6).u8(type).varint(bytes.length).bytes(bytes).done();
 }
 
-/** Text: at most 65536 bytes of UTF-8 (see splitUtf8). */
-export function encodeText(text) { return stringMessage(MSG.TEXT, text, 65536); }
+/** The most UTF-8 bytes of a paste: a client message's limit less room for the type byte and the length's varint. */
+export const MAX_PASTE = LIMIT.CLIENT_MESSAGE - 6;
+
+/** Text: at most LIMIT.TEXT bytes of UTF-8 (see splitUtf8). */
+export function encodeText(text) { return stringMessage(MSG.TEXT, text, LIMIT.TEXT); }
 
 /** Paste: the whole message at most 1 MiB. */
-export function encodePaste(text) { return stringMessage(MSG.PASTE, text, (1 << 20) - 6); }
+export function encodePaste(text) { return stringMessage(MSG.PASTE, text, MAX_PASTE); }
 
 /** Mouse: kind and button are indices (or names) of MOUSE_KINDS / BUTTONS. */
 export function encodeMouse(kind, button, m, row, col) {
   const k = typeof kind === 'string' ? MOUSE_KINDS.indexOf(kind) : kind;
   const b = typeof button === 'string' ? BUTTONS.indexOf(button) : button;
   return new Writer(10).u8(MSG.MOUSE).u8(checkRange(k, 0, 6, 'mouse kind')).u8(checkRange(b, 0, 3, 'button'))
-    .u8(mods(m)).varint(checkRange(row, 0, 999, 'row')).varint(checkRange(col, 0, 999, 'col')).done();
+    .u8(mods(m)).varint(checkRange(row, 0, LIMIT.ROWS - 1, 'row')).varint(checkRange(col, 0, LIMIT.COLS - 1, 'col')).done();
 }
 
 export function encodeResize(cols, rows) {
-  return new Writer(6).u8(MSG.RESIZE).varint(checkRange(cols, 1, 1000, 'cols'))
-    .varint(checkRange(rows, 1, 1000, 'rows')).done();
+  return new Writer(6).u8(MSG.RESIZE).varint(checkRange(cols, 1, LIMIT.COLS, 'cols'))
+    .varint(checkRange(rows, 1, LIMIT.ROWS, 'rows')).done();
 }
 
 export function encodeScrollbackRequest(start, count) {
   if (BigInt(start) < 1n) throw new RangeError('start must be at least 1');
-  return new Writer(16).u8(MSG.SCROLLBACK_REQUEST).varint(BigInt(start)).varint(checkRange(count, 1, 1000, 'count')).done();
+  return new Writer(16).u8(MSG.SCROLLBACK_REQUEST).varint(BigInt(start)).varint(checkRange(count, 1, LIMIT.SCROLLBACK_LINES, 'count')).done();
 }
 
 export function encodeFocus(focused) { return Uint8Array.of(MSG.FOCUS, focused ? 1 : 0); }
@@ -587,19 +596,22 @@ export function encodePing(token) { return new Writer(12).u8(MSG.PING).varint(Bi
 export function encodeReceived(bytes) { return new Writer(12).u8(MSG.RECEIVED).varint(BigInt(bytes)).done(); }
 
 /** Theme: its id in THEME_IDS; any other theme is sent as dark, which web/palette.js paints it with. */
+/** The subprotocols a page opens its WebSocket with: a credential, if any, travels in one. */
+export const subprotocols = (token) => token ? [SUBPROTOCOL, TOKEN_SUBPROTOCOL + token] : [];
+
 export const encodeTheme = (name) => Uint8Array.of(MSG.THEME, Math.max(0, THEME_IDS.indexOf(name)));
 
 /** TakeControl: this connection drives the session's size. */
 export const encodeTakeControl = () => Uint8Array.of(MSG.TAKE_CONTROL);
 
-/** Replay controls: play, pause, speed (percent, 50-800), seek (ms), marker (true: next). */
+/** Replay controls: play, pause, speed (percent, LIMIT.MIN_REPLAY_SPEED to MAX_REPLAY_SPEED), seek (ms), marker (true: next). */
 export function encodeReplay(op, v) {
   const w = new Writer(12).u8(MSG.PLAY + ['play', 'pause', 'speed', 'seek', 'marker'].indexOf(op));
-  return (op === 'speed' ? w.varint(checkRange(v, 50, 800, 'speed')) : op === 'seek' ? w.varint(BigInt(v)) : op === 'marker' ? w.u8(v ? 1 : 0) : w).done();
+  return (op === 'speed' ? w.varint(checkRange(v, LIMIT.MIN_REPLAY_SPEED, LIMIT.MAX_REPLAY_SPEED, 'speed')) : op === 'seek' ? w.varint(BigInt(v)) : op === 'marker' ? w.u8(v ? 1 : 0) : w).done();
 }
 
 /** Splits text into pieces of at most `max` UTF-8 bytes, never inside a codepoint. */
-export function splitUtf8(text, max = 65536) {
+export function splitUtf8(text, max = LIMIT.TEXT) {
   const out = [];
   let start = 0, bytes = 0;
   for (let i = 0; i < text.length; i++) {

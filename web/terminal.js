@@ -195,7 +195,7 @@ export class Terminal extends EventTarget {
       m = P.decode(data);
     } catch (e) {
       console.error('panecast: bad message from the server:', e.message);
-      this.conn.ws && this.conn.ws.close(4000, 'malformed message');
+      this.conn.ws && this.conn.ws.close(P.CLOSE.MALFORMED_FROM_SERVER, 'malformed message');
       return;
     }
     switch (m.type) {
@@ -274,7 +274,7 @@ export class Terminal extends EventTarget {
       }
       case 'error':
         this.lastError = m;
-        if (m.code >= 4100 && m.code < 4200) console.warn('panecast:', m.message);
+        if (m.code >= P.WARNINGS.FIRST && m.code < P.WARNINGS.END) console.warn('panecast:', m.message);
         break;
       case 'scrollback':
         this.inflight.shift();
@@ -486,7 +486,7 @@ export class Terminal extends EventTarget {
 
   paste(text) {
     if (!this.canType || !text) return false;
-    if (new TextEncoder().encode(text).length > (1 << 20) - 6) {
+    if (new TextEncoder().encode(text).length > P.MAX_PASTE) {
       console.warn('panecast: paste larger than 1 MiB refused');
       return false;
     }
