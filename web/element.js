@@ -1,6 +1,6 @@
 // <panecast-terminal>: Terminal in a shadow root (web/README.md).
 import { Terminal } from './terminal.js';
-import { subprotocols } from './protocol.js';
+import { subprotocols } from './encode.js';
 
 /** WebSocket and API URLs of a session from `src`, resolved against `base`. */
 export function sessionUrls(src, { role = 'control' } = {}, base = globalThis.location && location.href) {

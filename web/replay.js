@@ -1,6 +1,6 @@
 // The /r/{name} page: a replay in the terminal and its control bar (web/README.md).
 import { Terminal } from './terminal.js';
-import { encodeReplay, subprotocols } from './protocol.js';
+import { encodeReplay, subprotocols } from './encode.js';
 
 const $ = (id) => document.getElementById(id);
 const [, base, name] = location.pathname.match(/^(.*)\/r\/([^/]+)/) || [, '', ''];

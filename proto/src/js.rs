@@ -1,7 +1,6 @@
 //! The wire's constants in JavaScript, for the web client: it has no build
 //! step, so this module's output is committed as the generated block at
-//! the top of `web/protocol.js` (in the decoder's own file, where gzip
-//! finds the names twice), and `tests/js_constants.rs` fails when the two
+//! the top of `web/protocol.js`, and `tests/js_constants.rs` fails when the two
 //! differ. Every value is read from the constant the encoder and decoder
 //! use.
 
@@ -101,6 +100,13 @@ fn tables() -> Vec<Table> {
                 PASTE = limit(limits::MAX_PASTE),
                 LINE_TEXT = limit(limits::MAX_LINE_TEXT),
                 STYLE_DEFS = limit(limits::MAX_STYLE_DEFS),
+                CELL_CODEPOINTS = limits::MAX_CELL_CODEPOINTS,
+                LINE_IMAGES = limit(limits::MAX_LINE_IMAGES),
+                IMAGE_SIDE = limits::MAX_IMAGE_SIDE,
+                IMAGE_PNG = limit(limits::MAX_IMAGE_PNG),
+                DEFLATED_BODY = limit(limits::MAX_DEFLATED_BODY),
+                ROOM_ENTRIES = limit(limits::MAX_ROOM_ENTRIES),
+                MEMBER_NAME = limit(limits::MAX_MEMBER_NAME),
                 SCROLLBACK_LINES = limits::MAX_SCROLLBACK_LINES,
                 REPLAY_MARKERS = limit(limits::MAX_REPLAY_MARKERS),
                 MARKER_LABEL = limit(limits::MAX_MARKER_LABEL),
@@ -242,7 +248,8 @@ pub fn javascript_constants() -> String {
     }
     out.push_str(&format!(
         "// The WebSocket subprotocol, and the prefix of the one that carries a credential.\n\
-         export const SUBPROTOCOL = '{SUBPROTOCOL}', TOKEN_SUBPROTOCOL = '{TOKEN_SUBPROTOCOL}';\n"
+         export const SUBPROTOCOL = '{SUBPROTOCOL}';\n\
+         export const TOKEN_SUBPROTOCOL = '{TOKEN_SUBPROTOCOL}';\n"
     ));
     let themes: Vec<String> = Theme::ALL
         .iter()

@@ -6,7 +6,7 @@
 //! - the themes of web/palette.js are `proto::Theme::ALL`, each with the
 //!   colours of `render::theme`'s theme of that name: what a program reads
 //!   back with OSC 4/10/11/12 is what a viewer sees;
-//! - the link schemes (`LINK_SCHEMES` in web/terminal.js) are
+//! - the link schemes (`LINK_SCHEMES` in web/links.js) are
 //!   `render::LINK_SCHEMES`.
 //!
 //! The wire's constants (message types, close codes, key codes and events,
@@ -114,8 +114,8 @@ fn the_client_offers_the_servers_themes_only() {
 
 #[test]
 fn the_client_follows_the_servers_link_policy() {
-    let js = web("terminal.js");
-    let list = between(&js, "LINK_SCHEMES = [", "]", "web/terminal.js");
+    let js = web("links.js");
+    let list = between(&js, "LINK_SCHEMES = [", "]", "web/links.js");
     let schemes: Vec<&str> = list
         .split(',')
         .map(|s| s.trim().trim_matches('\''))

@@ -1,10 +1,12 @@
 // The web client's decoder and encoder against proto/vectors and PROTOCOL.md.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { decode, inflate } from '../../../web/decode.js';
 import {
-  decode, inflate, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
+  encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
   encodeScrollbackRequest, encodeFocus, encodePing, encodeReceived, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8,
-} from '../../../web/protocol.js';
+} from '../../../web/encode.js';
+import { ProtocolError } from '../../../web/protocol.js';
 import { MOD, KEY_EVENT, MSG, KEYS, ATTR, MODE, CLOSE } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
