@@ -3,7 +3,8 @@
 // to reconnect when nothing has arrived for too long (a dead connection the
 // browser does not notice), and says how many bytes it has had (Received:
 // the server keeps no more than the link carries in flight, PROTOCOL.md "Flow control").
-import { encodePing, encodeReceived, inflate } from './protocol.js';
+import { encodePing, encodeReceived } from './encode.js';
+import { inflate } from './decode.js';
 import { CLOSE, FINAL, MSG } from './protocol.js';
 
 /** Received is sent at least every this many bytes had (the server's window is never smaller than twice this). */
@@ -87,7 +88,7 @@ export class Connection {
       // Inflating is asynchronous: messages are handled in order all the same.
       this.q = this.q.then(() => inflate(e.data)).then(
         (m) => ws === this.ws && this.h.message(m),
-        () => ws === this.ws && ws.close(4000, 'malformed message'));
+        () => ws === this.ws && ws.close(CLOSE.MALFORMED_FROM_SERVER, 'malformed message'));
     };
     ws.onclose = (e) => this.closed(ws, e.code, e.reason);
     ws.onerror = () => {};

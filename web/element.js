@@ -1,5 +1,6 @@
 // <panecast-terminal>: Terminal in a shadow root (web/README.md).
 import { Terminal } from './terminal.js';
+import { subprotocols } from './encode.js';
 
 /** WebSocket and API URLs of a session from `src`, resolved against `base`. */
 export function sessionUrls(src, { role = 'control' } = {}, base = globalThis.location && location.href) {
@@ -62,7 +63,7 @@ export class PanecastTerminal extends HTMLElement {
     const urls = sessionUrls(src, { role });
     const t = new Terminal(this.box, {
       url: urls.ws,
-      protocols: token ? ['panecast', `panecast.token.${token}`] : [],
+      protocols: subprotocols(token),
       role,
       fontSize: Number(this.getAttribute('font-size')) || 14,
       theme: this.getAttribute('theme') || 'auto',

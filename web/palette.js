@@ -1,7 +1,7 @@
 // Themes and the 256-colour palette, protocol colours to CSS. No DOM.
 
 export const THEMES = {
-  // dark, light, contrast: the server's (render/theme.rs; a Rust test checks).
+  // Each the server's theme of that name (term/src/palette.rs; server/tests/web_constants.rs checks).
   dark: {
     fg: '#e5e5e5', bg: '#1e1e1e', cursor: '#e5e5e5', selection: 'rgba(120,150,220,0.40)',
     ansi: ['#000000', '#cd0000', '#00cd00', '#cdcd00', '#0000ee', '#cd00cd', '#00cdcd', '#e5e5e5',

@@ -1,6 +1,6 @@
 // The /r/{name} page: a replay in the terminal and its control bar (web/README.md).
 import { Terminal } from './terminal.js';
-import { encodeReplay } from './protocol.js';
+import { encodeReplay, subprotocols } from './encode.js';
 
 const $ = (id) => document.getElementById(id);
 const [, base, name] = location.pathname.match(/^(.*)\/r\/([^/]+)/) || [, '', ''];
@@ -8,7 +8,7 @@ const token = new URLSearchParams(location.hash.slice(1)).get('t');
 if (token) history.replaceState(null, '', location.pathname + location.search);
 const url = new URL(`${base}/api/recordings/${name}/ws`, location.href);
 url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-const t = new Terminal(document.querySelector('main'), { url: url.href, role: 'view', protocols: token ? ['panecast', 'panecast.token.' + token] : [] });
+const t = new Terminal(document.querySelector('main'), { url: url.href, role: 'view', protocols: subprotocols(token) });
 let s, at = 0;
 const send = (op, v) => t.conn.send(encodeReplay(op, v));
 const clock = (ms) => `${Math.floor(ms / 6e4)}:${String(Math.floor(ms / 1e3) % 60).padStart(2, '0')}`;

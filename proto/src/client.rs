@@ -272,11 +272,21 @@ pub enum Theme {
     Light,
     /// High contrast: white on black (2).
     Contrast,
+    /// Solarized dark (3).
+    Solarized,
+    /// xterm's defaults: its 16 colours on black (4).
+    Xterm,
 }
 
 impl Theme {
     /// Every theme, in id order.
-    pub const ALL: [Theme; 3] = [Theme::Dark, Theme::Light, Theme::Contrast];
+    pub const ALL: [Theme; 5] = [
+        Theme::Dark,
+        Theme::Light,
+        Theme::Contrast,
+        Theme::Solarized,
+        Theme::Xterm,
+    ];
 
     /// The theme's name, as in PROTOCOL.md and the golden vectors.
     pub fn name(self) -> &'static str {
@@ -284,6 +294,8 @@ impl Theme {
             Theme::Dark => "dark",
             Theme::Light => "light",
             Theme::Contrast => "contrast",
+            Theme::Solarized => "solarized",
+            Theme::Xterm => "xterm",
         }
     }
 }

@@ -42,6 +42,10 @@ close_codes! {
     /// and the client reconnects at once to find the same screen.
     SERVICE_RESTART = 1012;
 
+    /// 4000: sent by a client, not the server: the server's message did not
+    /// decode, and the client closes before reconnecting.
+    MALFORMED_FROM_SERVER = 4000;
+
     /// 4001: the session's program exited and the session ended (an `Exit`
     /// message was sent first).
     SESSION_ENDED = 4001;
@@ -81,6 +85,10 @@ close_codes! {
     INPUT_DROPPED = 4100;
 }
 
+/// The codes of an `Error` that warns and does not close, 4100 to 4199:
+/// a client shows its message and keeps the connection.
+pub const WARNINGS: std::ops::Range<u16> = INPUT_DROPPED..4200;
+
 /// The codes after which a client does not reconnect, since the next
 /// connection would be closed the same way (PROTOCOL.md section 8): the
 /// session is gone or refused, the credential or origin is refused, the
@@ -113,10 +121,15 @@ mod tests {
             SERVICE_RESTART,
             RATE_LIMITED,
             INPUT_DROPPED,
+            MALFORMED_FROM_SERVER,
         ];
         for code in passing {
             assert!(!FINAL.contains(&code), "{code} is final");
         }
         assert!(FINAL.iter().all(|code| ALL.iter().any(|(_, c)| c == code)));
+        assert!(WARNINGS.contains(&INPUT_DROPPED));
+        assert!(ALL
+            .iter()
+            .all(|(_, code)| *code == INPUT_DROPPED || !WARNINGS.contains(code)));
     }
 }

@@ -1,18 +1,24 @@
 //! The wire's constants in JavaScript, for the web client: it has no build
 //! step, so this module's output is committed as the generated block at
-//! the top of `web/protocol.js` (in the decoder's own file, where gzip
-//! finds the names twice), and `tests/js_constants.rs` fails when the two
+//! the top of `web/protocol.js`, and `tests/js_constants.rs` fails when the two
 //! differ. Every value is read from the constant the encoder and decoder
 //! use.
 
-use crate::{client, close, frame, line, replay, room, server, style};
-use crate::{Attrs, KeyEvent, Modifiers, NamedKey, PROTOCOL_VERSION};
+use crate::{client, close, frame, limits, line, replay, room, server, style};
+use crate::{Attrs, KeyEvent, Modifiers, NamedKey, Theme, PROTOCOL_VERSION};
+use crate::{SUBPROTOCOL, TOKEN_SUBPROTOCOL};
 
 /// `(name, value)` pairs, each name the JavaScript property.
 macro_rules! entries {
     ($($name:ident = $value:expr),* $(,)?) => {
         vec![$((stringify!($name).to_string(), u32::from($value))),*]
     };
+}
+
+/// A size limit as a table's value: every limit of `limits` is below 2^32
+/// (the largest, `MAX_FILE_OFFER`, is 2^28), and `limits_fit` checks it.
+fn limit(value: usize) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
 }
 
 /// One exported table: its name, what it holds, its entries.
@@ -70,6 +76,43 @@ fn tables() -> Vec<Table> {
                 .iter()
                 .map(|(name, code)| (name.to_string(), u32::from(*code)))
                 .collect(),
+        },
+        Table {
+            name: "WARNINGS",
+            doc: "Error codes that warn and do not close: FIRST to END, END excluded.",
+            entries: entries![FIRST = close::WARNINGS.start, END = close::WARNINGS.end],
+        },
+        Table {
+            name: "LIMIT",
+            doc: "Size limits (proto/src/limits.rs, PROTOCOL.md \"Limits\"): strings and bytes in bytes.",
+            entries: entries![
+                CLIENT_MESSAGE = limit(limits::MAX_CLIENT_MESSAGE),
+                COLS = limits::MAX_COLS,
+                ROWS = limits::MAX_ROWS,
+                SESSION_ID = limit(limits::MAX_SESSION_ID),
+                TITLE = limit(limits::MAX_TITLE),
+                LINK = limit(limits::MAX_LINK),
+                CLIPBOARD = limit(limits::MAX_CLIPBOARD),
+                FILE_NAME = limit(limits::MAX_FILE_NAME),
+                FILE_OFFER = limit(limits::MAX_FILE_OFFER),
+                ERROR_MESSAGE = limit(limits::MAX_ERROR_MESSAGE),
+                TEXT = limit(limits::MAX_TEXT),
+                PASTE = limit(limits::MAX_PASTE),
+                LINE_TEXT = limit(limits::MAX_LINE_TEXT),
+                STYLE_DEFS = limit(limits::MAX_STYLE_DEFS),
+                CELL_CODEPOINTS = limits::MAX_CELL_CODEPOINTS,
+                LINE_IMAGES = limit(limits::MAX_LINE_IMAGES),
+                IMAGE_SIDE = limits::MAX_IMAGE_SIDE,
+                IMAGE_PNG = limit(limits::MAX_IMAGE_PNG),
+                DEFLATED_BODY = limit(limits::MAX_DEFLATED_BODY),
+                ROOM_ENTRIES = limit(limits::MAX_ROOM_ENTRIES),
+                MEMBER_NAME = limit(limits::MAX_MEMBER_NAME),
+                SCROLLBACK_LINES = limits::MAX_SCROLLBACK_LINES,
+                REPLAY_MARKERS = limit(limits::MAX_REPLAY_MARKERS),
+                MARKER_LABEL = limit(limits::MAX_MARKER_LABEL),
+                MIN_REPLAY_SPEED = limits::MIN_REPLAY_SPEED,
+                MAX_REPLAY_SPEED = limits::MAX_REPLAY_SPEED,
+            ],
         },
         Table {
             name: "KEYS",
@@ -176,7 +219,7 @@ fn tables() -> Vec<Table> {
 /// The generated block of the web client's `web/protocol.js`: every
 /// constant of the wire, as frozen objects (`MSG`, `CLOSE`, `KEYS`,
 /// `KEY_EVENT`, `MOD`, `ATTR`, `LINE`, `FRAME`, `MODE`, `FLAG`), the
-/// `FINAL` close codes and `VERSION`, exported, from the constants this
+/// `THEME_IDS`, the `FINAL` close codes and `VERSION`, exported, from the constants this
 /// crate encodes and decodes with.
 pub fn javascript_constants() -> String {
     let mut out = String::from(
@@ -203,6 +246,20 @@ pub fn javascript_constants() -> String {
             runs.join(", ")
         ));
     }
+    out.push_str(&format!(
+        "// The WebSocket subprotocol, and the prefix of the one that carries a credential.\n\
+         export const SUBPROTOCOL = '{SUBPROTOCOL}';\n\
+         export const TOKEN_SUBPROTOCOL = '{TOKEN_SUBPROTOCOL}';\n"
+    ));
+    let themes: Vec<String> = Theme::ALL
+        .iter()
+        .map(|theme| format!("'{}'", theme.name()))
+        .collect();
+    out.push_str(&format!(
+        "// Theme names, each at its id of a Theme message.\n\
+         export const THEME_IDS = [{}];\n",
+        themes.join(", ")
+    ));
     let last: Vec<String> = close::FINAL.iter().map(u16::to_string).collect();
     out.push_str(&format!(
         "// The close codes after which a client does not reconnect (PROTOCOL.md section 8).\n\
@@ -285,5 +342,18 @@ mod tests {
                 .collect();
         let rendered: Vec<String> = runs(&entries).iter().map(Run::render).collect();
         assert_eq!(rendered, ["[1, 'A B C D', 2]", "[9, 'E']", "[3, 'F']"]);
+    }
+
+    #[test]
+    fn limits_fit() {
+        for (name, value) in &tables()
+            .into_iter()
+            .find(|t| t.name == "LIMIT")
+            .map(|t| t.entries)
+            .unwrap_or_default()
+        {
+            assert!(*value < u32::MAX, "{name}");
+        }
+        assert_eq!(limit(limits::MAX_FILE_OFFER), 1 << 28);
     }
 }

@@ -45,3 +45,10 @@ pub use room::{MemberKind, Room, RoomEntry, SizePolicy};
 pub use server::{Hello, Role, Scrollback, ServerMessage, Styles, PROTOCOL_VERSION};
 pub use style::{Attrs, Color, Style, StyleDef, UnderlineKind};
 pub use sync::{Echo, Revision, Sync};
+
+/// The WebSocket subprotocol every stream of the protocol speaks.
+pub const SUBPROTOCOL: &str = "panecast";
+
+/// The prefix of the subprotocol that carries a credential, for clients
+/// that cannot set headers (browsers): `panecast.token.` then the token.
+pub const TOKEN_SUBPROTOCOL: &str = "panecast.token.";

@@ -486,7 +486,7 @@ fn client_messages_are_range_checked() {
         Err(DecodeError::OutOfRange { field: "focused" })
     );
     assert_eq!(
-        ClientMessage::decode(&[0x89, 0x03]),
+        ClientMessage::decode(&[0x89, Theme::ALL.len() as u8]),
         Err(DecodeError::OutOfRange { field: "theme" })
     );
     assert_eq!(

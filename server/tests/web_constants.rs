@@ -3,10 +3,10 @@
 //! this test reads the JavaScript and checks it against the Rust source of
 //! truth. A failure names the file and the value to update.
 //!
-//! - the themes `dark`, `light` and `contrast` in web/palette.js are
-//!   `render::theme`'s: what a program reads back with OSC 4/10/11/12 is
-//!   what a viewer sees;
-//! - the link schemes (`LINK_SCHEMES` in web/terminal.js) are
+//! - the themes of web/palette.js are `proto::Theme::ALL`, each with the
+//!   colours of `render::theme`'s theme of that name: what a program reads
+//!   back with OSC 4/10/11/12 is what a viewer sees;
+//! - the link schemes (`LINK_SCHEMES` in web/links.js) are
 //!   `render::LINK_SCHEMES`.
 //!
 //! The wire's constants (message types, close codes, key codes and events,
@@ -98,9 +98,24 @@ fn the_clients_themes_are_the_servers() {
 }
 
 #[test]
+fn the_client_offers_the_servers_themes_only() {
+    let js = web("palette.js");
+    let table = between(&js, "export const THEMES = {", "\n};", "web/palette.js");
+    let offered: Vec<&str> = table
+        .lines()
+        .filter_map(|line| line.strip_prefix("  ")?.strip_suffix(": {"))
+        .collect();
+    let known: Vec<&str> = panecast_proto::Theme::ALL
+        .iter()
+        .map(|theme| theme.name())
+        .collect();
+    assert_eq!(offered, known, "web/palette.js THEMES");
+}
+
+#[test]
 fn the_client_follows_the_servers_link_policy() {
-    let js = web("terminal.js");
-    let list = between(&js, "LINK_SCHEMES = [", "]", "web/terminal.js");
+    let js = web("links.js");
+    let list = between(&js, "LINK_SCHEMES = [", "]", "web/links.js");
     let schemes: Vec<&str> = list
         .split(',')
         .map(|s| s.trim().trim_matches('\''))

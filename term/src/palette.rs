@@ -66,6 +66,25 @@ pub const CONTRAST: ThemeColors = ThemeColors {
     ]),
 };
 
+/// The Solarized dark theme: Ethan Schoonover's palette, base0 on base03.
+pub const SOLARIZED: ThemeColors = ThemeColors {
+    fg: rgb(0x839496),
+    bg: rgb(0x002b36),
+    cursor: rgb(0x93a1a1),
+    ansi: ansi([
+        0x073642, 0xdc322f, 0x859900, 0xb58900, 0x268bd2, 0xd33682, 0x2aa198, 0xeee8d5, 0x002b36,
+        0xcb4b16, 0x586e75, 0x657b83, 0x839496, 0x6c71c4, 0x93a1a1, 0xfdf6e3,
+    ]),
+};
+
+/// The xterm theme: xterm's own defaults, its 16 colours on black.
+pub const XTERM: ThemeColors = ThemeColors {
+    fg: rgb(0xe5e5e5),
+    bg: rgb(0x000000),
+    cursor: rgb(0xe5e5e5),
+    ansi: DARK.ansi,
+};
+
 impl ThemeColors {
     /// The default foreground.
     pub const fn fg(&self) -> Rgb {

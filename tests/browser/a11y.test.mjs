@@ -3,12 +3,15 @@
 // the search bar; the screen's text is
 // mirrored in the DOM and new output announced, throttled; role, label and
 // read-only state are exposed; Ctrl-Shift-M leaves the terminal; themes
-// follow the URL and the user's contrast, colour-scheme and motion settings.
+// follow the URL and the user's contrast, colour-scheme and motion settings,
+// and for every theme the page offers a program's OSC 11 query is answered
+// with the background the canvas paints.
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { waitFor } from './lib/harness.mjs';
 import { TOKEN } from './lib/server.mjs';
 import { setup, e2e, env, session, open, finish, input, screenText } from './lib/e2e.mjs';
+import { THEMES } from '../../web/palette.js';
 
 setup();
 
@@ -185,4 +188,36 @@ e2e('themes change what programs are told: OSC 11 answers the control page\'s th
   }
   await finish(auto, 'a11y-theme-osc-auto');
   await finish(light, 'a11y-theme-osc-light');
+});
+
+e2e('every theme the page offers: OSC 11 answers the background the canvas paints', async () => {
+  // For each line typed, the program asks for the background and prints the answer (ESC as E).
+  const ask = "while read l; do stty raw -echo; printf '\\033]11;?\\007'; r=$(head -c 25); stty sane; echo \"$r\" | tr '\\033' E; done";
+  const id = await session({ command: ['sh', '-c', `echo ready; ${ask}`], ready: 'ready' });
+  const answers = () => screenText(id).then((lines) => lines.filter((l) => l.startsWith('E]11;')));
+  const offered = Object.keys(THEMES);
+  assert.ok(offered.length >= 5, `the page's themes: ${offered}`);
+  const painted = new Map();
+  for (const theme of offered) {
+    const page = await open(id, { query: `&theme=${theme}` });
+    await waitFor(() => page.evaluate(() => window.panecast.paints > 0), { what: 'a first paint' });
+    // The canvas's top-left pixel, a blank cell: the background painted, as OSC 11 writes it.
+    const pixel = () => page.evaluate(() => [...window.panecast.canvas.getContext('2d').getImageData(1, 1, 1, 1).data.slice(0, 3)]
+      .map((c) => c.toString(16).padStart(2, '0').repeat(2)).join('/'));
+    const want = await page.evaluate(() => window.panecast.painter.palette.bg);
+    const wantOsc = [1, 3, 5].map((i) => want.slice(i, i + 2).repeat(2)).join('/');
+    await waitFor(async () => (await pixel()) === wantOsc, { what: `${theme}: the canvas painted ${want}` });
+    const before = (await answers()).length;
+    // Enter typed on the page reaches the session after the page's Theme message.
+    await page.locator('panecast-terminal').click();
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await answers()).length > before, { what: `${theme}: the program's answer` });
+    const answer = (await answers())[before];
+    assert.equal(answer, `E]11;rgb:${await pixel()}E\\`, `${theme}: OSC 11 answers the painted background`);
+    painted.set(theme, answer);
+    await finish(page, `a11y-theme-osc11-${theme}`);
+  }
+  // solarized and xterm paint backgrounds of their own: the answers tell them apart.
+  assert.notEqual(painted.get('solarized'), painted.get('dark'));
+  assert.notEqual(painted.get('xterm'), painted.get('dark'));
 });

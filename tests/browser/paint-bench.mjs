@@ -3,7 +3,7 @@
 // headless Chromium. Each sample paints all 60 rows and then reads one pixel
 // back, which makes Chromium rasterise the canvas, so the time includes the
 // drawing itself, not just recording the calls. The frame is encoded by the
-// test-side encoder and decoded by web/protocol.js before the clock starts
+// test-side encoder and decoded by web/decode.js before the clock starts
 // (decoding is timed separately).
 // Usage: node tests/browser/paint-bench.mjs [samples] [--report]
 // (budget: PANECAST_PAINT_BUDGET_MS, default 8). With --report (as the test
@@ -50,7 +50,7 @@ const frame = Buffer.from(wire.frame({ seq: 0, cols: COLS, rows: ROWS, full: tru
 const mock = await startMock({ webDir: WEB });
 mock.pages.set('/bench.html', `<!doctype html><body style="margin:0;background:#000"><canvas id="c"></canvas><canvas id="o"></canvas>
 <script type="module">
-import { decode } from '/web/protocol.js';
+import { decode } from '/web/decode.js';
 import { Screen } from '/web/screen.js';
 import { Painter } from '/web/painter.js';
 const bytes = (b) => Uint8Array.from(atob(b), (c) => c.charCodeAt(0));

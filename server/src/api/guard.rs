@@ -29,9 +29,9 @@ use super::origin::{check_origin, peer_of, OriginRefusal};
 use super::{audit, cookies, policy, signin, AppState};
 
 /// The WebSocket subprotocol every stream speaks.
-pub const PROTOCOL: &str = "panecast";
+pub const PROTOCOL: &str = panecast_proto::SUBPROTOCOL;
 /// The prefix of the subprotocol that carries a credential.
-pub const TOKEN_PROTOCOL: &str = "panecast.token.";
+pub const TOKEN_PROTOCOL: &str = panecast_proto::TOKEN_SUBPROTOCOL;
 
 /// Who is calling, as established by the guard.
 #[derive(Debug, Clone)]

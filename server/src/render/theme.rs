@@ -1,14 +1,14 @@
 //! The colour themes: the dark one the HTML and SVG renderers paint with,
-//! and the light and high-contrast ones a web viewer may choose. Each has a
-//! default foreground, background and cursor colour and 16 ANSI colours;
-//! the rest of the 256-colour palette (the 6x6x6 cube and the grey ramp) is
+//! and the light, high-contrast, Solarized and xterm ones a web viewer may
+//! choose. Each has a default foreground, background and cursor colour and
+//! 16 ANSI colours; the rest of the 256-colour palette (the 6x6x6 cube and the grey ramp) is
 //! xterm's in every theme. These are what the emulator reports to OSC 4, 10,
 //! 11 and 12 queries (from the theme a control viewer paints), and what
 //! `web/palette.js` paints (`server/tests/web_constants.rs` keeps them equal).
 
 use panecast_proto::Theme;
 
-pub use panecast_term::palette::{Rgb, ThemeColors, CONTRAST, DARK, LIGHT};
+pub use panecast_term::palette::{Rgb, ThemeColors, CONTRAST, DARK, LIGHT, SOLARIZED, XTERM};
 use panecast_term::{Attrs, Color, Style};
 
 /// The default foreground (of the dark theme, which the renderers paint).
@@ -22,6 +22,8 @@ pub fn colors_of(theme: Theme) -> &'static ThemeColors {
         Theme::Dark => &DARK,
         Theme::Light => &LIGHT,
         Theme::Contrast => &CONTRAST,
+        Theme::Solarized => &SOLARIZED,
+        Theme::Xterm => &XTERM,
     }
 }
 

@@ -1,6 +1,6 @@
 // Test-side half of the protocol: encodes server -> client messages (for the
 // mock server) and decodes client -> server messages (to check what the
-// browser sent). The shipped client has the other half (web/protocol.js).
+// browser sent). The shipped client has the other half (web/encode.js, web/decode.js).
 // Both halves are checked against proto/vectors in tests/browser/unit.
 
 class W {

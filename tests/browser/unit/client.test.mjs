@@ -8,7 +8,7 @@ import { Palette, xterm256, mix } from '../../../web/palette.js';
 import { backoff, retryDelay } from '../../../web/connection.js';
 import { CLOSE, FINAL } from '../../../web/protocol.js';
 import { visiblePart } from '../../../web/touch.js';
-import { decode } from '../../../web/protocol.js';
+import { decode } from '../../../web/decode.js';
 import * as wire from '../lib/wire.mjs';
 
 const ev = (key, o = {}) => ({ key, code: o.code || '', location: o.location || 0, shiftKey: !!o.shift, altKey: !!o.alt, ctrlKey: !!o.ctrl, metaKey: !!o.meta, isComposing: !!o.composing, keyCode: o.keyCode || 0, getModifierState: (m) => m === 'AltGraph' && !!o.altgr });

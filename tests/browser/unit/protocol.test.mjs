@@ -1,10 +1,12 @@
 // The web client's decoder and encoder against proto/vectors and PROTOCOL.md.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { decode, inflate } from '../../../web/decode.js';
 import {
-  decode, inflate, ProtocolError, encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
+  encodeKey, encodeText, encodePaste, encodeMouse, encodeResize,
   encodeScrollbackRequest, encodeFocus, encodePing, encodeReceived, encodeTheme, encodeTakeControl, encodeReplay, splitUtf8,
-} from '../../../web/protocol.js';
+} from '../../../web/encode.js';
+import { ProtocolError } from '../../../web/protocol.js';
 import { MOD, KEY_EVENT, MSG, KEYS, ATTR, MODE, CLOSE } from '../../../web/protocol.js';
 import { loadVectors, messageJson, canon } from './vectors.mjs';
 
@@ -110,7 +112,7 @@ test('PROTOCOL.md examples', () => {
   assert.equal(Buffer.from(encodeKey('F1')).toString('hex'), '812000');
   assert.equal(Buffer.from(encodeKey('F24')).toString('hex'), '813700');
   assert.equal(Buffer.from(encodeKey('Kp9')).toString('hex'), '814900');
-  assert.deepEqual([...['dark', 'light', 'contrast', 'solarized'].map(encodeTheme)].map((b) => Buffer.from(b).toString('hex')), ['8900', '8901', '8902', '8900']);
+  assert.deepEqual([...['dark', 'light', 'contrast', 'solarized', 'xterm', 'unknown'].map(encodeTheme)].map((b) => Buffer.from(b).toString('hex')), ['8900', '8901', '8902', '8903', '8904', '8900']);
   const hello = decode(Uint8Array.from([0x01, 0x01, 0x00, 0x01, 0x50, 0x18, 0x02, 0x61, 0x62]));
   assert.deepStrictEqual(hello, { type: 'hello', version: 1, role: 'control', cols: 80, rows: 24, sessionId: 'ab' });
   assert.deepStrictEqual(decode(Uint8Array.from([0x05, 0x01, 0x02])), { type: 'exit', code: 1 });

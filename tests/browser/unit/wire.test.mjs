@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encoders, decodeClient } from '../lib/wire.mjs';
 import { loadVectors, canon } from './vectors.mjs';
-import { inflate } from '../../../web/protocol.js';
+import { inflate } from '../../../web/decode.js';
 
 for (const v of loadVectors()) {
   if (v.direction === 'server_to_client') {
