@@ -761,7 +761,7 @@ impl SessionHandle {
 
     async fn request(
         &self,
-        command: impl FnOnce(super::Reply) -> Command,
+        command: impl FnOnce(super::command::Reply) -> Command,
     ) -> Result<(), SessionError> {
         let (reply, answer) = oneshot::channel();
         self.shared
