@@ -88,7 +88,7 @@ impl Drop for ReleaseOnDrop {
 
 /// Where a session's screens come from: the same session to the API and
 /// the stream layers whichever it is.
-pub(super) enum Source {
+pub(crate) enum Source {
     /// Its program's pty, on this node.
     Live,
     /// A recording, played.
@@ -104,7 +104,7 @@ pub(super) enum Source {
 /// last [`SessionHandle`] goes, but the registry still reaches it to end it
 /// at shutdown.
 #[derive(Clone)]
-pub(super) struct WeakHandle(std::sync::Weak<Shared>);
+pub(crate) struct WeakHandle(std::sync::Weak<Shared>);
 
 impl WeakHandle {
     /// The session, if a handle to it is still held.
@@ -193,7 +193,7 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 }
 
 /// What a session's actor publishes for its handles to read.
-pub(super) struct Outputs {
+pub(crate) struct Outputs {
     /// The latest screen.
     pub screen: watch::Receiver<Arc<Snapshot>>,
     /// Running, or how it ended.
@@ -205,7 +205,7 @@ pub(super) struct Outputs {
 }
 
 impl SessionHandle {
-    pub(super) fn new(
+    pub(crate) fn new(
         info: SessionInfo,
         commands: mpsc::Sender<Command>,
         Outputs {
@@ -255,7 +255,7 @@ impl SessionHandle {
     }
 
     /// A handle that does not keep the session alive.
-    pub(super) fn downgrade(&self) -> WeakHandle {
+    pub(crate) fn downgrade(&self) -> WeakHandle {
         WeakHandle(Arc::downgrade(&self.shared))
     }
 
@@ -538,7 +538,7 @@ impl SessionHandle {
     }
 
     /// Where the actor publishes clipboard writes.
-    pub(super) fn clipboard_sender(&self) -> Arc<watch::Sender<Option<Arc<str>>>> {
+    pub(crate) fn clipboard_sender(&self) -> Arc<watch::Sender<Option<Arc<str>>>> {
         Arc::clone(&self.shared.clipboard)
     }
 
@@ -703,7 +703,7 @@ impl SessionHandle {
     }
 
     /// Sets why the session ended, for a mirror told so by its owner.
-    pub(super) fn set_end_reason(&self, reason: EndReason) {
+    pub(crate) fn set_end_reason(&self, reason: EndReason) {
         self.shared
             .end_reason
             .store(reason as u8, Ordering::Release);

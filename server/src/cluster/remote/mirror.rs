@@ -28,12 +28,12 @@ use crate::access::Principal;
 use crate::cluster::{Bus, EndCause, Kind, Message, Mirror, Outcome, SessionRecord, SessionState};
 use crate::config::Limits;
 use crate::pty::ExitStatus;
-use crate::session::handle::{Outputs, Source, WeakHandle};
 use crate::session::search;
 use crate::session::{
     serve, Command, EndReason, FreezeRequest, Input, InputTag, Reader, Reply, Runtime,
     ScrollbackReply, SearchReply, SessionError, SessionHandle, SessionInfo, Status,
 };
+use crate::session::{Outputs, Source, WeakHandle};
 use crate::stream::{placed_images, ScrollbackLines};
 use panecast_term::image::ImageSet;
 use panecast_term::Snapshot;
@@ -54,7 +54,7 @@ const COMMAND_QUEUE: usize = 32;
 
 /// Why a mirror could not be opened.
 #[derive(Debug, thiserror::Error)]
-pub(in crate::session) enum OpenError {
+pub(in crate::cluster) enum OpenError {
     /// The owner has no such session (any more).
     #[error("the session is not on its node any more")]
     NotFound,
@@ -109,11 +109,11 @@ fn reason_of(cause: EndCause) -> EndReason {
 
 /// What runs when a mirror ends, before its viewers are told: given the
 /// mirror, so that whoever keeps it can forget it (and not a newer one).
-pub(in crate::session) type Ended = Box<dyn FnOnce(&WeakHandle) + Send>;
+pub(in crate::cluster) type Ended = Box<dyn FnOnce(&WeakHandle) + Send>;
 
 /// Opens a mirror of `record`'s session, owned by another node: returns
 /// once its first screen arrived. `ended` runs when it ends.
-pub(in crate::session) async fn open(
+pub(in crate::cluster) async fn open(
     bus: Bus,
     record: &SessionRecord,
     limits: &Limits,
