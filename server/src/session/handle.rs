@@ -1,6 +1,7 @@
 //! The handle to a session: cheap to clone, used by the HTTP API and by
 //! viewers (the WebSocket) to read the screen and to send commands.
 
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -11,8 +12,6 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::access::{Credential, Principal};
 use crate::config::Limits;
-use crate::stream::redraw::{RedrawFeed, RedrawSlot};
-use crate::stream::FrameCache;
 use panecast_term::{FileOffer, Snapshot};
 
 use super::budget::{InputBudget, ReadLimit};
@@ -37,9 +36,9 @@ struct Shared {
     commands: mpsc::Sender<Command>,
     screen: watch::Receiver<Arc<Snapshot>>,
     status: watch::Receiver<Status>,
-    frames: Arc<FrameCache>,
-    /// The ANSI redraws the ALiS viewers share, while any is connected.
-    redraws: RedrawSlot,
+    /// What the layers above keep for the session (the stream's frame
+    /// cache and redraw feed), one value a type: see [`SessionHandle::attached`].
+    attached: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
     viewers: Arc<AtomicUsize>,
     /// Streams each credential holds on this session.
     streams_by: Arc<Shares>,
@@ -224,8 +223,7 @@ impl SessionHandle {
                 commands,
                 screen,
                 status,
-                frames: Arc::default(),
-                redraws: RedrawSlot::default(),
+                attached: Mutex::default(),
                 viewers: Arc::default(),
                 streams_by: Arc::default(),
                 room: Arc::new(watch::channel(Room::new(size_policy)).0),
@@ -339,15 +337,26 @@ impl SessionHandle {
         screen
     }
 
-    /// Encoded frames shared by this session's viewers.
-    pub fn frame_cache(&self) -> Arc<FrameCache> {
-        Arc::clone(&self.shared.frames)
-    }
-
-    /// The screen's ANSI redraws, rendered once for every ALiS viewer of
-    /// the session (started on first use, ended with its last holder).
-    pub fn redraw_feed(&self) -> Arc<RedrawFeed> {
-        self.shared.redraws.feed(|| self.subscribe())
+    /// The session's value of type `T`, which a layer above keeps for it
+    /// (the stream's frame cache, its redraw feed): made on first use,
+    /// dropped with the session's last handle. The session knows nothing
+    /// of what it holds.
+    pub fn attached<T: Any + Default + Send + Sync>(&self) -> Arc<T> {
+        // A list of pointers, consistent after any panic.
+        let mut attached = self
+            .shared
+            .attached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = attached
+            .iter()
+            .find_map(|value| Arc::clone(value).downcast::<T>().ok())
+        {
+            return found;
+        }
+        let made = Arc::new(T::default());
+        attached.push(Arc::clone(&made) as Arc<dyn Any + Send + Sync>);
+        made
     }
 
     /// The streams each credential holds on this session.
