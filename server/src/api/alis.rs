@@ -83,7 +83,9 @@ async fn stream(
     session: &SessionHandle,
     _slot: ViewerSlot,
 ) -> Result<(), ()> {
-    let feed = session.redraw_feed();
+    let feed = session
+        .attached::<crate::stream::redraw::RedrawSlot>()
+        .feed(|| session.subscribe());
     let mut redraws = feed.subscribe();
     let mut alis = AlisEncoder::default();
     send(socket, ALIS_MAGIC.to_vec()).await?;

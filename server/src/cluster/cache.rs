@@ -17,8 +17,7 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 
 use super::bus::Bus;
-use super::record::SessionRecord;
-use super::registry::{record_context, SESSIONS_BUCKET};
+use super::record::{record_context, SessionRecord, SESSIONS_BUCKET};
 use super::seal::Kind;
 
 /// How long to wait before watching again after the watch failed.

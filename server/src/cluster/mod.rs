@@ -45,7 +45,9 @@ mod mirror;
 mod publisher;
 mod record;
 mod registry;
+mod remote;
 mod seal;
+mod sessions;
 mod settings;
 mod squeeze;
 
@@ -54,8 +56,8 @@ pub use links::LINKS_BUCKET;
 pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
 pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};
-pub use record::SessionRecord;
-pub use registry::{NodeRecord, Registry, RegistryError, NODES_BUCKET, SESSIONS_BUCKET};
+pub use record::{SessionRecord, SESSIONS_BUCKET};
+pub use registry::{NodeRecord, Registry, RegistryError, NODES_BUCKET};
 pub use seal::{BusKey, Kind, Opened, Refusal, Seal, MAX_SKEW};
 pub use settings::{ClusterConfig, DEFAULT_NODE_TTL};
 

@@ -2,6 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The bucket of sessions and their names.
+pub const SESSIONS_BUCKET: &str = "panecast_sessions";
+
+/// What a record in bucket `bucket` under `key` is sealed for.
+pub(super) fn record_context(bucket: &str, key: &str) -> String {
+    format!("{bucket}/{key}")
+}
+
 /// A session as every node sees it: what its owner's session object shows
 /// but for what changes all the time (the viewers; the title as of the
 /// record's last write). Written at start, resize and exit.

@@ -39,14 +39,12 @@ use tokio::sync::watch;
 
 use super::bus::Bus;
 use super::cache::{Cache, Follower};
-use super::record::SessionRecord;
+use super::record::{record_context, SessionRecord, SESSIONS_BUCKET};
 use super::seal::{BusKey, Kind, Seal};
 use super::settings::ClusterConfig;
 
 /// The bucket of live nodes.
 pub const NODES_BUCKET: &str = "panecast_nodes";
-/// The bucket of sessions and their names.
-pub const SESSIONS_BUCKET: &str = "panecast_sessions";
 
 /// How long connecting to NATS may take before the node gives up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -125,11 +123,6 @@ pub enum RegistryError {
         /// Why.
         refusal: super::seal::Refusal,
     },
-}
-
-/// What a record in bucket `bucket` under `key` is sealed for.
-pub(super) fn record_context(bucket: &str, key: &str) -> String {
-    format!("{bucket}/{key}")
 }
 
 /// The key of a session's record.

@@ -23,6 +23,7 @@
 //! linger time passes or it is killed.
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -30,6 +31,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{sleep_until, Instant};
 
+use crate::access::Principal;
 use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pool::Lane;
 use crate::pty::{ChildState, ExitStatus, LineDiscipline, Pty, PtyEvents, Sandbox};
@@ -40,11 +42,12 @@ use panecast_term::Mode;
 use panecast_term::{Effect, FileOffer, Snapshot, Term};
 
 use super::busy::Busyness;
+use super::command::{Reply, ScrollbackReply, SearchReply, MAX_SEARCHES};
 use super::pacer::Pacer;
 use super::search;
 use super::{
-    Command, FreezeRequest, Frozen, FrozenRecording, Input, Metrics, SavedSession, SearchReply,
-    SessionError, SessionInfo, Status, Thawed, Timings, MAX_SEARCHES,
+    serve, Command, FreezeRequest, Frozen, FrozenRecording, Input, InputTag, Metrics, Reader,
+    Runtime, SavedSession, SessionError, SessionInfo, Status, Thawed, Timings,
 };
 
 /// How long output may still be read after the child exited, for when
@@ -159,23 +162,11 @@ impl Actor {
         let deadline = Instant::now() + self.timings.linger;
         loop {
             tokio::select! {
-                command = self.commands.recv() => match command {
-                    Some(Command::Kill(_, reply)) => return Some(reply),
-                    Some(Command::Input { reply, .. })
-                    | Some(Command::Resize { reply, .. })
-                    | Some(Command::Marker(_, _, reply)) => {
-                        let _ = reply.send(Err(SessionError::Exited));
+                command = self.commands.recv() => {
+                    if let ControlFlow::Break(reply) = serve(&mut Lingering(self), command).await {
+                        return reply;
                     }
-                    Some(Command::Theme(..)) => {}
-                    Some(Command::Freeze(request)) => self.freeze_ended(request).await,
-                    Some(Command::Scrollback { start, count, reply, .. }) => {
-                        let _ = reply.send(scrollback_timed(&self.term, start, count));
-                    }
-                    Some(Command::Search { pattern, limit, reply, .. }) => {
-                        let _ = reply.send(Ok(search_now(&mut self.term, pattern, limit)));
-                    }
-                    None => return None,
-                },
+                }
                 () = sleep_until(deadline) => return None,
             }
         }
@@ -195,6 +186,54 @@ impl Actor {
         };
         let _ = request.reply.send(frozen);
         let _ = request.thaw.await;
+    }
+}
+
+/// A session whose program has ended: it keeps its final screen, answers
+/// reads, refuses changes, and ends when killed (with whom to tell) or
+/// when every handle is gone.
+struct Lingering<'a>(&'a mut Actor);
+
+impl Runtime for Lingering<'_> {
+    type Stop = Option<oneshot::Sender<()>>;
+
+    async fn input(&mut self, _: Input, _: Principal, _: Option<InputTag>, reply: Reply) {
+        let _ = reply.send(Err(SessionError::Exited));
+    }
+
+    async fn resize(&mut self, _: u16, _: u16, _: Principal, reply: Reply) {
+        let _ = reply.send(Err(SessionError::Exited));
+    }
+
+    fn scrollback(&mut self, start: u64, count: u16, _: Reader, reply: ScrollbackReply) {
+        let _ = reply.send(scrollback_timed(&self.0.term, start, count));
+    }
+
+    fn search(&mut self, pattern: search::Pattern, limit: usize, _: Reader, reply: SearchReply) {
+        let _ = reply.send(Ok(search_now(&mut self.0.term, pattern, limit)));
+    }
+
+    async fn marker(&mut self, _: String, _: Principal, reply: Reply) {
+        let _ = reply.send(Err(SessionError::Exited));
+    }
+
+    /// No program is left to ask about colours.
+    fn theme(&mut self, _: panecast_proto::Theme, _: Principal) {}
+
+    async fn kill(
+        &mut self,
+        _: Option<Principal>,
+        reply: oneshot::Sender<()>,
+    ) -> ControlFlow<Self::Stop> {
+        ControlFlow::Break(Some(reply))
+    }
+
+    async fn freeze(&mut self, request: FreezeRequest) {
+        self.0.freeze_ended(request).await;
+    }
+
+    async fn closed(&mut self) -> Self::Stop {
+        None
     }
 }
 
@@ -218,6 +257,65 @@ struct Live {
     drain_deadline: Option<Instant>,
     /// The recent work, which decides the lane.
     busyness: Busyness,
+}
+
+impl Runtime for Live {
+    type Stop = Ending;
+
+    async fn input(&mut self, input: Input, _: Principal, _: Option<InputTag>, reply: Reply) {
+        let _ = reply.send(self.write_input(input));
+    }
+
+    async fn resize(&mut self, cols: u16, rows: u16, _: Principal, reply: Reply) {
+        let _ = reply.send(self.resize_to(cols, rows));
+    }
+
+    fn scrollback(&mut self, start: u64, count: u16, _: Reader, reply: ScrollbackReply) {
+        let _ = reply.send(scrollback_timed(&self.actor.term, start, count));
+    }
+
+    /// Queued, and worked on in slices between the others; refused when
+    /// [`MAX_SEARCHES`] are under way.
+    fn search(&mut self, pattern: search::Pattern, limit: usize, _: Reader, reply: SearchReply) {
+        if self.searches.len() >= MAX_SEARCHES {
+            let _ = reply.send(Err(SessionError::ReadsPaced));
+        } else {
+            let job = search::Job::new(&self.actor.term, pattern, limit);
+            self.searches.push_back((job, reply));
+        }
+    }
+
+    async fn marker(&mut self, label: String, _: Principal, reply: Reply) {
+        let recorder = self.actor.recorder.as_mut();
+        let marked = recorder.is_some_and(|r| r.marker(&label));
+        let _ = reply.send(if marked {
+            Ok(())
+        } else {
+            Err(SessionError::NotRecording)
+        });
+    }
+
+    fn theme(&mut self, theme: panecast_proto::Theme, _: Principal) {
+        self.actor.term.set_theme(colors_of(theme));
+    }
+
+    async fn kill(
+        &mut self,
+        _: Option<Principal>,
+        reply: oneshot::Sender<()>,
+    ) -> ControlFlow<Self::Stop> {
+        self.terminate().await;
+        ControlFlow::Break(Ending::Killed(Some(reply)))
+    }
+
+    async fn freeze(&mut self, request: FreezeRequest) {
+        self.freeze_now(request).await;
+    }
+
+    async fn closed(&mut self) -> Self::Stop {
+        self.terminate().await;
+        Ending::Killed(None)
+    }
 }
 
 impl Live {
@@ -274,42 +372,11 @@ impl Live {
             let a = &mut self.actor;
             tokio::select! {
                 biased;
-                command = a.commands.recv() => match command {
-                    Some(Command::Kill(_, reply)) => {
-                        self.terminate().await;
-                        return Turn::Ended(Ending::Killed(Some(reply)));
+                command = a.commands.recv() => {
+                    if let ControlFlow::Break(ending) = serve(self, command).await {
+                        return Turn::Ended(ending);
                     }
-                    Some(Command::Input { input, reply, .. }) => {
-                        let _ = reply.send(self.input(input));
-                    }
-                    Some(Command::Resize { cols, rows, reply, .. }) => {
-                        let _ = reply.send(self.resize(cols, rows));
-                    }
-                    Some(Command::Marker(label, _, reply)) => {
-                        let recorder = self.actor.recorder.as_mut();
-                        let marked = recorder.is_some_and(|r| r.marker(&label));
-                        let _ = reply.send(if marked { Ok(()) } else { Err(SessionError::NotRecording) });
-                    }
-                    Some(Command::Theme(theme, _)) => {
-                        self.actor.term.set_theme(colors_of(theme));
-                    }
-                    Some(Command::Freeze(request)) => self.freeze(request).await,
-                    Some(Command::Scrollback { start, count, reply, .. }) => {
-                        let _ = reply.send(scrollback_timed(&self.actor.term, start, count));
-                    }
-                    Some(Command::Search { pattern, limit, reply, .. }) => {
-                        if self.searches.len() >= MAX_SEARCHES {
-                            let _ = reply.send(Err(SessionError::ReadsPaced));
-                        } else {
-                            let job = search::Job::new(&self.actor.term, pattern, limit);
-                            self.searches.push_back((job, reply));
-                        }
-                    }
-                    None => {
-                        self.terminate().await;
-                        return Turn::Ended(Ending::Killed(None));
-                    }
-                },
+                }
                 status = &mut a.events.exit, if self.exit.is_none() => {
                     self.exit = Some(status.unwrap_or_else(|_| unknown_exit()));
                     self.drain_deadline = Some(Instant::now() + DRAIN_AFTER_EXIT);
@@ -344,7 +411,7 @@ impl Live {
     /// the pty's I/O, parses and records everything read, closes the
     /// recording and hands the state back; once thawed (the upgrade did not
     /// happen), goes on where it stopped, queued input first.
-    async fn freeze(&mut self, request: FreezeRequest) {
+    async fn freeze_now(&mut self, request: FreezeRequest) {
         let mut pending = match self.actor.pty.as_mut() {
             Some(pty) => pty.pause().await,
             None => Vec::new(),
@@ -480,7 +547,7 @@ impl Live {
         }
     }
 
-    fn input(&mut self, input: Input) -> Result<(), SessionError> {
+    fn write_input(&mut self, input: Input) -> Result<(), SessionError> {
         self.read_discipline();
         let bytes = match input {
             Input::Bytes(bytes) => bytes,
@@ -526,7 +593,7 @@ impl Live {
         })
     }
 
-    fn resize(&mut self, cols: u16, rows: u16) -> Result<(), SessionError> {
+    fn resize_to(&mut self, cols: u16, rows: u16) -> Result<(), SessionError> {
         let pty = self.actor.pty.as_ref().ok_or(SessionError::Exited)?;
         let term = &self.actor.term;
         if (cols, rows) == (term.cols(), term.rows()) {

@@ -83,7 +83,7 @@ pub enum RefusalKind {
 
 impl CreateError {
     /// What kind of refusal this is, told to another node.
-    pub(super) fn refusal_kind(&self) -> RefusalKind {
+    pub(crate) fn refusal_kind(&self) -> RefusalKind {
         match self {
             CreateError::TooMany(_)
             | CreateError::NoUid(_)
@@ -109,4 +109,4 @@ impl CreateError {
 /// Another node's session could not be reached.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct FindError(pub(super) String);
+pub struct FindError(pub(crate) String);

@@ -1,6 +1,7 @@
 //! The handle to a session: cheap to clone, used by the HTTP API and by
 //! viewers (the WebSocket) to read the screen and to send commands.
 
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -11,8 +12,6 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::access::{Credential, Principal};
 use crate::config::Limits;
-use crate::stream::redraw::{RedrawFeed, RedrawSlot};
-use crate::stream::FrameCache;
 use panecast_term::{FileOffer, Snapshot};
 
 use super::budget::{InputBudget, ReadLimit};
@@ -37,9 +36,9 @@ struct Shared {
     commands: mpsc::Sender<Command>,
     screen: watch::Receiver<Arc<Snapshot>>,
     status: watch::Receiver<Status>,
-    frames: Arc<FrameCache>,
-    /// The ANSI redraws the ALiS viewers share, while any is connected.
-    redraws: RedrawSlot,
+    /// What the layers above keep for the session (the stream's frame
+    /// cache and redraw feed), one value a type: see [`SessionHandle::attached`].
+    attached: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
     viewers: Arc<AtomicUsize>,
     /// Streams each credential holds on this session.
     streams_by: Arc<Shares>,
@@ -88,7 +87,7 @@ impl Drop for ReleaseOnDrop {
 
 /// Where a session's screens come from: the same session to the API and
 /// the stream layers whichever it is.
-pub(super) enum Source {
+pub(crate) enum Source {
     /// Its program's pty, on this node.
     Live,
     /// A recording, played.
@@ -104,7 +103,7 @@ pub(super) enum Source {
 /// last [`SessionHandle`] goes, but the registry still reaches it to end it
 /// at shutdown.
 #[derive(Clone)]
-pub(super) struct WeakHandle(std::sync::Weak<Shared>);
+pub(crate) struct WeakHandle(std::sync::Weak<Shared>);
 
 impl WeakHandle {
     /// The session, if a handle to it is still held.
@@ -193,7 +192,7 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 }
 
 /// What a session's actor publishes for its handles to read.
-pub(super) struct Outputs {
+pub(crate) struct Outputs {
     /// The latest screen.
     pub screen: watch::Receiver<Arc<Snapshot>>,
     /// Running, or how it ended.
@@ -205,7 +204,7 @@ pub(super) struct Outputs {
 }
 
 impl SessionHandle {
-    pub(super) fn new(
+    pub(crate) fn new(
         info: SessionInfo,
         commands: mpsc::Sender<Command>,
         Outputs {
@@ -224,8 +223,7 @@ impl SessionHandle {
                 commands,
                 screen,
                 status,
-                frames: Arc::default(),
-                redraws: RedrawSlot::default(),
+                attached: Mutex::default(),
                 viewers: Arc::default(),
                 streams_by: Arc::default(),
                 room: Arc::new(watch::channel(Room::new(size_policy)).0),
@@ -255,7 +253,7 @@ impl SessionHandle {
     }
 
     /// A handle that does not keep the session alive.
-    pub(super) fn downgrade(&self) -> WeakHandle {
+    pub(crate) fn downgrade(&self) -> WeakHandle {
         WeakHandle(Arc::downgrade(&self.shared))
     }
 
@@ -339,15 +337,26 @@ impl SessionHandle {
         screen
     }
 
-    /// Encoded frames shared by this session's viewers.
-    pub fn frame_cache(&self) -> Arc<FrameCache> {
-        Arc::clone(&self.shared.frames)
-    }
-
-    /// The screen's ANSI redraws, rendered once for every ALiS viewer of
-    /// the session (started on first use, ended with its last holder).
-    pub fn redraw_feed(&self) -> Arc<RedrawFeed> {
-        self.shared.redraws.feed(|| self.subscribe())
+    /// The session's value of type `T`, which a layer above keeps for it
+    /// (the stream's frame cache, its redraw feed): made on first use,
+    /// dropped with the session's last handle. The session knows nothing
+    /// of what it holds.
+    pub fn attached<T: Any + Default + Send + Sync>(&self) -> Arc<T> {
+        // A list of pointers, consistent after any panic.
+        let mut attached = self
+            .shared
+            .attached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = attached
+            .iter()
+            .find_map(|value| Arc::clone(value).downcast::<T>().ok())
+        {
+            return found;
+        }
+        let made = Arc::new(T::default());
+        attached.push(Arc::clone(&made) as Arc<dyn Any + Send + Sync>);
+        made
     }
 
     /// The streams each credential holds on this session.
@@ -538,7 +547,7 @@ impl SessionHandle {
     }
 
     /// Where the actor publishes clipboard writes.
-    pub(super) fn clipboard_sender(&self) -> Arc<watch::Sender<Option<Arc<str>>>> {
+    pub(crate) fn clipboard_sender(&self) -> Arc<watch::Sender<Option<Arc<str>>>> {
         Arc::clone(&self.shared.clipboard)
     }
 
@@ -703,7 +712,7 @@ impl SessionHandle {
     }
 
     /// Sets why the session ended, for a mirror told so by its owner.
-    pub(super) fn set_end_reason(&self, reason: EndReason) {
+    pub(crate) fn set_end_reason(&self, reason: EndReason) {
         self.shared
             .end_reason
             .store(reason as u8, Ordering::Release);
@@ -761,7 +770,7 @@ impl SessionHandle {
 
     async fn request(
         &self,
-        command: impl FnOnce(super::Reply) -> Command,
+        command: impl FnOnce(super::command::Reply) -> Command,
     ) -> Result<(), SessionError> {
         let (reply, answer) = oneshot::channel();
         self.shared

@@ -166,8 +166,8 @@ impl Sessions {
         );
         // In a cluster its record (and name) stayed in the registry across
         // the exec; it is followed again from here, and removed when it ends.
-        if let Some(cluster) = self.cluster_of_node() {
-            cluster.announce(&handle, saved.cols, saved.rows).await;
+        if let Some(placement) = self.placement() {
+            placement.announce(&handle, saved.cols, saved.rows).await;
         }
         Ok(handle)
     }

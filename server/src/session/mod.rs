@@ -12,7 +12,7 @@
 mod actor;
 mod budget;
 mod busy;
-mod cluster;
+mod command;
 mod errors;
 mod freeze;
 mod gate;
@@ -22,9 +22,9 @@ mod inputs;
 mod memory;
 mod metrics;
 mod pacer;
+mod placement;
 mod reads;
 mod registry;
-mod remote;
 pub mod replay;
 mod room;
 mod saved;
@@ -41,14 +41,17 @@ use crate::input::Key;
 use crate::pty::{ExitStatus, SpawnSpec};
 use crate::record::RecordOptions;
 
+pub(crate) use command::{serve, Command, Reply, Runtime, ScrollbackReply, SearchReply};
 pub use errors::{CreateError, FindError, RefusalKind};
 pub use freeze::{FreezeRequest, Frozen, FrozenRecording, Thawed};
 pub use gate::Gate;
+pub(crate) use handle::{Outputs, Source, WeakHandle};
 pub use handle::{SessionHandle, StreamRefusal, ViewerSlot};
 pub use handover::{FrozenSession, HandedOver};
 pub use inputs::InputTag;
 pub use memory::release_freed_memory_soon;
 pub use metrics::Metrics;
+pub use placement::{Elsewhere, NameClaim, Placement};
 pub use reads::Reader;
 pub use registry::{ReplaySlot, Sessions};
 pub use room::{Badge, MemberId, Presence, Room};
@@ -229,56 +232,3 @@ pub struct Timings {
     /// Time between hangup and kill.
     pub grace: Duration,
 }
-
-/// Messages from handles to the actor. A command that changes the
-/// session names who it acts for: a mirror asks the session's owner on
-/// their behalf, and the owner checks them again.
-enum Command {
-    Input {
-        input: Input,
-        by: Principal,
-        /// Its client and number, when it has them: a mirror's owner
-        /// applies it once.
-        tag: Option<InputTag>,
-        reply: Reply,
-    },
-    Resize {
-        cols: u16,
-        rows: u16,
-        by: Principal,
-        reply: Reply,
-    },
-    /// Answered with the lines and the actor time they took.
-    Scrollback {
-        start: u64,
-        count: u16,
-        /// Who reads: another node's owner charges it too.
-        who: Reader,
-        reply: tokio::sync::oneshot::Sender<(crate::stream::ScrollbackLines, std::time::Duration)>,
-    },
-    /// Answered with what was found and the actor time it took, or refused
-    /// when [`MAX_SEARCHES`] are under way.
-    Search {
-        pattern: search::Pattern,
-        limit: usize,
-        /// Who reads: another node's owner charges it too.
-        who: Reader,
-        reply: SearchReply,
-    },
-    Marker(String, Principal, Reply),
-    /// The theme a control viewer paints with (answers to colour queries).
-    Theme(panecast_proto::Theme, Principal),
-    /// End the session: deleted by someone, or (`None`) ended by this
-    /// server (shutdown, a name set free).
-    Kill(Option<Principal>, tokio::sync::oneshot::Sender<()>),
-    /// Stop for an upgrade, hand the state back, wait to be thawed.
-    Freeze(FreezeRequest),
-}
-
-type Reply = tokio::sync::oneshot::Sender<Result<(), SessionError>>;
-
-type SearchReply =
-    tokio::sync::oneshot::Sender<Result<(search::Found, std::time::Duration), SessionError>>;
-
-/// Searches one session's actor works on at once; more are refused.
-const MAX_SEARCHES: usize = 4;

@@ -11,7 +11,6 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::access::{Action, Credential, Denied, Grant, Principal, Target};
-use crate::cluster::{Registry, SessionRecord};
 use crate::config::Limits;
 use crate::pty::{self, Isolation, SpawnError};
 use crate::random;
@@ -19,9 +18,9 @@ use crate::record::{Cast, RecordingInfo, Recordings, SessionToRecord};
 use panecast_term::Term;
 
 use super::actor::Actor;
-use super::cluster::Cluster;
 use super::errors::{CreateError, FindError};
 use super::handle::{Outputs, Source, StreamRefusal, ViewerSlot, WeakHandle};
+use super::placement::Placement;
 use super::replay::{Player, ReplayLink, INITIAL_SPEED, REPLAY_SCROLLBACK};
 use super::room::{Badge, Room};
 use super::shares::{Share, Shares};
@@ -114,8 +113,9 @@ pub struct Sessions {
     /// Set while an upgrade freezes the sessions; true tells streams to
     /// close with 1012 (the server restarts).
     pub(super) restarting: watch::Sender<bool>,
-    /// The cluster registry, once joined (`serve --cluster`).
-    cluster: OnceLock<Cluster>,
+    /// Where the sessions are placed among other nodes, once placed
+    /// (`serve --cluster`).
+    placement: OnceLock<Arc<dyn Placement>>,
     /// Held while a mirror of another node's session opens, so that two
     /// viewers arriving at once open one.
     opening: tokio::sync::Mutex<()>,
@@ -167,36 +167,20 @@ impl Sessions {
             streams_by: Arc::default(),
             isolation: Arc::new(isolation),
             restarting: watch::channel(false).0,
-            cluster: OnceLock::new(),
+            placement: OnceLock::new(),
             opening: tokio::sync::Mutex::new(()),
         })
     }
 
-    /// The cluster registry this node joined, if any (`serve --cluster`).
-    pub fn cluster(&self) -> Option<&Arc<Registry>> {
-        self.cluster.get().map(|cluster| &cluster.registry)
+    /// Places the sessions among other nodes (a cluster), once: false,
+    /// changing nothing, when they were placed already.
+    pub fn place(&self, placement: Arc<dyn Placement>) -> bool {
+        self.placement.set(placement).is_ok()
     }
 
-    /// Registers the sessions created from now on in the cluster's
-    /// `registry` (names claimed cluster-wide), with its writes on the
-    /// current tokio runtime, and serves other nodes' asks about this
-    /// node's sessions (from before this returns). Once: later calls
-    /// change nothing.
-    pub async fn join_cluster(
-        self: &Arc<Self>,
-        registry: Arc<Registry>,
-        gate: Arc<dyn super::Gate>,
-    ) -> Result<(), String> {
-        let joined = self.cluster.set(Cluster {
-            registry: Arc::clone(&registry),
-            runtime: tokio::runtime::Handle::current(),
-        });
-        if joined.is_ok() {
-            super::remote::serve_asks(Arc::downgrade(self), registry, gate)
-                .await
-                .map_err(|e| format!("cannot take other nodes' asks: {e}"))?;
-        }
-        Ok(())
+    /// Where the sessions are placed, once they are.
+    pub fn placement(&self) -> Option<&Arc<dyn Placement>> {
+        self.placement.get()
     }
 
     /// Whether `grant` may do `action` on recording `info`. A recording
@@ -215,8 +199,8 @@ impl Sessions {
             .session
             .as_deref()
             .filter(|_| open.is_none())
-            .and_then(|id| self.cluster()?.remote_session(id))
-            .and_then(|record| record.owner?.parse().ok());
+            .and_then(|id| self.placement()?.elsewhere(id))
+            .and_then(|elsewhere| elsewhere.owner);
         let target = match &open {
             Some(session) => {
                 let info = session.info();
@@ -235,11 +219,6 @@ impl Sessions {
         grant.check(action, Some(target))
     }
 
-    /// The cluster this node joined, with the runtime its writes run on.
-    pub(super) fn cluster_of_node(&self) -> Option<&Cluster> {
-        self.cluster.get()
-    }
-
     /// How sessions are walled off from each other and ended.
     pub fn isolation(&self) -> &Isolation {
         &self.isolation
@@ -248,6 +227,11 @@ impl Sessions {
     /// The limits the registry enforces.
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// How the sessions' sizes follow their viewers.
+    pub fn size_policy(&self) -> SizePolicy {
+        self.size_policy
     }
 
     /// The recordings directory sessions record into.
@@ -273,8 +257,8 @@ impl Sessions {
             session.kill().await;
         }
         let id = random::hex128().map_err(|e| CreateError::Internal(e.to_string()))?;
-        let claim = match (self.cluster.get(), spec.name.as_deref()) {
-            (Some(cluster), Some(name)) => Some(cluster.claim(name, &id, &evicted_ids).await?),
+        let claim = match (self.placement(), spec.name.as_deref()) {
+            (Some(placement), Some(name)) => Some(placement.claim(name, &id, &evicted_ids).await?),
             _ => None,
         };
         spec.spawn.env.push((pty::MARKER.to_owned(), id.clone()));
@@ -335,8 +319,8 @@ impl Sessions {
         };
         let (cols, rows) = (spec.spawn.cols, spec.spawn.rows);
         let handle = self.launch(started, cols, rows).await?;
-        if let Some(cluster) = self.cluster.get() {
-            cluster.announce(&handle, cols, rows).await;
+        if let Some(placement) = self.placement() {
+            placement.announce(&handle, cols, rows).await;
         }
         if let Some(claim) = claim {
             claim.keep();
@@ -639,7 +623,7 @@ impl Sessions {
         if let Some(session) = self.get(id_or_name) {
             return Ok(Some(session));
         }
-        let Some(cluster) = self.cluster.get() else {
+        let Some(placement) = self.placement() else {
             return Ok(None);
         };
         // An open mirror serves on while its owner is briefly out of the
@@ -647,117 +631,57 @@ impl Sessions {
         if let Some(mirror) = self.mirror(id_or_name) {
             return Ok(Some(mirror));
         }
-        let found = cluster.registry.find_remote_session(id_or_name).await;
-        let Some(record) = found.map_err(|e| FindError(e.to_string()))? else {
-            return Ok(None);
-        };
-        self.mirror_of(&cluster.registry, record).await
+        placement.find(self, id_or_name).await
     }
 
-    /// This node's mirror of `record`'s session, opened when there is
-    /// none yet (waiting for its first screen); `None` when its owner no
-    /// longer has it.
-    async fn mirror_of(
-        self: &Arc<Self>,
-        registry: &Registry,
-        record: SessionRecord,
-    ) -> Result<Option<SessionHandle>, FindError> {
-        if let Some(mirror) = self.mirror(&record.id) {
-            return Ok(Some(mirror));
-        }
-        let _opening = self.opening.lock().await;
-        if let Some(mirror) = self.mirror(&record.id) {
-            return Ok(Some(mirror));
-        }
-        let (sessions, id) = (Arc::downgrade(self), record.id.clone());
-        let ended = move |mirror: &WeakHandle| {
-            if let Some(sessions) = sessions.upgrade() {
-                let mut state = sessions.lock();
-                if state.mirrors.get(&id).is_some_and(|m| m.same(mirror)) {
-                    state.mirrors.remove(&id);
-                }
-            }
-        };
-        match super::remote::open_mirror(
-            registry.bus().clone(),
-            &record,
-            &self.limits,
-            self.size_policy,
-            Box::new(ended),
-        )
-        .await
-        {
-            Ok(mirror) => {
-                self.lock()
-                    .mirrors
-                    .insert(record.id.clone(), mirror.downgrade());
-                Ok(Some(mirror))
-            }
-            Err(super::remote::OpenError::NotFound) => Ok(None),
-            Err(e) => Err(FindError(e.to_string())),
-        }
-    }
-
-    /// Starts a session as [`Self::create`] does, on `node` in a cluster,
-    /// or without one on the live node with the most room (the fewest
-    /// running sessions; every node has the same limits), this one first
-    /// of equals. Another node starts it from `remote` (resolved again
-    /// there); it is given through this node's mirror of it. Without a
-    /// cluster, only this node may be asked for.
+    /// Starts a session as [`Self::create`] does, on `node` among the
+    /// nodes the sessions are placed on (see [`Placement::create_on`]).
+    /// Unplaced, only this node may be asked for.
     pub async fn create_on(
         self: &Arc<Self>,
         spec: SessionSpec,
         node: Option<&str>,
         remote: super::RemoteCreate,
     ) -> Result<SessionHandle, CreateError> {
-        let Some(cluster) = self.cluster.get() else {
-            return match node {
+        match self.placement() {
+            Some(placement) => placement.create_on(self, spec, node, remote).await,
+            None => match node {
                 Some(node) => Err(CreateError::UnknownNode(node.to_owned())),
                 None => self.create(spec).await,
-            };
-        };
-        let registry = &cluster.registry;
-        let live = registry
-            .live_nodes()
-            .await
-            .map_err(|e| CreateError::ClusterUnavailable(e.to_string()))?;
-        let target = match node {
-            Some(node) if live.iter().any(|n| n == node) => node.to_owned(),
-            Some(node) => return Err(CreateError::UnknownNode(node.to_owned())),
-            None => registry
-                .roomiest(&live, self.limits.max_sessions)
-                .ok_or(CreateError::TooMany(self.limits.max_sessions))?,
-        };
-        if target == registry.node() {
-            return self.create(spec).await;
-        }
-        let record =
-            super::remote::create_on(registry.bus(), &target, spec.name.clone(), remote).await?;
-        let id = record.id.clone();
-        match self.mirror_of(registry, record).await {
-            Ok(Some(session)) => Ok(session),
-            Ok(None) => Err(CreateError::Refused {
-                node: target,
-                code: super::RefusalKind::Internal,
-                message: format!("session {id} ended as it started"),
-            }),
-            Err(e) => Err(CreateError::ClusterUnavailable(e.to_string())),
+            },
         }
     }
 
     /// Whether session `id` is open on this node or, in a cluster, on
     /// another (as this node's copy of the registry says).
     pub fn exists(&self, id: &str) -> bool {
-        self.get(id).is_some()
-            || self
-                .cluster
-                .get()
-                .is_some_and(|c| c.registry.remote_session(id).is_some())
+        self.get(id).is_some() || self.placement().is_some_and(|p| p.elsewhere(id).is_some())
     }
 
     /// This node's open mirror of session `id`, if any.
-    fn mirror(&self, id: &str) -> Option<SessionHandle> {
+    pub(crate) fn mirror(&self, id: &str) -> Option<SessionHandle> {
         self.lock().mirrors.get(id).and_then(WeakHandle::upgrade)
+    }
+
+    /// Held while a mirror is opened: one at a time, so that two finds of
+    /// one session open one mirror.
+    pub(crate) async fn opening_mirror(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.opening.lock().await
+    }
+
+    /// Keeps `mirror` as this node's mirror of session `id`.
+    pub(crate) fn keep_mirror(&self, id: &str, mirror: &SessionHandle) {
+        self.lock()
+            .mirrors
+            .insert(id.to_owned(), mirror.downgrade());
+    }
+
+    /// Forgets this node's mirror of session `id`, if it is still `mirror`.
+    pub(crate) fn forget_mirror(&self, id: &str, mirror: &WeakHandle) {
+        let mut state = self.lock();
+        if state.mirrors.get(id).is_some_and(|m| m.same(mirror)) {
+            state.mirrors.remove(id);
+        }
     }
 
     /// Every open session, oldest first.

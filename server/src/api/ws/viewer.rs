@@ -91,7 +91,7 @@ impl Viewer {
     ) -> Viewer {
         Viewer {
             socket,
-            cache: session.frame_cache(),
+            cache: session.attached::<crate::stream::FrameCache>(),
             session,
             _link: caller.grant().link_ticket().map(|t| t.watching()),
             caller,

@@ -21,7 +21,7 @@ pub use timeline::{Marker, Timeline, KEYFRAME_BUDGET, REPLAY_SCROLLBACK};
 
 /// A handle's way to its player: controls in, the playback's state out.
 #[derive(Clone)]
-pub(super) struct ReplayLink {
+pub(crate) struct ReplayLink {
     pub controls: mpsc::Sender<ReplayControl>,
     pub state: watch::Receiver<ReplayState>,
 }

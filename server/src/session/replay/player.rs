@@ -3,20 +3,27 @@
 //! the same `watch` a live session's actor does, so the stream and the
 //! client are the same.
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use panecast_proto::limits::{MAX_MARKER_LABEL, MAX_REPLAY_MARKERS, MAX_TITLE};
 use panecast_proto::{ReplayControl, ReplayMarker, ReplayState};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::record::Cast;
 use panecast_term::{Snapshot, Term};
 
+use crate::access::Principal;
+
 use super::super::actor::{scrollback_timed, search_now, sleep_until_some};
-use super::super::{Command, SessionError, Status};
+use super::super::command::{Reply, ScrollbackReply, SearchReply};
+use super::super::search;
+use super::super::{
+    serve, Command, FreezeRequest, Input, InputTag, Reader, Runtime, SessionError, Status,
+};
 use super::timeline::Timeline;
 
 /// Speed at the start, in percent of real time.
@@ -113,27 +120,11 @@ impl Player {
             let wake = playback.wake(frame);
             tokio::select! {
                 biased;
-                command = commands.recv() => match command {
-                    None => break,
-                    Some(Command::Kill(_, reply)) => {
-                        let _ = reply.send(());
+                command = commands.recv() => {
+                    if serve(&mut playback, command).await.is_break() {
                         break;
                     }
-                    Some(Command::Input { reply, .. })
-                    | Some(Command::Resize { reply, .. })
-                    | Some(Command::Marker(_, _, reply)) => {
-                        let _ = reply.send(Err(SessionError::Replay));
-                    }
-                    // A replay's program is not asked about colours: nothing to answer.
-                    // Replays are not handed over: the request's sender sees it dropped.
-                    Some(Command::Theme(..)) | Some(Command::Freeze(_)) => {}
-                    Some(Command::Scrollback { start, count, reply, .. }) => {
-                        let _ = reply.send(scrollback_timed(&playback.term, start, count));
-                    }
-                    Some(Command::Search { pattern, limit, reply, .. }) => {
-                        let _ = reply.send(Ok(search_now(&mut playback.term, pattern, limit)));
-                    }
-                },
+                }
                 control = controls.recv() => match control {
                     None => break,
                     Some(control) => playback.control(control, &out, Instant::now()),
@@ -143,6 +134,45 @@ impl Player {
         }
         drop(status);
     }
+}
+
+/// A replay takes no input and keeps its recorded sizes; it reads its
+/// terminal as a live session does.
+impl Runtime for Playback {
+    type Stop = ();
+
+    async fn input(&mut self, _: Input, _: Principal, _: Option<InputTag>, reply: Reply) {
+        let _ = reply.send(Err(SessionError::Replay));
+    }
+
+    async fn resize(&mut self, _: u16, _: u16, _: Principal, reply: Reply) {
+        let _ = reply.send(Err(SessionError::Replay));
+    }
+
+    fn scrollback(&mut self, start: u64, count: u16, _: Reader, reply: ScrollbackReply) {
+        let _ = reply.send(scrollback_timed(&self.term, start, count));
+    }
+
+    fn search(&mut self, pattern: search::Pattern, limit: usize, _: Reader, reply: SearchReply) {
+        let _ = reply.send(Ok(search_now(&mut self.term, pattern, limit)));
+    }
+
+    async fn marker(&mut self, _: String, _: Principal, reply: Reply) {
+        let _ = reply.send(Err(SessionError::Replay));
+    }
+
+    /// A replay's program is not asked about colours: nothing to answer.
+    fn theme(&mut self, _: panecast_proto::Theme, _: Principal) {}
+
+    async fn kill(&mut self, _: Option<Principal>, reply: oneshot::Sender<()>) -> ControlFlow<()> {
+        let _ = reply.send(());
+        ControlFlow::Break(())
+    }
+
+    /// Replays are not handed over: the request's sender sees it dropped.
+    async fn freeze(&mut self, _: FreezeRequest) {}
+
+    async fn closed(&mut self) {}
 }
 
 /// Where a player publishes.

@@ -14,7 +14,7 @@ const RETRY: Duration = Duration::from_millis(50);
 
 /// Starts the session `remote` asks for on `node`, named `name`; the
 /// session's record.
-pub(in crate::session) async fn create_on(
+pub(in crate::cluster) async fn create_on(
     bus: &Bus,
     node: &str,
     name: Option<String>,

@@ -14,6 +14,7 @@
 
 mod ask;
 mod create;
+mod incoming;
 mod mirror;
 mod owner;
 pub(super) mod recordings;

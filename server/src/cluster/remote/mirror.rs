@@ -13,6 +13,7 @@
 //! the owner's asks, its node is gone and the mirror ends with
 //! [`EndReason::NodeGone`].
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -20,14 +21,19 @@ use std::time::{Duration, Instant, SystemTime};
 use async_nats::Subscriber;
 use futures_util::StreamExt;
 use panecast_proto::SizePolicy;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::ask::{ask, ask_subject, screen_subject, Answer, Ask, Asked};
+use crate::access::Principal;
 use crate::cluster::{Bus, EndCause, Kind, Message, Mirror, Outcome, SessionRecord, SessionState};
 use crate::config::Limits;
 use crate::pty::ExitStatus;
-use crate::session::handle::{Outputs, Source, WeakHandle};
-use crate::session::{Command, EndReason, SessionError, SessionHandle, SessionInfo, Status};
+use crate::session::search;
+use crate::session::{
+    serve, Command, EndReason, FreezeRequest, Input, InputTag, Reader, Reply, Runtime,
+    ScrollbackReply, SearchReply, SessionError, SessionHandle, SessionInfo, Status,
+};
+use crate::session::{Outputs, Source, WeakHandle};
 use crate::stream::{placed_images, ScrollbackLines};
 use panecast_term::image::ImageSet;
 use panecast_term::Snapshot;
@@ -48,7 +54,7 @@ const COMMAND_QUEUE: usize = 32;
 
 /// Why a mirror could not be opened.
 #[derive(Debug, thiserror::Error)]
-pub(in crate::session) enum OpenError {
+pub(in crate::cluster) enum OpenError {
     /// The owner has no such session (any more).
     #[error("the session is not on its node any more")]
     NotFound,
@@ -103,11 +109,11 @@ fn reason_of(cause: EndCause) -> EndReason {
 
 /// What runs when a mirror ends, before its viewers are told: given the
 /// mirror, so that whoever keeps it can forget it (and not a newer one).
-pub(in crate::session) type Ended = Box<dyn FnOnce(&WeakHandle) + Send>;
+pub(in crate::cluster) type Ended = Box<dyn FnOnce(&WeakHandle) + Send>;
 
 /// Opens a mirror of `record`'s session, owned by another node: returns
 /// once its first screen arrived. `ended` runs when it ends.
-pub(in crate::session) async fn open(
+pub(in crate::cluster) async fn open(
     bus: Bus,
     record: &SessionRecord,
     limits: &Limits,
@@ -302,14 +308,11 @@ impl Follower {
         let stop = loop {
             tokio::select! {
                 biased;
-                command = commands.recv() => match command {
-                    Some(command) => {
-                        if let Some(stop) = self.command(command).await {
-                            break stop;
-                        }
+                command = commands.recv() => {
+                    if let ControlFlow::Break(stop) = serve(&mut self, command).await {
+                        break stop;
                     }
-                    None => break Stop::Unused,
-                },
+                }
                 Some(message) = self.link.screens.next() => {
                     if let Some(stop) = self.apply(&message).await {
                         break stop;
@@ -491,125 +494,122 @@ impl Follower {
         });
         // Dropping the screen's sender tells the viewers the session is over.
     }
+}
 
-    /// Forwards a command to the owner; `Some` when the mirror must stop.
-    async fn command(&mut self, command: Command) -> Option<Stop> {
-        let bus = self.link.bus.clone();
-        let subject = self.link.asks.clone();
-        match command {
-            Command::Input {
-                input,
-                by,
-                tag,
-                reply,
-            } => {
-                self.seq += 1;
-                let input = Ask::Input {
-                    from: self.from,
-                    seq: self.seq,
-                    input,
-                    by,
-                    tag,
-                };
-                // Asked again once when unanswered: the owner applies it
-                // once (a new seal each time, so the bus takes it again).
-                let mut asked = ask(&bus, &subject, &input).await;
-                if matches!(asked, Asked::Failed(_)) {
-                    asked = ask(&bus, &subject, &input).await;
-                }
-                let _ = reply.send(done(asked));
-            }
-            Command::Resize {
-                cols,
-                rows,
-                by,
-                reply,
-            } => {
-                let asked = ask(&bus, &subject, &Ask::Resize { cols, rows, by }).await;
-                let _ = reply.send(done(asked));
-            }
-            Command::Marker(label, by, reply) => {
-                let asked = ask(&bus, &subject, &Ask::Marker { label, by }).await;
-                let _ = reply.send(done(asked));
-            }
-            Command::Theme(theme, by) => {
-                tokio::spawn(async move {
-                    // The owner answers its program's colour queries; a lost
-                    // theme leaves the one before.
-                    let _ = ask(&bus, &subject, &Ask::Theme { theme, by }).await;
-                });
-            }
-            Command::Scrollback {
+/// A mirror forwards its commands to the owner as asks.
+impl Runtime for Follower {
+    type Stop = Stop;
+
+    async fn input(&mut self, input: Input, by: Principal, tag: Option<InputTag>, reply: Reply) {
+        self.seq += 1;
+        let input = Ask::Input {
+            from: self.from,
+            seq: self.seq,
+            input,
+            by,
+            tag,
+        };
+        // Asked again once when unanswered: the owner applies it once (a
+        // new seal each time, so the bus takes it again).
+        let mut asked = ask(&self.link.bus, &self.link.asks, &input).await;
+        if matches!(asked, Asked::Failed(_)) {
+            asked = ask(&self.link.bus, &self.link.asks, &input).await;
+        }
+        let _ = reply.send(done(asked));
+    }
+
+    async fn resize(&mut self, cols: u16, rows: u16, by: Principal, reply: Reply) {
+        let resize = Ask::Resize { cols, rows, by };
+        let asked = ask(&self.link.bus, &self.link.asks, &resize).await;
+        let _ = reply.send(done(asked));
+    }
+
+    fn scrollback(&mut self, start: u64, count: u16, who: Reader, reply: ScrollbackReply) {
+        let (bus, subject) = (self.link.bus.clone(), self.link.asks.clone());
+        // The mirror holds the owner's pictures (replicated with its rows):
+        // the answer's come from there.
+        let held = self.screen.borrow().images.clone();
+        tokio::spawn(async move {
+            let scrollback = Ask::Scrollback {
                 start,
                 count,
-                who,
-                reply,
-            } => {
-                // The mirror holds the owner's pictures (replicated with
-                // its rows): the answer's come from there.
-                let held = self.screen.borrow().images.clone();
-                tokio::spawn(async move {
-                    let scrollback = Ask::Scrollback {
-                        start,
-                        count,
-                        reader: who,
-                    };
-                    if let Some(lines) = lines(ask(&bus, &subject, &scrollback).await, &held) {
-                        let _ = reply.send(lines);
-                    }
-                });
+                reader: who,
+            };
+            if let Some(lines) = lines(ask(&bus, &subject, &scrollback).await, &held) {
+                let _ = reply.send(lines);
             }
-            Command::Search {
-                pattern,
+        });
+    }
+
+    fn search(&mut self, pattern: search::Pattern, limit: usize, who: Reader, reply: SearchReply) {
+        let (bus, subject) = (self.link.bus.clone(), self.link.asks.clone());
+        tokio::spawn(async move {
+            let search = Ask::Search {
+                pattern: pattern.source().clone(),
                 limit,
-                who,
-                reply,
-            } => {
-                tokio::spawn(async move {
-                    let search = Ask::Search {
-                        pattern: pattern.source().clone(),
-                        limit,
-                        reader: who,
-                    };
-                    let found = match ask(&bus, &subject, &search).await {
-                        Asked::Answer(Answer::Found { found, spent_us }) => {
-                            Ok((found, Duration::from_micros(spent_us)))
-                        }
-                        other => Err(refusal(other)),
-                    };
-                    let _ = reply.send(found);
-                });
-            }
-            Command::Kill(by, reply) => {
-                let Some(by) = by else {
-                    // This node shuts down; the session goes on on its own.
-                    let _ = reply.send(());
-                    return Some(Stop::Ended(EndReason::ShutDown));
-                };
-                let stop = match ask(&bus, &subject, &Ask::Delete { by }).await {
-                    Asked::Answer(Answer::Deleted(state)) => {
-                        if let Some(status) = status_of(&state) {
-                            self.status.send_replace(status);
-                        }
-                        Some(Stop::Ended(EndReason::Deleted))
-                    }
-                    Asked::Answer(Answer::NoSession) => Some(Stop::Ended(EndReason::Deleted)),
-                    Asked::NoResponders => Some(Stop::Ended(EndReason::NodeGone)),
-                    _ => None,
-                };
-                if let Some(Stop::Ended(reason)) = &stop {
-                    if let Some(handle) = self.handle.upgrade() {
-                        handle.set_end_reason(*reason);
-                    }
+                reader: who,
+            };
+            let found = match ask(&bus, &subject, &search).await {
+                Asked::Answer(Answer::Found { found, spent_us }) => {
+                    Ok((found, Duration::from_micros(spent_us)))
                 }
-                let _ = reply.send(());
-                return stop;
+                other => Err(refusal(other)),
+            };
+            let _ = reply.send(found);
+        });
+    }
+
+    async fn marker(&mut self, label: String, by: Principal, reply: Reply) {
+        let asked = ask(&self.link.bus, &self.link.asks, &Ask::Marker { label, by }).await;
+        let _ = reply.send(done(asked));
+    }
+
+    fn theme(&mut self, theme: panecast_proto::Theme, by: Principal) {
+        let (bus, subject) = (self.link.bus.clone(), self.link.asks.clone());
+        tokio::spawn(async move {
+            // The owner answers its program's colour queries; a lost theme
+            // leaves the one before.
+            let _ = ask(&bus, &subject, &Ask::Theme { theme, by }).await;
+        });
+    }
+
+    async fn kill(
+        &mut self,
+        by: Option<Principal>,
+        reply: oneshot::Sender<()>,
+    ) -> ControlFlow<Stop> {
+        let Some(by) = by else {
+            // This node shuts down; the session goes on on its own.
+            let _ = reply.send(());
+            return ControlFlow::Break(Stop::Ended(EndReason::ShutDown));
+        };
+        let reason = match ask(&self.link.bus, &self.link.asks, &Ask::Delete { by }).await {
+            Asked::Answer(Answer::Deleted(state)) => {
+                if let Some(status) = status_of(&state) {
+                    self.status.send_replace(status);
+                }
+                Some(EndReason::Deleted)
             }
-            // A mirror is not handed over: it ends with the upgrade, and
-            // the request's sender sees it dropped.
-            Command::Freeze(_) => {}
+            Asked::Answer(Answer::NoSession) => Some(EndReason::Deleted),
+            Asked::NoResponders => Some(EndReason::NodeGone),
+            _ => None,
+        };
+        if let (Some(reason), Some(handle)) = (reason, self.handle.upgrade()) {
+            handle.set_end_reason(reason);
         }
-        None
+        let _ = reply.send(());
+        match reason {
+            Some(reason) => ControlFlow::Break(Stop::Ended(reason)),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// A mirror is not handed over: it ends with the upgrade, and the
+    /// request's sender sees it dropped.
+    async fn freeze(&mut self, _: FreezeRequest) {}
+
+    async fn closed(&mut self) -> Stop {
+        Stop::Unused
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use futures_util::future::join_all;
 
 use super::ask::{ask, ask_subject, Answer, Ask, Asked, RecordRefusal, RECORDINGS};
-use super::owner::Incoming;
+use super::incoming::Incoming;
 use crate::access::{Action, Principal};
 use crate::cluster::{Bus, Bytes};
 use crate::record::{RecordError, RecordingInfo, Recordings};
@@ -16,7 +16,7 @@ use crate::session::Sessions;
 
 /// The most bytes one part of a recording carries (NATS's default
 /// `max_payload` is 1 MiB).
-pub(in crate::session) const PART: u32 = 512 << 10;
+pub(in crate::cluster) const PART: u32 = 512 << 10;
 
 /// A node's answer about its recordings, to an ask `asked` opened: each
 /// checked for who it acts for, as the API checks a recording (a
