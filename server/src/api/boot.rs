@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use crate::access::Grant;
 use crate::config::{BootSession, Restart};
 
-use super::create::CreateRequest;
+use super::handlers::create::CreateRequest;
 use super::AppState;
 
 /// The first pause before a restart, and the longest.

@@ -8,40 +8,15 @@
 //! Every route is documented, with curl examples and error codes, in
 //! `docs/api.md`.
 
-mod alis;
 mod audit;
-mod base_path;
-mod body;
+pub mod auth;
 mod boot;
-mod cookies;
-mod create;
-mod declare;
 mod error;
 mod error_code;
-mod events;
-mod files;
-mod gate;
-mod guard;
-mod links;
-mod listen;
-mod mcp;
-mod oidc;
-mod openapi;
-mod ops;
-mod origin;
-mod pages;
-mod policy;
-mod recordings;
-mod replay;
+mod handlers;
+mod http;
 mod routes;
-mod search;
-mod served;
-mod sessions;
-mod signin;
-mod trace;
-mod view;
-mod wait;
-mod ws;
+mod streams;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -55,17 +30,23 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
 use crate::access::{Access, SignInFailures, TrustedProxies};
+use crate::api::auth::oidc::CookieKey;
 use crate::cluster::Registry;
 use crate::config::Config;
-use crate::oidc::CookieKey;
 use crate::pty::Isolation;
 use crate::record::Recordings;
 use crate::session::{SessionHandle, Sessions};
 
 pub use crate::access::valid_token;
+pub use auth::guard::{PROTOCOL, TOKEN_PROTOCOL};
 pub use error::ApiError;
-pub use guard::{PROTOCOL, TOKEN_PROTOCOL};
-pub use origin::Tls;
+pub use http::origin::Tls;
+
+use auth::{gate, guard, policy};
+use handlers::{ops, pages};
+use http::{base_path, listen, trace};
+use routes::{declare, openapi};
+use streams::mcp;
 
 /// Time between two runs of the recordings' retention.
 const RETENTION_PERIOD: Duration = Duration::from_secs(3600);
@@ -103,7 +84,7 @@ pub struct AppState {
     trusted: Arc<TrustedProxies>,
     failures: Arc<SignInFailures>,
     /// Sign-in at the OpenID provider, with `[auth.oidc]`.
-    signin: Option<Arc<crate::oidc::SignIn>>,
+    signin: Option<Arc<crate::api::auth::oidc::SignIn>>,
     allow_any_command: bool,
     /// The guard's table: each route's access rule.
     policy: Arc<policy::Policy>,
@@ -131,7 +112,7 @@ impl AppState {
                     Some(registry) => CookieKey::derived(&registry.bus_key_for("oidc cookies")),
                     None => CookieKey::load_or_create(&oidc.cookie_key_file)?,
                 };
-                Some(Arc::new(crate::oidc::SignIn::new(oidc, &key)?))
+                Some(Arc::new(crate::api::auth::oidc::SignIn::new(oidc, &key)?))
             }
             None => None,
         };

@@ -13,9 +13,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use panecast::access::{AuthConfig, Role, RuleConfig};
+use panecast::api::auth::oidc::seal::{now, Sealer};
+use panecast::api::auth::oidc::{CookieKey, OidcConfig, Person};
 use panecast::config::Config;
-use panecast::oidc::seal::{now, Sealer};
-use panecast::oidc::{CookieKey, OidcConfig, Person};
 use sha2::Sha256;
 
 use crate::common::isolation::runs_as_root;
