@@ -13,7 +13,7 @@ use crate::access::Grant;
 use crate::config::{BootSession, Restart};
 
 use super::handlers::create::CreateRequest;
-use super::AppState;
+use super::state::AppState;
 
 /// The first pause before a restart, and the longest.
 const FIRST_PAUSE: Duration = Duration::from_secs(1);

@@ -30,7 +30,7 @@ use crate::api::audit;
 use crate::api::error::ApiError;
 use crate::api::http::cookies;
 use crate::api::http::origin::{check_origin, peer_of, OriginRefusal};
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// The WebSocket subprotocol every stream speaks.
 pub const PROTOCOL: &str = "panecast";
@@ -449,7 +449,7 @@ pub(in crate::api) async fn reach(
     action: Action,
 ) -> Result<SessionHandle, ApiError> {
     let session = find(state, asked).await?;
-    allow(grant, action, Some(crate::api::target(&session)), asked)?;
+    allow(grant, action, Some(target(&session)), asked)?;
     Ok(session)
 }
 
@@ -507,6 +507,16 @@ fn same_site_write(headers: &HeaderMap, allowed: &[String], secure: bool) -> Res
 /// `Hello` says so.
 pub fn stream_role(grant: &Grant, asked: Role) -> Role {
     asked.min(grant.role()).min(Role::Control)
+}
+
+/// A session as the access check sees it.
+pub(in crate::api) fn target(session: &SessionHandle) -> crate::access::Target<'_> {
+    let info = session.info();
+    crate::access::Target {
+        id: &info.id,
+        name: info.name.as_deref(),
+        owner: info.owner.as_ref(),
+    }
 }
 
 #[cfg(test)]

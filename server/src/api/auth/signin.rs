@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::audit;
 use crate::api::error::ApiError;
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// The 429 for an address that failed too often, if `peer` is one.
 pub fn refusal(state: &AppState, peer: IpAddr) -> Option<Response> {

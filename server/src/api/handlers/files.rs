@@ -22,7 +22,7 @@ use crate::files::{
 use crate::session::SessionHandle;
 
 use crate::api::error::{ApiError, ErrorBody};
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// Bytes read from the worker per chunk of a download's response.
 const CHUNK: usize = 64 * 1024;

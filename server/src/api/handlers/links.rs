@@ -21,7 +21,7 @@ use crate::api::auth::guard::Caller;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::body::JsonBody;
 use crate::api::http::cookies;
-use crate::api::AppState;
+use crate::api::state::AppState;
 use crate::time::rfc3339;
 
 /// The body of `POST /api/sessions/{id}/links`.

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::api::auth::signin;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::origin::peer_of;
-use crate::api::AppState;
+use crate::api::state::AppState;
 use crate::cluster::Refusal;
 use crate::config::MetricsAccess;
 

@@ -20,7 +20,7 @@ use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::cookies;
 use crate::api::http::origin::peer_of;
 use crate::api::http::served;
-use crate::api::AppState;
+use crate::api::state::AppState;
 use crate::assets::asset;
 
 /// Answers a compiled-in file (see [`served`] for its coding, ETag and

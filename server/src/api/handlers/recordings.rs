@@ -23,7 +23,7 @@ use crate::session::SessionHandle;
 
 use crate::api::auth::guard::Caller;
 use crate::api::error::{ApiError, ErrorBody};
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// The media type of asciicast files.
 const ASCIICAST: &str = "application/x-asciicast";

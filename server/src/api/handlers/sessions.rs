@@ -19,10 +19,10 @@ use crate::session::{Input, RemoteCreate, SessionHandle};
 use super::create::{self, CreateRequest};
 use super::view::SessionView;
 use crate::api::audit;
-use crate::api::auth::guard::Caller;
+use crate::api::auth::guard::{target, Caller};
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::body::JsonBody;
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// The answer of `GET /api/sessions`.
 #[derive(Serialize, ToSchema)]
@@ -137,7 +137,7 @@ pub(in crate::api) async fn visible(
         .sessions
         .list()
         .iter()
-        .filter(|s| grant.reaches(crate::api::target(s)))
+        .filter(|s| grant.reaches(target(s)))
         .map(|s| SessionView::of(s, grant, here).with_files(&state.config))
         .collect();
     if let Some(registry) = state.sessions.cluster() {

@@ -8,7 +8,7 @@ use axum::extract::Request;
 use axum::http::{header, HeaderMap};
 
 use crate::access::client_address;
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// Marks a request that came over TLS (set by the listener).
 #[derive(Debug, Clone, Copy)]

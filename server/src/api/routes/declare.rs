@@ -11,7 +11,7 @@ use utoipa_axum::router::UtoipaMethodRouter;
 
 use crate::access::Action;
 
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// Where the routes behind the guard are nested.
 pub(in crate::api) const API: &str = "/api";

@@ -25,7 +25,7 @@ use tokio::time::{timeout, Instant};
 
 use crate::api::auth::guard::Caller;
 use crate::api::error::{ApiError, ErrorBody};
-use crate::api::AppState;
+use crate::api::state::AppState;
 use crate::record::{AlisEncoder, ALIS_EOT, ALIS_MAGIC, ALIS_SUBPROTOCOL};
 use crate::session::{SessionHandle, Status, ViewerSlot};
 

@@ -28,7 +28,7 @@ use tokio::sync::watch;
 use crate::access::LinkTicket;
 use crate::api::auth::guard::Caller;
 use crate::api::error::{ApiError, ErrorBody};
-use crate::api::AppState;
+use crate::api::state::AppState;
 use crate::session::{Room, SessionHandle, Status, ViewerSlot};
 use crate::stream::events::{Event, Events, Member, Resume};
 use panecast_term::Snapshot;

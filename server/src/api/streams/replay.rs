@@ -26,7 +26,7 @@ use crate::api::auth::guard::{Caller, PROTOCOL};
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::handlers::recordings::{blocking, check, stem};
 use crate::api::http::body::JsonBody;
-use crate::api::AppState;
+use crate::api::state::AppState;
 use crate::record::{Cast, RecordError};
 use crate::session::SessionHandle;
 

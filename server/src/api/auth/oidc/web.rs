@@ -21,7 +21,7 @@ use crate::api::auth::oidc::{FlowError, PENDING_SECS};
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::cookies;
 use crate::api::http::origin::{origin_allowed, peer_of};
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// Who the `panecast_signin` cookie says signed in.
 pub enum SignedIn {

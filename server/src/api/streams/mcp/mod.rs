@@ -18,7 +18,7 @@ use std::sync::Arc;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// The route it is served at (below `base_path`, if any).
 pub const ROUTE: &str = "/mcp";

@@ -31,7 +31,7 @@ use crate::api::handlers::create::CreateRequest;
 use crate::api::handlers::search;
 use crate::api::handlers::sessions;
 use crate::api::handlers::wait;
-use crate::api::AppState;
+use crate::api::state::AppState;
 
 /// What every tool answers: a result, or a tool error.
 type Answer = Result<CallToolResult, ErrorData>;

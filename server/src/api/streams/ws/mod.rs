@@ -33,7 +33,7 @@ use crate::access::Role as AccessRole;
 use crate::api::auth::guard::{stream_role, Caller, PROTOCOL};
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::origin::OriginRefusal;
-use crate::api::AppState;
+use crate::api::state::AppState;
 use crate::config::ClipboardAccess;
 use crate::session::{SessionHandle, StreamRefusal};
 use closing::{close_with, Ending};
