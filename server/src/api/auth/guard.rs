@@ -19,114 +19,24 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::RequestExt;
 
-use crate::access::{person_name, Action, Credential, Denied, Grant, Role, Target};
-use crate::session::{Badge, Reader, SessionHandle};
-use panecast_proto::MemberKind;
+use crate::access::{person_name, Action, Denied, Grant, Role, Target};
+use crate::session::SessionHandle;
 
+use super::caller::Caller;
+use super::caller::Checked;
 use super::oidc::web::{self as oidc, SignedIn};
 use super::policy;
 use super::signin;
 use crate::api::audit;
 use crate::api::error::ApiError;
 use crate::api::http::cookies;
-use crate::api::http::origin::{check_origin, peer_of, OriginRefusal};
+use crate::api::http::origin::{check_origin, peer_of};
 use crate::api::state::AppState;
 
 /// The WebSocket subprotocol every stream speaks.
 pub const PROTOCOL: &str = "panecast";
 /// The prefix of the subprotocol that carries a credential.
 pub const TOKEN_PROTOCOL: &str = "panecast.token.";
-
-/// Who is calling, as established by the guard.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    grant: Grant,
-    peer: IpAddr,
-    /// The socket's peer: the TCP connection the request came on.
-    connection: SocketAddr,
-    secure: bool,
-    /// The credential chosen is one the browser sends by itself (a cookie,
-    /// a trusted proxy's header): writes and streams need the same-site checks.
-    cookie: bool,
-    checked: Checked,
-}
-
-/// The secret the guard checked and chose, exactly as authenticated (a
-/// valid token: only safe characters); never printed.
-#[derive(Clone)]
-struct Checked(String);
-
-impl std::fmt::Debug for Checked {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Checked(..)")
-    }
-}
-
-impl Caller {
-    /// What the caller may do.
-    pub fn grant(&self) -> &Grant {
-        &self.grant
-    }
-
-    /// The client's address (through trusted proxies).
-    pub fn peer(&self) -> IpAddr {
-        self.peer
-    }
-
-    /// The caller as a reader of a session: its credential over this
-    /// connection (searches and scrollback are paced by both).
-    pub fn reader(&self) -> Reader {
-        Reader::new(self.grant.principal(), self.connection)
-    }
-
-    /// Who the caller is in a session's room: a person or key by name, a
-    /// link by its label (or unnamed), never a secret.
-    pub fn badge(&self) -> Badge {
-        match self.grant.credential() {
-            Credential::Admin => Badge::new(MemberKind::Admin, "admin"),
-            Credential::Key(name) => Badge::new(MemberKind::Key, name),
-            Credential::User(name) => Badge::new(MemberKind::Person, name),
-            Credential::Link(_) => Badge::new(
-                MemberKind::Link,
-                self.grant
-                    .link_ticket()
-                    .and_then(|t| t.label.as_deref())
-                    .unwrap_or(""),
-            ),
-        }
-    }
-
-    /// True when the client reached the server over https.
-    pub fn secure(&self) -> bool {
-        self.secure
-    }
-
-    /// The token of the share link that authenticated this request, when
-    /// it came in a header or subprotocol (one that came in a cookie is
-    /// already a cookie): the one secret `/login` may set as a cookie.
-    pub fn link_token(&self) -> Option<&str> {
-        (self.grant.link_ticket().is_some() && !self.cookie).then_some(self.checked.0.as_str())
-    }
-
-    /// The Origin check of a stream upgrade (`/ws`, `/alis`): a credential
-    /// that came in a cookie (which a browser sends on its own) must come from this server's pages or an
-    /// allowed origin (403 `origin_forbidden`); one the page holds itself
-    /// is no cross-site forgery.
-    /// A refusal is logged with what the server saw and what would allow
-    /// it (a proxy that drops the port from `Host` is the common cause).
-    pub fn check_stream_origin(
-        &self,
-        headers: &HeaderMap,
-        allowed: &[String],
-    ) -> Result<(), OriginRefusal> {
-        if !self.cookie {
-            return Ok(());
-        }
-        check_origin(headers, allowed, self.secure).inspect_err(|refused| {
-            tracing::warn!(reason = %refused, fix = refused.fix(), "origin_forbidden");
-        })
-    }
-}
 
 /// Where a credential came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use crate::access::{LinkError, LinkInfo, Role};
 use crate::session::SessionHandle;
 
 use crate::api::audit;
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::body::JsonBody;
 use crate::api::http::cookies;
@@ -100,7 +100,7 @@ pub struct LinkList {
 )]
 pub async fn mint(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
     headers: HeaderMap,
     JsonBody(request): JsonBody<MintRequest>,
@@ -179,7 +179,7 @@ pub async fn list(
 )]
 pub async fn revoke(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
     Path((_, link_id)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
@@ -220,7 +220,7 @@ pub async fn revoke(
 )]
 pub async fn login(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let Some(ticket) = caller.grant().link_ticket() else {

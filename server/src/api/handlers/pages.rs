@@ -11,10 +11,10 @@ use axum::extract::{OriginalUri, Path, RawQuery, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::{Extension, Json};
+use axum::Json;
 
 use crate::access::Credential;
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::api::auth::signin;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::cookies;
@@ -272,10 +272,7 @@ pub async fn web_file(
     path = "/api/profiles",
     responses((status = 200, description = "The profiles' names", body = Vec<String>))
 )]
-pub async fn profiles(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-) -> Json<Vec<String>> {
+pub async fn profiles(State(state): State<AppState>, caller: Caller) -> Json<Vec<String>> {
     Json(
         state
             .config

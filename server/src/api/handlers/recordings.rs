@@ -21,7 +21,7 @@ use crate::access::{Action, Denied, Grant, Principal};
 use crate::record::{RecordError, RecordingInfo};
 use crate::session::SessionHandle;
 
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::state::AppState;
 
@@ -48,7 +48,7 @@ pub struct RecordingList {
 )]
 pub async fn list(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
 ) -> Result<Json<RecordingList>, ApiError> {
     let recordings = std::sync::Arc::clone(state.sessions.recordings());
     let here = super::sessions::node(&state).map(str::to_owned);
@@ -115,7 +115,7 @@ pub(in crate::api) fn elsewhere<'a>(state: &AppState, info: &'a RecordingInfo) -
 )]
 pub async fn download(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
     let name = stem(&name).to_owned();
@@ -181,7 +181,7 @@ pub async fn download(
 )]
 pub async fn delete(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let name = stem(&name).to_owned();

@@ -11,7 +11,7 @@ use utoipa::IntoParams;
 use crate::session::search::{Found, Pattern, MAX_MATCHES};
 use crate::session::SessionHandle;
 
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::api::error::{ApiError, ErrorBody};
 
 /// Matches returned when the request names no limit.
@@ -55,7 +55,7 @@ fn flag(value: Option<u8>, name: &str) -> Result<bool, ApiError> {
     )
 )]
 pub async fn search(
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Json<Found>, ApiError> {

@@ -19,7 +19,8 @@ use crate::session::{Input, RemoteCreate, SessionHandle};
 use super::create::{self, CreateRequest};
 use super::view::SessionView;
 use crate::api::audit;
-use crate::api::auth::guard::{target, Caller};
+use crate::api::auth::caller::Caller;
+use crate::api::auth::guard::target;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::body::JsonBody;
 use crate::api::state::AppState;
@@ -51,7 +52,7 @@ pub struct SessionList {
 )]
 pub async fn create(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
     let session = start(&state, &caller, request).await?;
@@ -110,7 +111,7 @@ pub(in crate::api) async fn start(
 )]
 pub async fn list(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
 ) -> Result<Json<SessionList>, ApiError> {
     Ok(Json(SessionList {
         sessions: visible(&state, caller.grant()).await?,
@@ -191,7 +192,7 @@ pub(in crate::api) fn node(state: &AppState) -> Option<&str> {
 )]
 pub async fn show(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
 ) -> Json<SessionView> {
     Json(view(&state, &session, caller.grant()))
@@ -208,7 +209,7 @@ pub async fn show(
 )]
 pub async fn delete(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
 ) -> Result<Json<SessionView>, ApiError> {
     let session = end(&state, &caller, session).await?;
@@ -325,7 +326,7 @@ pub const REVISION_HEADER: &str = "panecast-revision";
 )]
 pub async fn input(
     Extension(session): Extension<SessionHandle>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     JsonBody(request): JsonBody<InputRequest>,
 ) -> Result<Response, ApiError> {
     let input = input_of(request.text, request.keys)?;
@@ -402,7 +403,7 @@ pub struct ResizeRequest {
 )]
 pub async fn resize(
     Extension(session): Extension<SessionHandle>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     JsonBody(request): JsonBody<ResizeRequest>,
 ) -> Result<StatusCode, ApiError> {
     let narrow = |name: &str, value: u64| {

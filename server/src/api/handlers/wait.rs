@@ -12,7 +12,7 @@ use crate::render::RevisedScreen;
 use crate::session::wait::{At, Matched, WaitError, WaitRequest, Waited};
 use crate::session::SessionHandle;
 
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::api::error::{ApiError, ErrorBody, ErrorCode};
 use crate::api::http::body::JsonBody;
 
@@ -62,7 +62,7 @@ pub struct WaitTimeout {
     )
 )]
 pub async fn wait(
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
     JsonBody(request): JsonBody<WaitRequest>,
 ) -> Result<Response, ApiError> {

@@ -23,7 +23,7 @@ use axum::response::Response;
 use axum::Extension;
 use tokio::time::{timeout, Instant};
 
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::state::AppState;
 use crate::record::{AlisEncoder, ALIS_EOT, ALIS_MAGIC, ALIS_SUBPROTOCOL};
@@ -49,7 +49,7 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(45);
 )]
 pub async fn upgrade(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,

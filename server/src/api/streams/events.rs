@@ -26,7 +26,7 @@ use axum::Extension;
 use tokio::sync::watch;
 
 use crate::access::LinkTicket;
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::state::AppState;
 use crate::session::{Room, SessionHandle, Status, ViewerSlot};
@@ -62,7 +62,7 @@ pub struct StreamEvent {
 )]
 pub async fn events(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {

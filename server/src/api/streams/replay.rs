@@ -22,7 +22,8 @@ use serde::Deserialize;
 
 use super::ws::{deflate_asked, not_an_upgrade, refuse, refuse_origin, Viewer};
 use crate::access::{Action, Principal, Role as AccessRole};
-use crate::api::auth::guard::{Caller, PROTOCOL};
+use crate::api::auth::caller::Caller;
+use crate::api::auth::guard::PROTOCOL;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::handlers::recordings::{blocking, check, stem};
 use crate::api::http::body::JsonBody;
@@ -58,7 +59,7 @@ pub struct ReplayQuery {
 )]
 pub async fn upgrade(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Path(name): Path<String>,
     query: Result<Query<ReplayQuery>, QueryRejection>,
     headers: HeaderMap,
@@ -194,7 +195,7 @@ pub struct MarkerRequest {
 )]
 pub async fn add_marker(
     Extension(session): Extension<SessionHandle>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     JsonBody(request): JsonBody<MarkerRequest>,
 ) -> Result<StatusCode, ApiError> {
     session

@@ -25,7 +25,8 @@ use crate::session::SessionHandle;
 use panecast_proto::limits::MAX_SCROLLBACK_LINES;
 
 use super::screen;
-use crate::api::auth::guard::{self, Caller};
+use crate::api::auth::caller::Caller;
+use crate::api::auth::guard;
 use crate::api::error::ApiError;
 use crate::api::handlers::create::CreateRequest;
 use crate::api::handlers::search;
@@ -193,14 +194,6 @@ fn structured(value: impl Serialize) -> Answer {
     }
 }
 
-/// The caller the guard put in the HTTP request's extensions.
-fn caller(parts: &Parts) -> Result<&Caller, ApiError> {
-    parts
-        .extensions
-        .get::<Caller>()
-        .ok_or_else(ApiError::unauthorized)
-}
-
 #[tool_router]
 impl Tools {
     /// The tools, over `state`.
@@ -218,7 +211,7 @@ impl Tools {
         asked: &str,
         action: Action,
     ) -> Result<(Caller, SessionHandle), ApiError> {
-        let caller = caller(parts)?;
+        let caller = Caller::of(parts)?;
         let session = guard::reach(&self.state, caller.grant(), asked, action).await?;
         Ok((caller.clone(), session))
     }
@@ -229,7 +222,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn list_sessions(&self, Extension(parts): Extension<Parts>) -> Answer {
-        let caller = match caller(&parts) {
+        let caller = match Caller::of(&parts) {
             Ok(caller) => caller,
             Err(error) => return refused(error),
         };
@@ -248,7 +241,7 @@ impl Tools {
         Extension(parts): Extension<Parts>,
         Parameters(args): Parameters<StartArgs>,
     ) -> Answer {
-        let caller = match caller(&parts) {
+        let caller = match Caller::of(&parts) {
             Ok(caller) => caller,
             Err(error) => return refused(error),
         };

@@ -30,7 +30,8 @@ use panecast_proto::{self as proto, close, Role};
 use serde::Deserialize;
 
 use crate::access::Role as AccessRole;
-use crate::api::auth::guard::{stream_role, Caller, PROTOCOL};
+use crate::api::auth::caller::Caller;
+use crate::api::auth::guard::{stream_role, PROTOCOL};
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::origin::OriginRefusal;
 use crate::api::state::AppState;
@@ -148,7 +149,7 @@ pub(in crate::api) fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> Ap
 )]
 pub async fn upgrade(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     Extension(session): Extension<SessionHandle>,
     query: Result<Query<WsQuery>, QueryRejection>,
     headers: HeaderMap,

@@ -14,7 +14,7 @@ use super::echo::Echoes;
 use super::Resuming;
 use crate::access::{Role as AccessRole, ViewerGuard};
 use crate::api::audit;
-use crate::api::auth::guard::Caller;
+use crate::api::auth::caller::Caller;
 use crate::session::{EndReason, SessionHandle, Sessions, Status, ViewerSlot};
 use crate::stream::{Flow, FrameCache, ViewerState};
 
