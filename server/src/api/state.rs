@@ -71,7 +71,8 @@ impl AppState {
                 // Every node of a cluster seals the same cookies.
                 let key = match cluster {
                     Some(registry) => CookieKey::derived(&registry.bus_key_for("oidc cookies")),
-                    None => CookieKey::load_or_create(&oidc.cookie_key_file)?,
+                    None => CookieKey::load_or_create(&oidc.cookie_key_file)
+                        .map_err(|e| e.to_string())?,
                 };
                 Some(Arc::new(SignIn::new(oidc, &key)?))
             }

@@ -13,6 +13,58 @@ use std::path::Path;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+/// Why the key at `cookie_key_file` cannot be used; each says how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum CookieKeyError {
+    /// The file could not be made.
+    #[error("cannot make cookie_key_file {path}: {source}")]
+    Make {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file could not be read.
+    #[error("cannot read cookie_key_file {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The path is a link, a directory or another non-regular file.
+    #[error("cookie_key_file {path} is not a regular file")]
+    NotAFile {
+        /// The file.
+        path: String,
+    },
+    /// Another user owns the file, and may have written it.
+    #[error(
+        "cookie_key_file {path} belongs to uid {owner}, not to the server's user \
+         (uid {me}), who may have written it: remove it, and the server makes a new one"
+    )]
+    NotOwned {
+        /// The file.
+        path: String,
+        /// Its owner.
+        owner: u32,
+        /// The server's user.
+        me: u32,
+    },
+    /// The file is not private, or empty (see [`crate::secret_file::read`]).
+    #[error("{0}")]
+    Secret(String),
+    /// The file holds no key.
+    #[error(
+        "cookie_key_file {path} holds no key (64 hex digits): remove it, and the \
+         server makes a new one"
+    )]
+    NoKey {
+        /// The file.
+        path: String,
+    },
+}
+
 /// The key the cookies' [`Sealer`](super::seal::Sealer)s derive from.
 #[derive(Clone)]
 pub struct CookieKey([u8; 32]);
@@ -34,37 +86,46 @@ impl CookieKey {
     }
 
     /// The key kept at `path`, made there (0600) when there is none.
-    pub fn load_or_create(path: &Path) -> Result<CookieKey, String> {
-        let shown = path.display();
+    pub fn load_or_create(path: &Path) -> Result<CookieKey, CookieKeyError> {
+        let shown = path.display().to_string();
         match create(path) {
             Ok(key) => {
                 tracing::info!(path = %shown, "made a new key for sign-in cookies");
                 return Ok(key);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(format!("cannot make cookie_key_file {shown}: {e}")),
+            Err(source) => {
+                return Err(CookieKeyError::Make {
+                    path: shown,
+                    source,
+                })
+            }
         }
-        let meta = std::fs::symlink_metadata(path)
-            .map_err(|e| format!("cannot read cookie_key_file {shown}: {e}"))?;
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(source) => {
+                return Err(CookieKeyError::Read {
+                    path: shown,
+                    source,
+                })
+            }
+        };
         if !meta.file_type().is_file() {
-            return Err(format!("cookie_key_file {shown} is not a regular file"));
+            return Err(CookieKeyError::NotAFile { path: shown });
         }
         let owner = meta.uid();
         // SAFETY: geteuid cannot fail.
         let me = unsafe { libc::geteuid() };
         if owner != me {
-            return Err(format!(
-                "cookie_key_file {shown} belongs to uid {owner}, not to the server's user \
-                 (uid {me}), who may have written it: remove it, and the server makes a new one"
-            ));
+            return Err(CookieKeyError::NotOwned {
+                path: shown,
+                owner,
+                me,
+            });
         }
-        let text = crate::secret_file::read(path, "cookie_key_file")?;
-        parse(&text).ok_or_else(|| {
-            format!(
-                "cookie_key_file {shown} holds no key (64 hex digits): remove it, and the \
-                 server makes a new one"
-            )
-        })
+        let text =
+            crate::secret_file::read(path, "cookie_key_file").map_err(CookieKeyError::Secret)?;
+        parse(&text).ok_or(CookieKeyError::NoKey { path: shown })
     }
 
     /// The key's bytes, for the sealers.
@@ -136,7 +197,8 @@ mod tests {
         assert_ne!(made.bytes(), other.bytes());
         std::fs::write(&path, "not a key\n").expect("write");
         let err = CookieKey::load_or_create(&path).unwrap_err();
-        assert!(err.contains("holds no key"), "{err}");
+        assert!(matches!(err, CookieKeyError::NoKey { .. }), "{err}");
+        assert!(err.to_string().contains("holds no key"), "{err}");
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
@@ -170,7 +232,7 @@ mod tests {
         let link = dir.join("cookie.key");
         std::os::unix::fs::symlink(&target, &link).expect("symlink");
         let err = CookieKey::load_or_create(&link).unwrap_err();
-        assert!(err.contains("not a regular file"), "{err}");
+        assert!(matches!(err, CookieKeyError::NotAFile { .. }), "{err}");
         assert!(!target.exists(), "nothing was written through the link");
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }

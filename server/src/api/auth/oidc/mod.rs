@@ -30,7 +30,7 @@ use openidconnect::{
 use serde::{Deserialize, Serialize};
 
 pub use crate::access::OidcConfig;
-pub use cookie_key::CookieKey;
+pub use cookie_key::{CookieKey, CookieKeyError};
 use revoked::Revoked;
 use seal::{now, Sealer};
 
