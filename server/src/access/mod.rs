@@ -25,7 +25,7 @@ pub use keys::{config_entry, KeyConfig};
 pub use links::{
     LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
 };
-pub use oidc::OidcConfig;
+pub use oidc::{OidcConfig, OidcConfigError};
 pub use peer::{client_address, TrustedProxies, MIN_PROXY_SECRET_LEN, PROOF_HEADER};
 pub use people::{person_name, AuthConfig, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME};
 pub use principal::{LinkClaim, Principal};

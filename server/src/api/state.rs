@@ -74,7 +74,9 @@ impl AppState {
                     None => CookieKey::load_or_create(&oidc.cookie_key_file)
                         .map_err(|e| e.to_string())?,
                 };
-                Some(Arc::new(SignIn::new(oidc, &key)?))
+                Some(Arc::new(
+                    SignIn::new(oidc, &key).map_err(|e| e.to_string())?,
+                ))
             }
             None => None,
         };

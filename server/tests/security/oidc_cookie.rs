@@ -298,7 +298,10 @@ fn a_client_secret_others_may_read_is_refused_at_start() {
         std::fs::Permissions::from_mode(0o644),
     )
     .expect("chmod");
-    let refused = section.validate().expect_err("a secret others may read");
+    let refused = section
+        .validate()
+        .expect_err("a secret others may read")
+        .to_string();
     assert!(
         refused.contains("may be read by other users (mode 644)") && refused.contains("chmod 600"),
         "{refused}"

@@ -29,7 +29,7 @@ use openidconnect::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use crate::access::OidcConfig;
+pub use crate::access::{OidcConfig, OidcConfigError};
 pub use cookie_key::{CookieKey, CookieKeyError};
 use revoked::Revoked;
 use seal::{now, Sealer};
@@ -119,7 +119,7 @@ impl std::fmt::Debug for SignIn {
 impl SignIn {
     /// Sign-in as `config` says, its cookies sealed with `key`; fails
     /// when its secret cannot be read.
-    pub fn new(config: &OidcConfig, key: &CookieKey) -> Result<SignIn, String> {
+    pub fn new(config: &OidcConfig, key: &CookieKey) -> Result<SignIn, OidcConfigError> {
         config.validate()?;
         let secret = config.client_secret()?;
         Ok(SignIn {
