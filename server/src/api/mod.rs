@@ -34,7 +34,7 @@ pub use crate::access::valid_token;
 pub use auth::guard::{PROTOCOL, TOKEN_PROTOCOL};
 pub use error::ApiError;
 pub use http::origin::Tls;
-pub use state::{AppState, Settings};
+pub use state::{AppState, Settings, StateError};
 
 use auth::guard;
 use handlers::{ops, pages};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::access::{Access, SignInFailures, TrustedProxies};
 use crate::api::auth::gate::NodeGate;
-use crate::api::auth::oidc::{CookieKey, SignIn};
+use crate::api::auth::oidc::{CookieKey, CookieKeyError, OidcConfigError, SignIn};
 use crate::api::auth::policy::Policy;
 use crate::api::routes::declared;
 use crate::cluster::Registry;
@@ -36,6 +36,23 @@ impl std::fmt::Debug for Settings {
     }
 }
 
+/// Why the server cannot start with its settings; each says what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The admin token or a configured key is malformed.
+    #[error("{0}")]
+    Credentials(String),
+    /// `trusted_proxies` or the proxy's secret is malformed.
+    #[error("{0}")]
+    Proxies(String),
+    /// The key of the sign-in cookies cannot be made or read.
+    #[error(transparent)]
+    CookieKey(#[from] CookieKeyError),
+    /// `[auth.oidc]` is wrong, or its client secret cannot be read.
+    #[error(transparent)]
+    SignIn(#[from] OidcConfigError),
+}
+
 /// The state every handler shares.
 #[derive(Clone)]
 pub struct AppState {
@@ -55,28 +72,26 @@ impl AppState {
     /// State for `settings`, with an empty session registry, in `cluster`
     /// when it joined one; fails when the configuration's keys or proxies
     /// are malformed, or a secret cannot be read.
-    pub fn new(settings: Settings, cluster: Option<&Registry>) -> Result<AppState, String> {
+    pub fn new(settings: Settings, cluster: Option<&Registry>) -> Result<AppState, StateError> {
         let limits = &settings.config.limits;
         let access = Access::new(
             &settings.token,
             &settings.config.keys,
             Duration::from_secs(limits.max_link_ttl_secs),
             limits.max_links_per_session,
-        )?
+        )
+        .map_err(StateError::Credentials)?
         .with_people(&settings.config.auth);
-        let trusted = settings.config.proxies()?;
+        let trusted = settings.config.proxies().map_err(StateError::Proxies)?;
         let failures = SignInFailures::new(limits.auth_failures_per_minute);
         let signin = match &settings.config.auth.oidc {
             Some(oidc) => {
                 // Every node of a cluster seals the same cookies.
                 let key = match cluster {
                     Some(registry) => CookieKey::derived(&registry.bus_key_for("oidc cookies")),
-                    None => CookieKey::load_or_create(&oidc.cookie_key_file)
-                        .map_err(|e| e.to_string())?,
+                    None => CookieKey::load_or_create(&oidc.cookie_key_file)?,
                 };
-                Some(Arc::new(
-                    SignIn::new(oidc, &key).map_err(|e| e.to_string())?,
-                ))
+                Some(Arc::new(SignIn::new(oidc, &key)?))
             }
             None => None,
         };
