@@ -26,7 +26,7 @@ pub use links::{
     LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
 };
 pub use oidc::{OidcConfig, OidcConfigError};
-pub use peer::{client_address, TrustedProxies, MIN_PROXY_SECRET_LEN, PROOF_HEADER};
+pub use peer::{client_address, ProxiesError, TrustedProxies, MIN_PROXY_SECRET_LEN, PROOF_HEADER};
 pub use people::{person_name, AuthConfig, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME};
 pub use principal::{LinkClaim, Principal};
 pub use role::Role;

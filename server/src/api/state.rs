@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::access::{Access, SignInFailures, TrustedProxies};
+use crate::access::{Access, ProxiesError, SignInFailures, TrustedProxies};
 use crate::api::auth::gate::NodeGate;
 use crate::api::auth::oidc::{CookieKey, CookieKeyError, OidcConfigError, SignIn};
 use crate::api::auth::policy::Policy;
@@ -43,8 +43,8 @@ pub enum StateError {
     #[error("{0}")]
     Credentials(String),
     /// `trusted_proxies` or the proxy's secret is malformed.
-    #[error("{0}")]
-    Proxies(String),
+    #[error(transparent)]
+    Proxies(#[from] ProxiesError),
     /// The key of the sign-in cookies cannot be made or read.
     #[error(transparent)]
     CookieKey(#[from] CookieKeyError),
@@ -82,7 +82,7 @@ impl AppState {
         )
         .map_err(StateError::Credentials)?
         .with_people(&settings.config.auth);
-        let trusted = settings.config.proxies().map_err(StateError::Proxies)?;
+        let trusted = settings.config.proxies()?;
         let failures = SignInFailures::new(limits.auth_failures_per_minute);
         let signin = match &settings.config.auth.oidc {
             Some(oidc) => {
