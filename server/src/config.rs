@@ -665,7 +665,8 @@ impl Config {
         }
         let mut names = std::collections::BTreeSet::new();
         for key in &self.keys {
-            key.validate().map_err(ConfigError::Invalid)?;
+            key.validate()
+                .map_err(|e| ConfigError::Invalid(e.to_string()))?;
             if !names.insert(key.name.as_str()) {
                 return invalid(format!("keys: two keys are named '{}'", key.name));
             }

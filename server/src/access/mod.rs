@@ -21,7 +21,7 @@ use std::time::Duration;
 
 pub use failures::SignInFailures;
 pub use grant::{Action, Credential, Denied, Grant, NotACredential, Target};
-pub use keys::{config_entry, KeyConfig};
+pub use keys::{config_entry, KeyConfig, KeyError};
 pub use links::{
     LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
 };
@@ -56,7 +56,7 @@ impl Access {
         keys: &[KeyConfig],
         max_link_ttl: Duration,
         max_links: usize,
-    ) -> Result<Access, String> {
+    ) -> Result<Access, KeyError> {
         let keys = keys
             .iter()
             .map(|key| {
@@ -71,7 +71,7 @@ impl Access {
                 .with_metrics(key.metrics);
                 Ok(Key { digest, grant })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, KeyError>>()?;
         Ok(Access {
             admin: secret::hash(admin_token.as_bytes()),
             keys,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::access::{Access, ProxiesError, SignInFailures, TrustedProxies};
+use crate::access::{Access, KeyError, ProxiesError, SignInFailures, TrustedProxies};
 use crate::api::auth::gate::NodeGate;
 use crate::api::auth::oidc::{CookieKey, CookieKeyError, OidcConfigError, SignIn};
 use crate::api::auth::policy::Policy;
@@ -39,9 +39,9 @@ impl std::fmt::Debug for Settings {
 /// Why the server cannot start with its settings; each says what to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
-    /// The admin token or a configured key is malformed.
-    #[error("{0}")]
-    Credentials(String),
+    /// A configured key is malformed.
+    #[error(transparent)]
+    Key(#[from] KeyError),
     /// `trusted_proxies` or the proxy's secret is malformed.
     #[error(transparent)]
     Proxies(#[from] ProxiesError),
@@ -79,8 +79,7 @@ impl AppState {
             &settings.config.keys,
             Duration::from_secs(limits.max_link_ttl_secs),
             limits.max_links_per_session,
-        )
-        .map_err(StateError::Credentials)?
+        )?
         .with_people(&settings.config.auth);
         let trusted = settings.config.proxies()?;
         let failures = SignInFailures::new(limits.auth_failures_per_minute);
