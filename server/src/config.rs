@@ -10,7 +10,7 @@ use std::time::Duration;
 use panecast_proto::SizePolicy;
 use serde::Deserialize;
 
-use crate::access::{AuthConfig, KeyConfig, TrustedProxies};
+use crate::access::{AuthConfig, KeyConfig, ProxiesError, TrustedProxies};
 use panecast_term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
 /// Name of the profile created when none is configured, and used when a
@@ -665,7 +665,8 @@ impl Config {
         }
         let mut names = std::collections::BTreeSet::new();
         for key in &self.keys {
-            key.validate().map_err(ConfigError::Invalid)?;
+            key.validate()
+                .map_err(|e| ConfigError::Invalid(e.to_string()))?;
             if !names.insert(key.name.as_str()) {
                 return invalid(format!("keys: two keys are named '{}'", key.name));
             }
@@ -692,7 +693,8 @@ impl Config {
             }
         }
         self.auth.validate().map_err(ConfigError::Invalid)?;
-        self.proxies().map_err(ConfigError::Invalid)?;
+        self.proxies()
+            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
         Ok(())
     }
 
@@ -700,30 +702,21 @@ impl Config {
     /// `proxy_secret_file` is set (the file read and checked here). A
     /// proxy's sign-in (`[auth.proxy]`) needs both: an address proves
     /// nothing on a host where other programs run.
-    pub fn proxies(&self) -> Result<TrustedProxies, String> {
+    pub fn proxies(&self) -> Result<TrustedProxies, ProxiesError> {
         let proxies = TrustedProxies::parse(&self.trusted_proxies)?;
         let proxies = match &self.proxy_secret_file {
-            Some(path) => {
-                proxies.with_proof(&crate::secret_file::read(path, "proxy_secret_file")?)?
-            }
+            Some(path) => proxies.with_proof(
+                &crate::secret_file::read(path, "proxy_secret_file")
+                    .map_err(ProxiesError::SecretFile)?,
+            )?,
             None => proxies,
         };
         if self.auth.proxy.is_some() {
             if self.trusted_proxies.is_empty() {
-                return Err(
-                    "auth.proxy: its headers are believed only from trusted_proxies, and none is set"
-                        .to_owned(),
-                );
+                return Err(ProxiesError::NoProxies);
             }
             if self.proxy_secret_file.is_none() {
-                return Err(
-                    "auth.proxy: a user header is believed only with proof that the request came \
-                     through the proxy, and any program on its host can send one from its address: \
-                     set proxy_secret_file to a file only the server may read (chmod 600) holding a \
-                     secret (`panecast key` prints one), and have the proxy send that secret in \
-                     X-Panecast-Proxy (deploy/nginx.conf and deploy/Caddyfile show how)"
-                        .to_owned(),
-                );
+                return Err(ProxiesError::NoProof);
             }
         }
         Ok(proxies)

@@ -24,7 +24,6 @@ pub mod files;
 pub mod health;
 pub mod http_client;
 pub mod input;
-pub mod oidc;
 pub mod pool;
 pub mod pty;
 pub mod random;

@@ -141,7 +141,7 @@ const WORDS: &[&str] = &[
 const LEVELS: &[&str] = &["INFO ", "INFO ", "INFO ", "DEBUG", "WARN ", "ERROR", "TRACE"];
 const MODULES: &[&str] = &[
     "panecast::session",
-    "panecast::api::ws",
+    "panecast::api::streams::ws",
     "panecast::pty",
     "hyper::server",
     "tokio::runtime",

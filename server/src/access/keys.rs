@@ -31,24 +31,31 @@ pub struct KeyConfig {
 impl KeyConfig {
     /// Checks the entry: a name, a well-formed digest, no profiles on a
     /// view key.
-    pub fn validate(&self) -> Result<SecretHash, String> {
+    pub fn validate(&self) -> Result<SecretHash, KeyError> {
         if self.name.is_empty() || self.name.len() > 64 {
-            return Err("keys: every key needs a name of 1 to 64 characters".to_owned());
+            return Err(KeyError::NoName);
         }
-        let digest = secret::parse_hex(&self.sha256).ok_or_else(|| {
-            format!(
-                "keys.{}: sha256 must be 64 hex digits (panecast key prints one)",
-                self.name
-            )
-        })?;
+        let digest = secret::parse_hex(&self.sha256)
+            .ok_or_else(|| KeyError::BadDigest(self.name.clone()))?;
         if self.role == Role::View && !self.profiles.is_empty() {
-            return Err(format!(
-                "keys.{}: a view key cannot start sessions; remove its profiles",
-                self.name
-            ));
+            return Err(KeyError::ViewStarts(self.name.clone()));
         }
         Ok(digest)
     }
+}
+
+/// What is wrong with a `[[keys]]` entry; each names the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// The name is empty or too long.
+    #[error("keys: every key needs a name of 1 to 64 characters")]
+    NoName,
+    /// The digest is not 64 hex digits.
+    #[error("keys.{0}: sha256 must be 64 hex digits (panecast key prints one)")]
+    BadDigest(String),
+    /// A view key lists profiles it could never start.
+    #[error("keys.{0}: a view key cannot start sessions; remove its profiles")]
+    ViewStarts(String),
 }
 
 /// The line `panecast key` prints for a fresh secret.
@@ -81,7 +88,7 @@ mod tests {
         assert!(key(Role::View, &["shell"]).validate().is_err());
         let mut bad = key(Role::Admin, &[]);
         bad.sha256 = "abc".into();
-        assert!(bad.validate().unwrap_err().contains("64 hex digits"));
+        assert_eq!(bad.validate(), Err(KeyError::BadDigest(bad.name.clone())));
         let mut nameless = key(Role::Admin, &[]);
         nameless.name.clear();
         assert!(nameless.validate().is_err());

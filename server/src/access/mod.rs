@@ -21,12 +21,12 @@ use std::time::Duration;
 
 pub use failures::SignInFailures;
 pub use grant::{Action, Credential, Denied, Grant, NotACredential, Target};
-pub use keys::{config_entry, KeyConfig};
+pub use keys::{config_entry, KeyConfig, KeyError};
 pub use links::{
     LinkChange, LinkError, LinkInfo, LinkTicket, Links, SavedLink, SavedLinkError, ViewerGuard,
 };
-pub use oidc::OidcConfig;
-pub use peer::{client_address, TrustedProxies, MIN_PROXY_SECRET_LEN, PROOF_HEADER};
+pub use oidc::{OidcConfig, OidcConfigError};
+pub use peer::{client_address, ProxiesError, TrustedProxies, MIN_PROXY_SECRET_LEN, PROOF_HEADER};
 pub use people::{person_name, AuthConfig, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME};
 pub use principal::{LinkClaim, Principal};
 pub use role::Role;
@@ -56,7 +56,7 @@ impl Access {
         keys: &[KeyConfig],
         max_link_ttl: Duration,
         max_links: usize,
-    ) -> Result<Access, String> {
+    ) -> Result<Access, KeyError> {
         let keys = keys
             .iter()
             .map(|key| {
@@ -71,7 +71,7 @@ impl Access {
                 .with_metrics(key.metrics);
                 Ok(Key { digest, grant })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, KeyError>>()?;
         Ok(Access {
             admin: secret::hash(admin_token.as_bytes()),
             keys,

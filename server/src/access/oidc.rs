@@ -66,8 +66,7 @@ fn default_groups_claim() -> String {
 impl OidcConfig {
     /// Checks the section: URLs, the client id, the secret file, scopes
     /// that include `openid`.
-    pub fn validate(&self) -> Result<(), String> {
-        let fail = |message: String| Err(format!("auth.oidc: {message}"));
+    pub fn validate(&self) -> Result<(), OidcConfigError> {
         check_url("issuer", &self.issuer)?;
         if let Some(url) = &self.redirect_url {
             check_url("redirect_url", url)?;
@@ -76,29 +75,62 @@ impl OidcConfig {
             check_url("post_logout_redirect_url", url)?;
         }
         if self.client_id.trim().is_empty() {
-            return fail("client_id is empty".to_owned());
+            return Err(OidcConfigError::NoClientId);
         }
         if !self.scopes.iter().any(|s| s == "openid") {
-            return fail("scopes must include 'openid'".to_owned());
+            return Err(OidcConfigError::NoOpenidScope);
         }
         if self.user_claim.is_empty() || self.groups_claim.is_empty() {
-            return fail("user_claim and groups_claim name a claim".to_owned());
+            return Err(OidcConfigError::NoClaim);
         }
         self.client_secret().map(|_| ())
     }
 
     /// The client secret, read from its file, which sessions may not read
     /// (see [`crate::secret_file`]).
-    pub fn client_secret(&self) -> Result<String, String> {
+    pub fn client_secret(&self) -> Result<String, OidcConfigError> {
         crate::secret_file::read(&self.client_secret_file, "client_secret_file")
-            .map_err(|e| format!("auth.oidc: {e}"))
+            .map_err(OidcConfigError::Secret)
     }
+}
+
+/// What is wrong with `[auth.oidc]`; each message says which setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OidcConfigError {
+    /// A URL setting that is not an absolute https URL.
+    #[error("auth.oidc: {name} = '{text}': {why}")]
+    BadUrl {
+        /// The setting.
+        name: &'static str,
+        /// Its value.
+        text: String,
+        /// What it must be.
+        why: &'static str,
+    },
+    /// `client_id` is empty.
+    #[error("auth.oidc: client_id is empty")]
+    NoClientId,
+    /// `scopes` lacks `openid`.
+    #[error("auth.oidc: scopes must include 'openid'")]
+    NoOpenidScope,
+    /// `user_claim` or `groups_claim` is empty.
+    #[error("auth.oidc: user_claim and groups_claim name a claim")]
+    NoClaim,
+    /// The client secret's file cannot be read, is not private or is empty.
+    #[error("auth.oidc: {0}")]
+    Secret(String),
 }
 
 /// An absolute http(s) URL without credentials or fragment; http only
 /// to a loopback host (a test provider), never across a network.
-fn check_url(name: &str, text: &str) -> Result<(), String> {
-    let bad = |why: &str| Err(format!("auth.oidc: {name} = '{text}': {why}"));
+fn check_url(name: &'static str, text: &str) -> Result<(), OidcConfigError> {
+    let bad = |why: &'static str| {
+        Err(OidcConfigError::BadUrl {
+            name,
+            text: text.to_owned(),
+            why,
+        })
+    };
     let Ok(url) = openidconnect::url::Url::parse(text) else {
         return bad("give an absolute URL (https://HOST/...)");
     };
@@ -189,26 +221,28 @@ mod tests {
         let (_dir, path) = secret_file("s3cret");
         let error = |config: OidcConfig| config.validate().expect_err("refused");
         let missing = parse("", "/nonexistent/panecast-secret");
-        assert!(error(missing).contains("cannot read client_secret_file"));
+        assert!(error(missing)
+            .to_string()
+            .contains("cannot read client_secret_file"));
         let (_empty_dir, empty) = secret_file(" \n");
-        assert!(error(parse("", &empty)).contains("is empty"));
+        assert!(error(parse("", &empty)).to_string().contains("is empty"));
         let mut config = parse("", &path);
         config.issuer = "id.example.com".into();
-        assert!(error(config.clone()).contains("absolute URL"));
+        assert!(error(config.clone()).to_string().contains("absolute URL"));
         config.issuer = "http://id.example.com".into();
-        assert!(error(config.clone()).contains("use https"));
+        assert!(error(config.clone()).to_string().contains("use https"));
         config.issuer = "ftp://id.example.com".into();
-        assert!(error(config.clone()).contains("use https"));
+        assert!(error(config.clone()).to_string().contains("use https"));
         config.issuer = "https://user:pw@id.example.com".into();
-        assert!(error(config.clone()).contains("no user"));
+        assert!(error(config.clone()).to_string().contains("no user"));
         config.issuer = "http://127.0.0.1:9000".into();
         config.validate().expect("http to loopback is fine");
         config.redirect_url = Some("/auth/callback".into());
-        assert!(error(config.clone()).contains("absolute URL"));
+        assert!(error(config.clone()).to_string().contains("absolute URL"));
         config.redirect_url = None;
         config.validate().expect("made from each request");
         config.scopes = vec!["profile".into()];
-        assert!(error(config).contains("'openid'"));
+        assert_eq!(error(config), OidcConfigError::NoOpenidScope);
         let unknown = toml::from_str::<OidcConfig>(&format!(
             "issuer = \"https://a\"\nclient_id = \"c\"\nclient_secret_file = \"{path}\"\n\
              redirect_url = \"https://b/auth/callback\"\nsecret = \"x\""

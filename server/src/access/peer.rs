@@ -33,16 +33,46 @@ pub struct TrustedProxies {
     proof: Option<SecretHash>,
 }
 
+/// Why the trusted proxies cannot be believed as configured; each says
+/// what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProxiesError {
+    /// An entry of `trusted_proxies` that is no address or range.
+    #[error("trusted_proxies: '{0}' is not an address or range")]
+    NotAnAddress(String),
+    /// The secret of `proxy_secret_file` is too short or cannot be a header.
+    #[error(
+        "proxy_secret_file: the secret must be {MIN_PROXY_SECRET_LEN} to 256 letters, \
+         digits, '-', '_', '.' or '~' (`panecast key` prints one)"
+    )]
+    WeakSecret,
+    /// `proxy_secret_file` cannot be read, is not private or is empty.
+    #[error("{0}")]
+    SecretFile(String),
+    /// `[auth.proxy]` without `trusted_proxies`.
+    #[error("auth.proxy: its headers are believed only from trusted_proxies, and none is set")]
+    NoProxies,
+    /// `[auth.proxy]` without `proxy_secret_file`.
+    #[error(
+        "auth.proxy: a user header is believed only with proof that the request came \
+         through the proxy, and any program on its host can send one from its address: \
+         set proxy_secret_file to a file only the server may read (chmod 600) holding a \
+         secret (`panecast key` prints one), and have the proxy send that secret in \
+         X-Panecast-Proxy (deploy/nginx.conf and deploy/Caddyfile show how)"
+    )]
+    NoProof,
+}
+
 impl TrustedProxies {
     /// Parses addresses (`10.0.0.1`) and ranges (`10.0.0.0/8`).
-    pub fn parse(entries: &[String]) -> Result<TrustedProxies, String> {
+    pub fn parse(entries: &[String]) -> Result<TrustedProxies, ProxiesError> {
         entries
             .iter()
             .map(|entry| {
                 entry
                     .parse::<IpNet>()
                     .or_else(|_| entry.parse::<IpAddr>().map(IpNet::from))
-                    .map_err(|_| format!("trusted_proxies: '{entry}' is not an address or range"))
+                    .map_err(|_| ProxiesError::NotAnAddress(entry.clone()))
             })
             .collect::<Result<_, _>>()
             .map(|nets| TrustedProxies { nets, proof: None })
@@ -51,12 +81,9 @@ impl TrustedProxies {
     /// The same proxies, believed only with `secret` in [`PROOF_HEADER`];
     /// refused when the secret is shorter than [`MIN_PROXY_SECRET_LEN`]
     /// or holds a character a header cannot carry.
-    pub fn with_proof(self, secret: &str) -> Result<TrustedProxies, String> {
+    pub fn with_proof(self, secret: &str) -> Result<TrustedProxies, ProxiesError> {
         if secret.len() < MIN_PROXY_SECRET_LEN || !secret::valid_token(secret) {
-            return Err(format!(
-                "proxy_secret_file: the secret must be {MIN_PROXY_SECRET_LEN} to 256 letters, \
-                 digits, '-', '_', '.' or '~' (`panecast key` prints one)"
-            ));
+            return Err(ProxiesError::WeakSecret);
         }
         Ok(TrustedProxies {
             proof: Some(secret::hash(secret.as_bytes())),

@@ -72,7 +72,7 @@ impl AuthConfig {
     /// rule naming someone, with no profiles for a view role.
     pub fn validate(&self) -> Result<(), String> {
         if let Some(oidc) = &self.oidc {
-            oidc.validate()?;
+            oidc.validate().map_err(|e| e.to_string())?;
         }
         if let Some(proxy) = &self.proxy {
             let headers = std::iter::once(&proxy.user_header).chain(&proxy.groups_header);

@@ -12,8 +12,9 @@ use tokio::time::Instant;
 use crate::access::Grant;
 use crate::config::{BootSession, Restart};
 
-use super::create::CreateRequest;
-use super::AppState;
+use super::error::ApiError;
+use super::handlers::create::CreateRequest;
+use super::state::AppState;
 
 /// The first pause before a restart, and the longest.
 const FIRST_PAUSE: Duration = Duration::from_secs(1);
@@ -46,8 +47,13 @@ async fn supervise(state: AppState, declared: BootSession) {
                     return;
                 }
             }
-            Err(message) => {
-                tracing::warn!(name = %declared.name, %message, "cannot start declared session");
+            Err(refused) => {
+                tracing::warn!(
+                    name = %declared.name,
+                    code = refused.code.as_str(),
+                    message = %refused.message,
+                    "cannot start declared session"
+                );
             }
         }
         pause = if started.elapsed() >= HEALTHY_RUN {
@@ -62,7 +68,7 @@ async fn supervise(state: AppState, declared: BootSession) {
 async fn start_one(
     state: &AppState,
     declared: &BootSession,
-) -> Result<crate::session::SessionHandle, String> {
+) -> Result<crate::session::SessionHandle, ApiError> {
     // Handed over by an upgrade: the declared session runs already.
     if let Some(running) = state
         .sessions
@@ -76,9 +82,7 @@ async fn start_one(
         profile: Some(declared.profile.clone()),
         ..CreateRequest::default()
     };
-    let mut spec = request
-        .resolve(&state.config, false, &Grant::admin())
-        .map_err(|e| e.message)?;
+    let mut spec = request.resolve(&state.config, false, &Grant::admin())?;
     spec.owner = None;
-    state.sessions.create(spec).await.map_err(|e| e.to_string())
+    Ok(state.sessions.create(spec).await?)
 }

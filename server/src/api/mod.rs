@@ -8,40 +8,16 @@
 //! Every route is documented, with curl examples and error codes, in
 //! `docs/api.md`.
 
-mod alis;
 mod audit;
-mod base_path;
-mod body;
+pub mod auth;
 mod boot;
-mod cookies;
-mod create;
-mod declare;
 mod error;
 mod error_code;
-mod events;
-mod files;
-mod gate;
-mod guard;
-mod links;
-mod listen;
-mod mcp;
-mod oidc;
-mod openapi;
-mod ops;
-mod origin;
-mod pages;
-mod policy;
-mod recordings;
-mod replay;
+mod handlers;
+mod http;
 mod routes;
-mod search;
-mod served;
-mod sessions;
-mod signin;
-mod trace;
-mod view;
-mod wait;
-mod ws;
+mod state;
+mod streams;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -54,139 +30,23 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-use crate::access::{Access, SignInFailures, TrustedProxies};
-use crate::cluster::Registry;
-use crate::config::Config;
-use crate::oidc::CookieKey;
-use crate::pty::Isolation;
-use crate::record::Recordings;
-use crate::session::{SessionHandle, Sessions};
-
 pub use crate::access::valid_token;
+pub use auth::guard::{PROTOCOL, TOKEN_PROTOCOL};
 pub use error::ApiError;
-pub use guard::{PROTOCOL, TOKEN_PROTOCOL};
-pub use origin::Tls;
+pub use http::origin::Tls;
+pub use state::{AppState, Settings, StateError};
+
+use auth::guard;
+use handlers::{ops, pages};
+use http::{base_path, listen, trace};
+use routes::{declare, openapi};
+use streams::mcp;
 
 /// Time between two runs of the recordings' retention.
 const RETENTION_PERIOD: Duration = Duration::from_secs(3600);
 
 /// How long open connections may take to finish after the sessions ended.
 const CONNECTION_DRAIN: Duration = Duration::from_secs(1);
-
-/// What the server runs with.
-#[derive(Clone)]
-pub struct Settings {
-    /// Profiles and limits.
-    pub config: Config,
-    /// The admin token: it may do everything.
-    pub token: String,
-    /// Whether requests may name their own argv and environment.
-    pub allow_any_command: bool,
-}
-
-impl std::fmt::Debug for Settings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Settings")
-            .field("config", &self.config)
-            .field("token", &"<redacted>")
-            .field("allow_any_command", &self.allow_any_command)
-            .finish()
-    }
-}
-
-/// The state every handler shares.
-#[derive(Clone)]
-pub struct AppState {
-    sessions: Arc<Sessions>,
-    config: Arc<Config>,
-    access: Arc<Access>,
-    trusted: Arc<TrustedProxies>,
-    failures: Arc<SignInFailures>,
-    /// Sign-in at the OpenID provider, with `[auth.oidc]`.
-    signin: Option<Arc<crate::oidc::SignIn>>,
-    allow_any_command: bool,
-    /// The guard's table: each route's access rule.
-    policy: Arc<policy::Policy>,
-}
-
-impl AppState {
-    /// State for `settings`, with an empty session registry, in `cluster`
-    /// when it joined one; fails when the configuration's keys or proxies
-    /// are malformed, or a secret cannot be read.
-    pub fn new(settings: Settings, cluster: Option<&Registry>) -> Result<AppState, String> {
-        let limits = &settings.config.limits;
-        let access = Access::new(
-            &settings.token,
-            &settings.config.keys,
-            Duration::from_secs(limits.max_link_ttl_secs),
-            limits.max_links_per_session,
-        )?
-        .with_people(&settings.config.auth);
-        let trusted = settings.config.proxies()?;
-        let failures = SignInFailures::new(limits.auth_failures_per_minute);
-        let signin = match &settings.config.auth.oidc {
-            Some(oidc) => {
-                // Every node of a cluster seals the same cookies.
-                let key = match cluster {
-                    Some(registry) => CookieKey::derived(&registry.bus_key_for("oidc cookies")),
-                    None => CookieKey::load_or_create(&oidc.cookie_key_file)?,
-                };
-                Some(Arc::new(crate::oidc::SignIn::new(oidc, &key)?))
-            }
-            None => None,
-        };
-        Ok(AppState {
-            sessions: Sessions::new(
-                settings.config.limits.clone(),
-                settings.config.size_policy,
-                Recordings::new(
-                    settings.config.recordings_dir.clone(),
-                    settings.config.recordings.clone(),
-                ),
-                Isolation::new(
-                    settings.config.session_uids,
-                    settings.config.session_homes.clone(),
-                ),
-            ),
-            config: Arc::new(settings.config),
-            access: Arc::new(access),
-            trusted: Arc::new(trusted),
-            failures: Arc::new(failures),
-            signin,
-            allow_any_command: settings.allow_any_command,
-            policy: Arc::new(policy::Policy::new(routes::declared().policy())),
-        })
-    }
-
-    /// The session registry.
-    pub fn sessions(&self) -> &Arc<Sessions> {
-        &self.sessions
-    }
-
-    fn trusted(&self) -> &TrustedProxies {
-        &self.trusted
-    }
-
-    /// How this node judges other nodes' requests: with the API's own
-    /// credentials and configuration.
-    fn gate(&self) -> Arc<dyn crate::session::Gate> {
-        Arc::new(gate::NodeGate {
-            access: Arc::clone(&self.access),
-            config: Arc::clone(&self.config),
-            allow_any_command: self.allow_any_command,
-        })
-    }
-}
-
-/// A session as the access check sees it.
-fn target(session: &SessionHandle) -> crate::access::Target<'_> {
-    let info = session.info();
-    crate::access::Target {
-        id: &info.id,
-        name: info.name.as_deref(),
-        owner: info.owner.as_ref(),
-    }
-}
 
 /// Every route: `/api/...` behind the guard, the pages and `/web/` open
 /// (they hold no secret; the pages fetch everything through the API),

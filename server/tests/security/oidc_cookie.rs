@@ -13,9 +13,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use panecast::access::{AuthConfig, Role, RuleConfig};
+use panecast::api::auth::oidc::seal::{now, Sealer};
+use panecast::api::auth::oidc::{CookieKey, OidcConfig, Person};
 use panecast::config::Config;
-use panecast::oidc::seal::{now, Sealer};
-use panecast::oidc::{CookieKey, OidcConfig, Person};
 use sha2::Sha256;
 
 use crate::common::isolation::runs_as_root;
@@ -298,7 +298,10 @@ fn a_client_secret_others_may_read_is_refused_at_start() {
         std::fs::Permissions::from_mode(0o644),
     )
     .expect("chmod");
-    let refused = section.validate().expect_err("a secret others may read");
+    let refused = section
+        .validate()
+        .expect_err("a secret others may read")
+        .to_string();
     assert!(
         refused.contains("may be read by other users (mode 644)") && refused.contains("chmod 600"),
         "{refused}"

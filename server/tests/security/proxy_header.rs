@@ -231,7 +231,8 @@ fn a_proxys_sign_in_without_proof_is_refused_at_start() {
     };
     let refused = AppState::new(settings, None)
         .err()
-        .expect("[auth.proxy] without proof is refused");
+        .expect("[auth.proxy] without proof is refused")
+        .to_string();
     assert!(
         refused.contains("set proxy_secret_file") && refused.contains("X-Panecast-Proxy"),
         "{refused}"
