@@ -243,7 +243,7 @@ e2e('a provider that rotated its signing key: panecast reads its keys again', as
   await page.context().close();
 });
 
-/** A panecast_signin value as the server seals it (server/src/oidc/seal.rs):
+/** A panecast_signin value as the server seals it (server/src/api/auth/oidc/seal.rs):
  *  the JSON {exp, v} and its HMAC-SHA256, both base64url, under a key derived
  *  from the key the server made in cookie_key_file (read here as only the
  *  server's user may: the test runs as that user). */
