@@ -132,7 +132,7 @@ impl Emulator {
     /// before it, if any (for REP).
     fn perform(&mut self, action: Action<'_>, preceding: Option<char>) {
         match action {
-            Action::Bell => self.bells += 1,
+            Action::Bell => self.outbox.bells += 1,
             Action::CursorBack(n) => self.move_back(n),
             Action::HorizontalTab => self.horizontal_tab(),
             Action::LineFeed => self.linefeed(),
@@ -218,7 +218,7 @@ impl Emulator {
                 self.report_checksum(id, rect.top, rect.left, rect.bottom, rect.right)
             }
             Action::Sgr(params) => {
-                sgr::apply(&mut self.pen, params);
+                sgr::apply(&mut self.pen.style, params);
                 self.update_pen();
             }
             Action::SetModes { modes, on } => {
@@ -294,11 +294,11 @@ impl Emulator {
     /// scrollback.
     fn scroll_text_up(&mut self, n: usize) {
         if self.has_side_margins() {
-            self.scroll_block_up(self.top, self.bottom, n);
+            self.scroll_block_up(self.region.top, self.region.bottom, n);
             return;
         }
         let cursor = *self.screen.cursor();
-        self.screen.cursor_mut().row = self.top;
+        self.screen.cursor_mut().row = self.region.top;
         self.delete_lines(n);
         *self.screen.cursor_mut() = cursor;
     }
@@ -306,7 +306,7 @@ impl Emulator {
     /// SD: scrolls the region down `n` lines. As xterm.js, the new lines are
     /// blank in the default style, not the current background.
     fn scroll_text_down(&mut self, n: usize) {
-        let (top, bottom) = (self.top, self.bottom);
+        let (top, bottom) = (self.region.top, self.region.bottom);
         if self.has_side_margins() {
             self.scroll_block_down(top, bottom, n);
             return;
@@ -423,7 +423,7 @@ impl Emulator {
             let uri = Arc::from(String::from_utf8_lossy(uri).as_ref());
             self.intern_link(Hyperlink { id, uri })
         };
-        self.pen.link = link;
+        self.pen.style.link = link;
         self.update_pen();
     }
 }
