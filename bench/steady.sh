@@ -7,7 +7,7 @@
 # Prints the commit, date and machine, then a markdown table:
 #   payload | panecast MB/s | alacritty MB/s | ratio
 #
-# Usage: bench/steady.sh [payload filter]
+# Usage: bench/steady.sh [one payload's name]
 # Env: STEADY_ROUNDS (pairs of runs per payload, default 5),
 #      PANECAST_SHARED (data dir), CARGO_TARGET_DIR.
 set -euo pipefail

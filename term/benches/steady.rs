@@ -48,6 +48,7 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(5);
+    // One payload's name, if given (cargo bench adds `--bench`).
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let mut payloads = common::vtebench();
     payloads.push(Payload {
@@ -59,10 +60,7 @@ fn main() {
     println!("| payload | panecast MB/s | alacritty MB/s | ratio |");
     println!("|---|---:|---:|---:|");
     for p in payloads {
-        if filter
-            .as_ref()
-            .is_some_and(|f| !p.name.contains(f.as_str()))
-        {
+        if filter.as_ref().is_some_and(|f| p.name != *f) {
             continue;
         }
         let chunks = repeated(&p.bytes);
