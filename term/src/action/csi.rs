@@ -105,7 +105,7 @@ impl<'a> Action<'a> {
             },
             ([b'$'], 'r') | ([b'$'], 't') => Action::ChangeRectAttrs {
                 rect: a.rect(0),
-                attrs: params.iter().skip(4).map(|p| p[0]).collect(),
+                params,
                 reverse: action == 't',
             },
             ([b'*'], 'x') => Action::AttrChangeExtent(a.raw(0)),

@@ -202,8 +202,9 @@ pub(crate) enum Action<'a> {
     ChangeRectAttrs {
         /// The rectangle.
         rect: RectArgs,
-        /// The SGR-like attribute numbers.
-        attrs: Vec<u16>,
+        /// The sequence's parameters: the SGR-like attribute numbers are
+        /// those after the rectangle's four.
+        params: &'a Params,
         /// DECRARA: reverses rather than sets.
         reverse: bool,
     },

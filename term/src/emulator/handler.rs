@@ -40,11 +40,14 @@ impl Actions for Emulator {
         self.linefeed();
     }
 
+    // Out of line: the parser's text loop calls it for C1 controls, and
+    // must stay small enough to inline.
+    #[inline(never)]
     fn execute(&mut self, byte: u8) {
         self.spend(1);
         self.last_printed = None;
         if let Some(action) = Action::from_control(byte) {
-            self.perform(action, None);
+            self.perform_out_of_line(action, None);
         }
     }
 
@@ -64,7 +67,7 @@ impl Actions for Emulator {
         self.spend(1);
         self.last_printed = None;
         if let Some(action) = Action::from_esc(intermediates, byte) {
-            self.perform(action, None);
+            self.perform_out_of_line(action, None);
         }
     }
 
@@ -72,7 +75,7 @@ impl Actions for Emulator {
         self.spend(1);
         self.last_printed = None;
         if let Some(action) = Action::from_osc(data) {
-            self.perform(action, None);
+            self.perform_out_of_line(action, None);
         }
     }
 
@@ -81,7 +84,7 @@ impl Actions for Emulator {
         if ignore {
             return;
         }
-        self.perform(Action::from_dcs(intermediates, action), None);
+        self.perform_out_of_line(Action::from_dcs(intermediates, action), None);
     }
 
     fn put(&mut self, byte: u8) {
@@ -99,7 +102,7 @@ impl Actions for Emulator {
     }
 
     fn apc_dispatch(&mut self, data: &[u8]) {
-        self.perform(Action::KittyGraphics(data), None);
+        self.perform_out_of_line(Action::KittyGraphics(data), None);
     }
 
     fn unhook(&mut self) {
@@ -129,7 +132,17 @@ impl Actions for Emulator {
 
 impl Emulator {
     /// Carries out one action; `preceding` is the character printed right
-    /// before it, if any (for REP).
+    /// before it, if any (for REP). Out of line: for the rarer controls,
+    /// ESC, OSC, DCS and APC, so that the parser's loops that call them
+    /// stay small enough to inline.
+    #[inline(never)]
+    fn perform_out_of_line(&mut self, action: Action<'_>, preceding: Option<char>) {
+        self.perform(action, preceding);
+    }
+
+    /// [`Emulator::perform_out_of_line`], inlined into the CSI dispatcher:
+    /// there the translation's match and this one fold together.
+    #[inline(always)]
     fn perform(&mut self, action: Action<'_>, preceding: Option<char>) {
         match action {
             Action::Bell => self.outbox.bells += 1,
@@ -207,10 +220,11 @@ impl Emulator {
             }
             Action::ChangeRectAttrs {
                 rect,
-                attrs,
+                params,
                 reverse,
             } => {
                 let rect = self.rect_from(rect.top, rect.left, rect.bottom, rect.right);
+                let attrs: Vec<u16> = params.iter().skip(4).map(|p| p[0]).collect();
                 self.change_rect_attrs(rect, &attrs, reverse);
             }
             Action::AttrChangeExtent(extent) => self.set_attr_change_extent(extent),
