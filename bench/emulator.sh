@@ -29,12 +29,12 @@ warmup="${BENCH_WARMUP:-1}"
 measure="${BENCH_MEASURE:-3}"
 
 # The benchmark ids this build has, in bench order (also builds the bench).
-ids="$(cargo bench -q -p panecast-server --bench throughput -- --list "$@" | sed -n 's/: benchmark$//p')"
+ids="$(cargo bench -q -p panecast-term --bench throughput -- --list "$@" | sed -n 's/: benchmark$//p')"
 
-cargo bench -p panecast-server --bench throughput -- --noplot \
+cargo bench -p panecast-term --bench throughput -- --noplot \
     --warm-up-time "$warmup" --measurement-time "$measure" "$@" >&2
 
-memory="$(cargo bench -q -p panecast-server --bench memory)"
+memory="$(cargo bench -q -p panecast-term --bench memory)"
 
 status=0
 IDS="$ids" python3 - "$target/criterion" "$root/bench/emulator-baseline.json" <<'PY' || status=$?

@@ -2,7 +2,7 @@
 # Emulator instruction counts: panecast's term::Term against
 # alacritty_terminal 0.26 on the throughput payloads, counted by callgrind
 # inside the same feeding code the criterion bench times
-# (server/benches/common/feed.rs). Unlike MB/s, instruction counts do not
+# (term/benches/common/feed.rs). Unlike MB/s, instruction counts do not
 # move with the machine's load, so this is the figure to compare when the
 # machine is busy; it is a proxy (a cache miss costs more than an add), not
 # a replacement for bench/emulator.sh.
@@ -27,7 +27,7 @@ fi
 
 . bench/lib.sh
 provenance "instruction counts (bench/instructions.sh)"
-bin="$(bench_executable instructions)"
+bin="$(bench_executable instructions panecast-term)"
 
 if (($#)); then
   payloads=("$@")

@@ -78,12 +78,13 @@ build_release() {
     echo "   load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 }
 
-# bench_executable NAME: builds the release bench NAME of panecast-server
-# (run from the checkout) without running it, and prints its executable's
-# path; exits when it cannot.
+# bench_executable NAME [PACKAGE]: builds the release bench NAME of PACKAGE
+# (default panecast-server; the emulator's are panecast-term's), run from
+# the checkout, without running it, and prints its executable's path;
+# exits when it cannot.
 bench_executable() {
     local found
-    found="$(cargo bench -q -p panecast-server --bench "$1" --no-run --message-format=json 2>/dev/null \
+    found="$(cargo bench -q -p "${2:-panecast-server}" --bench "$1" --no-run --message-format=json 2>/dev/null \
       | python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)

@@ -92,7 +92,8 @@ step "benchmark smoke run (each benchmark once, debug build)"
 # criterion runs each benchmark once when started by `cargo test`; the memory
 # benchmark prints its table. Real figures: bench/emulator.sh, bench/flood.sh,
 # bench/stream.sh (release builds); seeking a 100 MB replay: cargo bench --bench replay_seek.
-cargo test -p panecast-server --locked --bench throughput --bench memory --bench search --bench cliffs --bench instructions --bench replay_seek --bench parser
+cargo test -p panecast-term --locked --bench throughput --bench memory --bench cliffs --bench instructions --bench parser
+cargo test -p panecast-server --locked --bench search --bench replay_seek
 
 step "esctest2 conformance ratchet (tests/esctest.sh)"
 # xterm's conformance suite in a session of the debug binary; fails when a

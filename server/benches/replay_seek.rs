@@ -10,6 +10,8 @@
 //! replay_seek` measures the 100 MB file (`PANECAST_SEEK_MB` sets another
 //! size); run by `cargo test` (the smoke run) it uses 2 MB.
 
+// The emulator benchmarks' helpers, shared with panecast-term's benches.
+#[path = "../../term/benches/common/mod.rs"]
 mod common;
 
 use std::hint::black_box;

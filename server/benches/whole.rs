@@ -12,9 +12,12 @@
 //! - `whole pair RUNS 'A ...' 'B ...'` runs the two commands (each split at
 //!   spaces) in turn, RUNS pairs after a warm-up, and prints four figures:
 //!   A's and B's median cpu seconds, and the medians of the pairs' A/B cpu
-//!   and wall ratios (see `common::pair`).
+//!   and wall ratios (see `pair`).
 
+// The emulator benchmarks' helpers, shared with panecast-term's benches.
+#[path = "../../term/benches/common/mod.rs"]
 mod common;
+mod pair;
 
 use std::io::{Read, Write};
 
@@ -22,8 +25,8 @@ use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::vte::ansi::Processor;
 use common::feed::payloads;
-use common::pair::time_pairs;
 use common::{alacritty_term, CHUNK, SCROLLBACK};
+use pair::time_pairs;
 
 fn main() {
     // `cargo bench` adds `--bench`; only the positional arguments matter.

@@ -27,6 +27,7 @@
 //!   clipboard writes): the terminal itself does no I/O;
 //! - `persist/`: the whole state written out and read back exactly.
 
+mod action;
 mod cell;
 mod charset;
 mod dcs_request;

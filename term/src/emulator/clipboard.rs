@@ -29,7 +29,7 @@ impl Emulator {
         };
         if let Ok(text) = String::from_utf8(bytes) {
             if text.len() <= MAX_CLIPBOARD {
-                self.clipboard = Some(text);
+                self.outbox.clipboard = Some(text);
             }
         }
     }

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::palette::{Rgb, ThemeColors, DARK};
 
 use super::{xcms, Emulator};
+use crate::action::Fields;
 
 /// Number of special colours (OSC 5: bold, underline, blink, reverse, italic).
 const SPECIALS: usize = 5;
@@ -103,9 +104,10 @@ impl Emulator {
 
     /// OSC 4 (`index;spec` pairs) and OSC 5 (`special;spec` pairs): sets or,
     /// for a `?` spec, reports each colour.
-    pub fn palette_colors(&mut self, osc: u16, pairs: &[&[u8]]) {
-        for pair in pairs.chunks_exact(2) {
-            let Some(index) = number(pair[0]) else {
+    pub(crate) fn palette_colors(&mut self, osc: u16, pairs: Fields<'_>) {
+        let mut fields = pairs.iter();
+        while let (Some(index), Some(spec)) = (fields.next(), fields.next()) {
+            let Some(index) = number(index) else {
                 continue;
             };
             let slot = match (osc, index) {
@@ -119,7 +121,7 @@ impl Emulator {
                     None => continue,
                 },
             };
-            if pair[1] == b"?" {
+            if spec == b"?" {
                 let theme = self.colors.theme;
                 let current = slot.unwrap_or(match (osc, index) {
                     (4, 0..=255) => theme.palette(index as u8),
@@ -127,7 +129,7 @@ impl Emulator {
                 });
                 let spec = format_color(current);
                 self.reply_fmt(format_args!("\x1b]{osc};{index};{spec}\x1b\\"));
-            } else if let Some(rgb) = parse_color(pair[1]) {
+            } else if let Some(rgb) = parse_color(spec) {
                 *slot = Some(rgb);
             }
         }
@@ -135,14 +137,14 @@ impl Emulator {
 
     /// OSC 10-19: sets or reports the dynamic colours from `first` on, one
     /// spec each (`OSC 10;fg;bg` sets both foreground and background).
-    pub fn dynamic_colors(&mut self, first: u16, specs: &[&[u8]]) {
+    pub(crate) fn dynamic_colors(&mut self, first: u16, specs: Fields<'_>) {
         for (i, spec) in specs.iter().enumerate() {
             let number = first as usize + i;
             let theme = self.colors.theme;
             let Some(slot) = self.colors.dynamic.get_mut(number - 10) else {
                 return;
             };
-            if *spec == b"?" {
+            if spec == b"?" {
                 let current = slot.unwrap_or(match number {
                     11 => theme.bg(),
                     12 => theme.cursor(),
@@ -158,8 +160,8 @@ impl Emulator {
 
     /// OSC 104 and 105: resets the listed palette or special colours, or
     /// all of them when none is listed.
-    pub fn reset_palette_colors(&mut self, osc: u16, indices: &[&[u8]]) {
-        let listed: Vec<u16> = indices.iter().filter_map(|i| number(i)).collect();
+    pub(crate) fn reset_palette_colors(&mut self, osc: u16, indices: Fields<'_>) {
+        let listed: Vec<u16> = indices.iter().filter_map(number).collect();
         let colors = &mut self.colors;
         if listed.is_empty() {
             if osc == 104 {

@@ -82,7 +82,7 @@ impl Emulator {
             (6, _) => {
                 let (top, _) = self.addressable();
                 let left = if self.modes.get(Mode::Origin) {
-                    self.left
+                    self.region.left
                 } else {
                     0
                 };

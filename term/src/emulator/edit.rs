@@ -133,7 +133,7 @@ impl Emulator {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
         if self.cursor_in_side_margins() {
-            self.shift_right(r, c, n, self.right + 1);
+            self.shift_right(r, c, n, self.region.right + 1);
         }
     }
 
@@ -142,14 +142,14 @@ impl Emulator {
         let (r, c) = (self.screen.cursor().row, self.screen.cursor().col);
         self.screen.cursor_mut().pending_wrap = false;
         if self.cursor_in_side_margins() {
-            self.delete_cells(r, c, n, self.right + 1);
+            self.delete_cells(r, c, n, self.region.right + 1);
         }
     }
 
     /// SL and SR: shifts the block inside the margins left (`n` < 0) or
     /// right, when the cursor is inside the scroll region.
     pub fn scroll_columns(&mut self, n: isize) {
-        if self.screen.cursor().row < self.top || self.screen.cursor().row > self.bottom {
+        if !self.region.has_row(self.screen.cursor().row) {
             return;
         }
         self.shift_columns(n);
@@ -160,11 +160,11 @@ impl Emulator {
     /// cursor is inside all four margins.
     pub fn edit_columns(&mut self, n: isize) {
         let row = self.screen.cursor().row;
-        if row < self.top || row > self.bottom || !self.cursor_in_side_margins() {
+        if !self.region.has_row(row) || !self.cursor_in_side_margins() {
             return;
         }
-        let (col, end) = (self.screen.cursor().col, self.right + 1);
-        for r in self.top..=self.bottom {
+        let (col, end) = (self.screen.cursor().col, self.region.right + 1);
+        for r in self.region.top..=self.region.bottom {
             if n < 0 {
                 self.delete_cells(r, col, n.unsigned_abs(), end);
             } else {
@@ -176,37 +176,37 @@ impl Emulator {
     /// IL: inserts `n` blank lines at the cursor row, inside the scroll region.
     pub fn insert_lines(&mut self, n: usize) {
         let r = self.screen.cursor().row;
-        if r < self.top || r > self.bottom || !self.cursor_in_side_margins() {
+        if !self.region.has_row(r) || !self.cursor_in_side_margins() {
             return;
         }
-        self.scroll_down(r, self.bottom, n);
-        self.screen.cursor_mut().col = self.left;
+        self.scroll_down(r, self.region.bottom, n);
+        self.screen.cursor_mut().col = self.region.left;
         self.screen.cursor_mut().pending_wrap = false;
     }
 
     /// DL: deletes `n` lines at the cursor row, inside the scroll region.
     pub fn delete_lines(&mut self, n: usize) {
         let r = self.screen.cursor().row;
-        if r < self.top || r > self.bottom || !self.cursor_in_side_margins() {
+        if !self.region.has_row(r) || !self.cursor_in_side_margins() {
             return;
         }
         if self.has_side_margins() {
-            self.scroll_block_up(r, self.bottom, n);
-            self.screen.cursor_mut().col = self.left;
+            self.scroll_block_up(r, self.region.bottom, n);
+            self.screen.cursor_mut().col = self.region.left;
             self.screen.cursor_mut().pending_wrap = false;
             return;
         }
-        let n = n.min(self.bottom + 1 - r);
-        self.spend(n * self.cols + self.bottom + 1 - r);
-        self.screen.grid_mut().rotate_up(r, self.bottom, n);
+        let n = n.min(self.region.bottom + 1 - r);
+        self.spend(n * self.cols + self.region.bottom + 1 - r);
+        self.screen.grid_mut().rotate_up(r, self.region.bottom, n);
         let erase = self.erase_style();
-        for row in self.bottom + 1 - n..=self.bottom {
+        for row in self.region.bottom + 1 - n..=self.region.bottom {
             self.screen.grid_mut()[row].reset(erase);
         }
         if r > 0 {
             self.screen.grid_mut()[r - 1].set_wrapped(false);
         }
-        self.touch_range(r, self.bottom);
+        self.touch_range(r, self.region.bottom);
         self.screen.cursor_mut().col = 0;
         self.screen.cursor_mut().pending_wrap = false;
     }
@@ -226,8 +226,7 @@ impl Emulator {
     /// DECALN: fills the screen with `E` in the current pen (as xterm.js),
     /// resets the margins and homes the cursor.
     pub fn screen_alignment(&mut self) {
-        self.top = 0;
-        self.bottom = self.rows - 1;
+        self.region.reset_rows(self.rows);
         self.reset_side_margins();
         self.spend(self.rows * self.cols);
         let pen = self.pen();
@@ -322,10 +321,9 @@ impl Emulator {
         self.iso_protection = false;
         self.cursor_shape = CursorShape::Block;
         self.cursor_blink = false;
-        self.top = 0;
-        self.bottom = self.rows - 1;
+        self.region.reset_rows(self.rows);
         self.reset_side_margins();
-        self.pen = Style::default();
+        self.pen.style = Style::default();
         self.screen.reset_charsets();
         self.update_pen();
     }
@@ -342,7 +340,7 @@ impl Emulator {
     /// RIS: everything back to the power-on state, scrollback included.
     pub fn full_reset(&mut self) {
         self.spend(2 * self.rows * self.cols + self.scrollback.len());
-        self.pending_touch = None;
+        self.damage.forget_deferred();
         self.alt_active = false;
         let rows = self.blank_rows(self.rows);
         let old = std::mem::replace(&mut self.screen, Screen::new(rows));

@@ -154,7 +154,11 @@ impl Emulator {
             self.cursor_after(col + 2, edge);
             return;
         }
-        let start = if edge != self.cols { self.left } else { 0 };
+        let start = if edge != self.cols {
+            self.region.left
+        } else {
+            0
+        };
         if !self.modes.get(Mode::AutoWrap) || edge - start < 2 {
             return;
         }

@@ -1,53 +1,18 @@
-//! Maps what the [`parser`](crate::parser) finds (text, controls, CSI, ESC,
-//! OSC, DCS) onto emulator operations.
+//! Takes what the [`parser`](crate::parser) finds: text goes straight to the
+//! print path; controls, CSI, ESC, OSC, DCS and APC become
+//! [`Action`]s, carried out by one match ([`Emulator::perform`]).
 
 use std::sync::Arc;
 
 use super::{CursorShape, Emulator};
+use crate::action::{Action, ModeList, TabClear};
 use crate::charset::Charset;
 use crate::dcs_request::DcsRequest;
 use crate::links::Hyperlink;
-use crate::modes::{Mode, ModeKind};
+use crate::modes::Mode;
 use crate::parser::{Actions, Params};
 use crate::sgr;
 use crate::style::StyleId;
-use crate::titles::Which;
-
-/// The first eight parameters of a CSI sequence (each parameter's first
-/// value), read once: no sequence but SGR, DECCARA and the modes (which
-/// iterate the parameters themselves) uses more.
-struct Args {
-    values: [u16; 8],
-}
-
-impl Args {
-    #[inline]
-    fn new(params: &Params) -> Args {
-        Args {
-            values: params.firsts(),
-        }
-    }
-
-    /// Parameter `i`, or `default` when absent or zero.
-    #[inline]
-    fn or(&self, i: usize, default: u16) -> usize {
-        match self.values[i] {
-            0 => default as usize,
-            n => n as usize,
-        }
-    }
-
-    /// Parameter `i` as given (absent reads as 0).
-    #[inline]
-    fn raw(&self, i: usize) -> u16 {
-        self.values[i]
-    }
-}
-
-/// An OSC's first parameter as a number.
-fn osc_number(bytes: &[u8]) -> Option<u16> {
-    std::str::from_utf8(bytes).ok()?.parse().ok()
-}
 
 impl Actions for Emulator {
     #[inline]
@@ -75,22 +40,14 @@ impl Actions for Emulator {
         self.linefeed();
     }
 
+    // Out of line: the parser's text loop calls it for C1 controls, and
+    // must stay small enough to inline.
+    #[inline(never)]
     fn execute(&mut self, byte: u8) {
         self.spend(1);
         self.last_printed = None;
-        match byte {
-            0x07 => self.bells += 1,
-            0x08 => self.move_back(1),
-            0x09 => self.horizontal_tab(),
-            0x0a..=0x0c => self.linefeed(),
-            0x0d => self.carriage_return(),
-            0x0e => self.shift_to(1),
-            0x0f => self.shift_to(0),
-            0x84 => self.index(),
-            0x85 => self.next_line(),
-            0x88 => self.tabs.set(self.screen.cursor().col),
-            0x8d => self.reverse_index(),
-            _ => {}
+        if let Some(action) = Action::from_control(byte) {
+            self.perform_out_of_line(action, None);
         }
     }
 
@@ -101,173 +58,24 @@ impl Actions for Emulator {
         if ignore {
             return;
         }
-        // SGR is by far the most frequent sequence; it reads its own parameters.
-        if intermediates.is_empty() && action == 'm' {
-            sgr::apply(&mut self.pen, params);
-            self.update_pen();
-            return;
-        }
-        let a = Args::new(params);
-        match (intermediates, action) {
-            ([], '@') => self.insert_chars(a.or(0, 1)),
-            ([], 'A') => self.move_up(a.or(0, 1)),
-            ([], 'B') => self.move_down(a.or(0, 1)),
-            ([], 'e') => self.move_down_unbounded(a.or(0, 1)),
-            ([], 'C') | ([], 'a') => self.move_right(a.or(0, 1)),
-            ([], 'D') => self.move_back(a.or(0, 1)),
-            ([], 'E') => {
-                self.move_down(a.or(0, 1));
-                self.carriage_return();
-            }
-            ([], 'F') => {
-                self.move_up(a.or(0, 1));
-                self.carriage_return();
-            }
-            ([], 'G') | ([], '`') => self.goto_col(a.or(0, 1) - 1),
-            ([], 'H') | ([], 'f') => self.goto(a.or(0, 1) - 1, a.or(1, 1) - 1),
-            ([], 'I') => self.tab(a.or(0, 1)),
-            ([], 'J') => self.erase_in_display(a.raw(0), false),
-            ([b'?'], 'J') => self.erase_in_display(a.raw(0), true),
-            ([], 'K') => self.erase_in_line(a.raw(0), false),
-            ([b'?'], 'K') => self.erase_in_line(a.raw(0), true),
-            ([b'"'], 'q') => {
-                self.protect = a.raw(0) == 1;
-                self.iso_protection = false;
-            }
-            ([], 'L') => self.insert_lines(a.or(0, 1)),
-            ([], 'M') => self.delete_lines(a.or(0, 1)),
-            ([], 'P') => self.delete_chars(a.or(0, 1)),
-            ([], 'S') => self.scroll_text_up(a.or(0, 1)),
-            ([], 'T') => self.scroll_text_down(a.or(0, 1)),
-            ([], 'X') => self.erase_chars(a.or(0, 1)),
-            ([], 'Z') => self.back_tab(a.or(0, 1)),
-            ([], 'b') => self.repeat(preceding, a.or(0, 1)),
-            ([], 'c') if a.raw(0) == 0 => self.primary_attributes(),
-            ([b'?'], 'S') => self.graphics_attributes(a.raw(0), a.raw(1)),
-            ([b'>'], 'c') if a.raw(0) == 0 => self.secondary_attributes(),
-            ([b'='], 'c') if a.raw(0) == 0 => self.tertiary_attributes(),
-            ([b'$'], 'x') => {
-                let rect = self.rect_from(a.raw(1), a.raw(2), a.raw(3), a.raw(4));
-                self.fill_rect(a.raw(0), rect);
-            }
-            ([b'$'], 'z') | ([b'$'], '{') => {
-                let rect = self.rect_from(a.raw(0), a.raw(1), a.raw(2), a.raw(3));
-                self.erase_rect(rect, action == '{');
-            }
-            ([b'$'], 'v') => {
-                let rect = self.rect_from(a.raw(0), a.raw(1), a.raw(2), a.raw(3));
-                self.copy_rect(rect, a.raw(5), a.raw(6));
-            }
-            ([b'$'], 'r') | ([b'$'], 't') => {
-                let rect = self.rect_from(a.raw(0), a.raw(1), a.raw(2), a.raw(3));
-                let attrs: Vec<u16> = params.iter().skip(4).map(|p| p[0]).collect();
-                self.change_rect_attrs(rect, &attrs, action == 't');
-            }
-            ([b'*'], 'x') => self.set_attr_change_extent(a.raw(0)),
-            ([b'*'], 'y') => self.report_checksum(a.raw(0), a.raw(2), a.raw(3), a.raw(4), a.raw(5)),
-            ([], 'd') => self.goto_row(a.or(0, 1) - 1),
-            ([], 'g') => match a.raw(0) {
-                0 => self.tabs.clear(self.screen.cursor().col),
-                3 => self.tabs.clear_all(),
-                _ => {}
-            },
-            ([], 'h') => self.set_modes(params, ModeKind::Ansi, true),
-            ([], 'l') => self.set_modes(params, ModeKind::Ansi, false),
-            ([b'?'], 'h') => self.set_modes(params, ModeKind::Dec, true),
-            ([b'?'], 'l') => self.set_modes(params, ModeKind::Dec, false),
-            ([b'?'], 's') => self.save_modes(params),
-            ([b'?'], 'r') => self.restore_modes(params),
-            ([], 'n') => self.device_status(a.raw(0), false, a.raw(1)),
-            ([b'?'], 'n') => self.device_status(a.raw(0), true, a.raw(1)),
-            ([], 'r') => self.set_scroll_region(a.raw(0) as usize, a.raw(1) as usize),
-            ([], 's') if self.modes.get(Mode::SideMargins) => {
-                self.set_side_margins(a.raw(0), a.raw(1))
-            }
-            ([], 's') => self.save_cursor(),
-            ([], 'u') => self.restore_cursor(),
-            ([b'>'], 'u') => self.push_keyboard_flags(a.raw(0)),
-            ([b'<'], 'u') => self.pop_keyboard_flags(a.or(0, 1)),
-            ([b'='], 'u') => self.set_keyboard_flags(a.raw(0), a.or(1, 1) as u16),
-            ([b'?'], 'u') => self.report_keyboard_flags(),
-            // The parser reads an absent parameter as 0.
-            ([b'>'], 'm') if a.raw(0) == 0 => self.reset_key_modifier_options(),
-            ([b'>'], 'm') => self.set_key_modifier_option(a.raw(0), a.raw(1)),
-            ([b'>'], 'n') => self.disable_key_modifier_option(a.raw(0)),
-            ([b'?'], 'm') => self.report_key_modifier_option(a.raw(0)),
-            ([], 't') => self.window_op(a.raw(0), a.raw(1)),
-            ([b' '], 'q') => self.set_cursor_style(a.raw(0)),
-            ([b' '], '@') => self.scroll_columns(-(a.or(0, 1) as isize)),
-            ([b' '], 'A') => self.scroll_columns(a.or(0, 1) as isize),
-            ([b'\''], '}') => self.edit_columns(a.or(0, 1) as isize),
-            ([b'\''], '~') => self.edit_columns(-(a.or(0, 1) as isize)),
-            ([b'!'], 'p') => self.soft_reset(),
-            ([b'"'], 'p') => self.set_conformance_level(a.raw(0)),
-            ([b'$'], 'p') => self.report_mode(a.raw(0), ModeKind::Ansi),
-            ([b'?', b'$'], 'p') => self.report_mode(a.raw(0), ModeKind::Dec),
-            ([b'>'], 'q') => {
-                let version = concat!("\x1bP>|panecast ", env!("CARGO_PKG_VERSION"), "\x1b\\");
-                self.reply(version.as_bytes());
-            }
-            _ => {}
+        if let Some(action) = Action::from_csi(params, intermediates, action) {
+            self.perform(action, preceding);
         }
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
         self.spend(1);
         self.last_printed = None;
-        match (intermediates, byte) {
-            ([], b'7') => self.save_cursor(),
-            ([], b'8') => self.restore_cursor(),
-            ([], b'Z') => self.primary_attributes(),
-            ([], b'V') => {
-                self.protect = true;
-                self.iso_protection = true;
-            }
-            ([], b'W') => self.protect = false,
-            ([], b'6') => self.back_index(),
-            ([], b'9') => self.forward_index(),
-            ([], b'D') => self.index(),
-            ([], b'E') => self.next_line(),
-            ([], b'H') => self.tabs.set(self.screen.cursor().col),
-            ([], b'M') => self.reverse_index(),
-            ([], b'c') => self.full_reset(),
-            ([], b'=') => self.modes.set(Mode::AppKeypad, true),
-            ([], b'>') => self.modes.set(Mode::AppKeypad, false),
-            ([b'#'], b'8') => self.screen_alignment(),
-            ([b'('], set) => self.designate(0, set),
-            ([b')'], set) => self.designate(1, set),
-            ([b'*'], set) => self.designate(2, set),
-            ([b'+'], set) => self.designate(3, set),
-            _ => {}
+        if let Some(action) = Action::from_esc(intermediates, byte) {
+            self.perform_out_of_line(action, None);
         }
     }
 
-    fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+    fn osc_string(&mut self, data: &[u8], _bell_terminated: bool) {
         self.spend(1);
         self.last_printed = None;
-        match params {
-            [which @ (b"0" | b"1" | b"2"), title @ ..] => {
-                let which = match *which {
-                    b"0" => Which::Both,
-                    b"1" => Which::Icon,
-                    _ => Which::Window,
-                };
-                // The parser splits on ';', which a title may contain.
-                let title = title.join(&b";"[..]);
-                self.titles.set(which, &String::from_utf8_lossy(&title));
-            }
-            [b"8", link_params, uri @ ..] => self.set_hyperlink(link_params, uri),
-            [b"52", _, data] => self.set_clipboard(data),
-            [b"4", pairs @ ..] => self.palette_colors(4, pairs),
-            [b"5", pairs @ ..] => self.palette_colors(5, pairs),
-            [b"104", indices @ ..] => self.reset_palette_colors(104, indices),
-            [b"105", indices @ ..] => self.reset_palette_colors(105, indices),
-            [number, specs @ ..] => match osc_number(number) {
-                Some(n @ 10..=19) => self.dynamic_colors(n, specs),
-                Some(n @ 110..=119) => self.reset_dynamic_color(n),
-                _ => {}
-            },
-            _ => {}
+        if let Some(action) = Action::from_osc(data) {
+            self.perform_out_of_line(action, None);
         }
     }
 
@@ -276,11 +84,7 @@ impl Actions for Emulator {
         if ignore {
             return;
         }
-        if intermediates.is_empty() && action == 'q' {
-            self.sixel_start();
-        } else {
-            self.dcs_request = DcsRequest::start(intermediates, action);
-        }
+        self.perform_out_of_line(Action::from_dcs(intermediates, action), None);
     }
 
     fn put(&mut self, byte: u8) {
@@ -298,7 +102,7 @@ impl Actions for Emulator {
     }
 
     fn apc_dispatch(&mut self, data: &[u8]) {
-        self.kitty_graphics(data);
+        self.perform_out_of_line(Action::KittyGraphics(data), None);
     }
 
     fn unhook(&mut self) {
@@ -327,6 +131,161 @@ impl Actions for Emulator {
 }
 
 impl Emulator {
+    /// Carries out one action; `preceding` is the character printed right
+    /// before it, if any (for REP). Out of line: for the rarer controls,
+    /// ESC, OSC, DCS and APC, so that the parser's loops that call them
+    /// stay small enough to inline.
+    #[inline(never)]
+    fn perform_out_of_line(&mut self, action: Action<'_>, preceding: Option<char>) {
+        self.perform(action, preceding);
+    }
+
+    /// [`Emulator::perform_out_of_line`], inlined into the CSI dispatcher:
+    /// there the translation's match and this one fold together.
+    #[inline(always)]
+    fn perform(&mut self, action: Action<'_>, preceding: Option<char>) {
+        match action {
+            Action::Bell => self.outbox.bells += 1,
+            Action::CursorBack(n) => self.move_back(n),
+            Action::HorizontalTab => self.horizontal_tab(),
+            Action::LineFeed => self.linefeed(),
+            Action::CarriageReturn => self.carriage_return(),
+            Action::LockingShift(set) => self.shift_to(set),
+            Action::Index => self.index(),
+            Action::NextLine => self.next_line(),
+            Action::SetTabStop => self.tabs.set(self.screen.cursor().col),
+            Action::ReverseIndex => self.reverse_index(),
+            Action::CursorUp(n) => self.move_up(n),
+            Action::CursorDown(n) => self.move_down(n),
+            Action::CursorDownUnbounded(n) => self.move_down_unbounded(n),
+            Action::CursorForward(n) => self.move_right(n),
+            Action::CursorNextLine(n) => {
+                self.move_down(n);
+                self.carriage_return();
+            }
+            Action::CursorPrecedingLine(n) => {
+                self.move_up(n);
+                self.carriage_return();
+            }
+            Action::CursorColumn(col) => self.goto_col(col),
+            Action::CursorRow(row) => self.goto_row(row),
+            Action::CursorPosition { row, col } => self.goto(row, col),
+            Action::TabForward(n) => self.tab(n),
+            Action::TabBackward(n) => self.back_tab(n),
+            Action::TabClear(TabClear::AtCursor) => self.tabs.clear(self.screen.cursor().col),
+            Action::TabClear(TabClear::All) => self.tabs.clear_all(),
+            Action::SaveCursor => self.save_cursor(),
+            Action::RestoreCursor => self.restore_cursor(),
+            Action::SideMarginsOrSaveCursor { left, right } => {
+                if self.modes.get(Mode::SideMargins) {
+                    self.set_side_margins(left, right);
+                } else {
+                    self.save_cursor();
+                }
+            }
+            Action::CursorStyle(style) => self.set_cursor_style(style),
+            Action::InsertChars(n) => self.insert_chars(n),
+            Action::DeleteChars(n) => self.delete_chars(n),
+            Action::EraseChars(n) => self.erase_chars(n),
+            Action::InsertLines(n) => self.insert_lines(n),
+            Action::DeleteLines(n) => self.delete_lines(n),
+            Action::EraseInDisplay { mode, selective } => self.erase_in_display(mode, selective),
+            Action::EraseInLine { mode, selective } => self.erase_in_line(mode, selective),
+            Action::Repeat(n) => self.repeat(preceding, n),
+            Action::ScrollUp(n) => self.scroll_text_up(n),
+            Action::ScrollDown(n) => self.scroll_text_down(n),
+            Action::ScrollColumns(n) => self.scroll_columns(n),
+            Action::EditColumns(n) => self.edit_columns(n),
+            Action::ScrollRegion { top, bottom } => self.set_scroll_region(top, bottom),
+            Action::CharProtection(on) => {
+                self.protect = on;
+                self.iso_protection = false;
+            }
+            Action::StartProtectedArea => {
+                self.protect = true;
+                self.iso_protection = true;
+            }
+            Action::EndProtectedArea => self.protect = false,
+            Action::FillRect { ch, rect } => {
+                let rect = self.rect_from(rect.top, rect.left, rect.bottom, rect.right);
+                self.fill_rect(ch, rect);
+            }
+            Action::EraseRect { rect, selective } => {
+                let rect = self.rect_from(rect.top, rect.left, rect.bottom, rect.right);
+                self.erase_rect(rect, selective);
+            }
+            Action::CopyRect { rect, top, left } => {
+                let rect = self.rect_from(rect.top, rect.left, rect.bottom, rect.right);
+                self.copy_rect(rect, top, left);
+            }
+            Action::ChangeRectAttrs {
+                rect,
+                params,
+                reverse,
+            } => {
+                let rect = self.rect_from(rect.top, rect.left, rect.bottom, rect.right);
+                let attrs: Vec<u16> = params.iter().skip(4).map(|p| p[0]).collect();
+                self.change_rect_attrs(rect, &attrs, reverse);
+            }
+            Action::AttrChangeExtent(extent) => self.set_attr_change_extent(extent),
+            Action::RectChecksum { id, rect } => {
+                self.report_checksum(id, rect.top, rect.left, rect.bottom, rect.right)
+            }
+            Action::Sgr(params) => {
+                sgr::apply(&mut self.pen.style, params);
+                self.update_pen();
+            }
+            Action::SetModes { modes, on } => {
+                for mode in modes.iter() {
+                    self.set_mode(mode, on);
+                }
+            }
+            Action::SaveModes(modes) => self.save_modes(modes),
+            Action::RestoreModes(modes) => self.restore_modes(modes),
+            Action::AppKeypad(on) => self.modes.set(Mode::AppKeypad, on),
+            Action::SoftReset => self.soft_reset(),
+            Action::FullReset => self.full_reset(),
+            Action::ConformanceLevel(level) => self.set_conformance_level(level),
+            Action::Designate { slot, set } => self.designate(slot, set),
+            Action::ScreenAlignment => self.screen_alignment(),
+            Action::BackIndex => self.back_index(),
+            Action::ForwardIndex => self.forward_index(),
+            Action::PushKeyboardFlags(flags) => self.push_keyboard_flags(flags),
+            Action::PopKeyboardFlags(n) => self.pop_keyboard_flags(n),
+            Action::SetKeyboardFlags { flags, mode } => self.set_keyboard_flags(flags, mode),
+            Action::ReportKeyboardFlags => self.report_keyboard_flags(),
+            Action::ResetKeyModifierOptions => self.reset_key_modifier_options(),
+            Action::SetKeyModifierOption { resource, value } => {
+                self.set_key_modifier_option(resource, value)
+            }
+            Action::DisableKeyModifierOption(resource) => {
+                self.disable_key_modifier_option(resource)
+            }
+            Action::ReportKeyModifierOption(resource) => self.report_key_modifier_option(resource),
+            Action::PrimaryAttributes => self.primary_attributes(),
+            Action::SecondaryAttributes => self.secondary_attributes(),
+            Action::TertiaryAttributes => self.tertiary_attributes(),
+            Action::ReportVersion => {
+                let version = concat!("\x1bP>|panecast ", env!("CARGO_PKG_VERSION"), "\x1b\\");
+                self.reply(version.as_bytes());
+            }
+            Action::DeviceStatus { kind, dec, arg } => self.device_status(kind, dec, arg),
+            Action::ReportMode { number, kind } => self.report_mode(number, kind),
+            Action::GraphicsAttributes { item, action } => self.graphics_attributes(item, action),
+            Action::WindowOp { op, arg } => self.window_op(op, arg),
+            Action::Title { which, text } => self.titles.set(which, &String::from_utf8_lossy(text)),
+            Action::Hyperlink { params, uri } => self.set_hyperlink(params, uri),
+            Action::Clipboard(data) => self.set_clipboard(data),
+            Action::PaletteColors { osc, pairs } => self.palette_colors(osc, pairs),
+            Action::ResetPaletteColors { osc, indices } => self.reset_palette_colors(osc, indices),
+            Action::DynamicColors { first, specs } => self.dynamic_colors(first, specs),
+            Action::ResetDynamicColor(osc) => self.reset_dynamic_color(osc),
+            Action::SixelStart => self.sixel_start(),
+            Action::DcsStart(request) => self.dcs_request = request,
+            Action::KittyGraphics(data) => self.kitty_graphics(data),
+        }
+    }
+
     /// DCS strings are not interpreted, but REP after one repeats nothing.
     fn end_run_for_dcs(&mut self) {
         self.last_printed = None;
@@ -349,11 +308,11 @@ impl Emulator {
     /// scrollback.
     fn scroll_text_up(&mut self, n: usize) {
         if self.has_side_margins() {
-            self.scroll_block_up(self.top, self.bottom, n);
+            self.scroll_block_up(self.region.top, self.region.bottom, n);
             return;
         }
         let cursor = *self.screen.cursor();
-        self.screen.cursor_mut().row = self.top;
+        self.screen.cursor_mut().row = self.region.top;
         self.delete_lines(n);
         *self.screen.cursor_mut() = cursor;
     }
@@ -361,7 +320,7 @@ impl Emulator {
     /// SD: scrolls the region down `n` lines. As xterm.js, the new lines are
     /// blank in the default style, not the current background.
     fn scroll_text_down(&mut self, n: usize) {
-        let (top, bottom) = (self.top, self.bottom);
+        let (top, bottom) = (self.region.top, self.region.bottom);
         if self.has_side_margins() {
             self.scroll_block_down(top, bottom, n);
             return;
@@ -372,34 +331,21 @@ impl Emulator {
         }
     }
 
-    /// SM and RM, for every parameter.
-    fn set_modes(&mut self, params: &Params, kind: ModeKind, on: bool) {
-        for param in params.iter() {
-            if let Some(mode) = Mode::find(kind, param[0]) {
-                self.set_mode(mode, on);
-            }
-        }
-    }
-
     /// XTSAVE (`CSI ? Pm s`): remembers the listed DEC modes' values.
-    fn save_modes(&mut self, params: &Params) {
-        for param in params.iter() {
-            if let Some(mode) = Mode::find(ModeKind::Dec, param[0]) {
-                let on = self.modes.get(mode);
-                self.saved_modes.set(mode, on);
-            }
+    fn save_modes(&mut self, modes: ModeList<'_>) {
+        for mode in modes.iter() {
+            let on = self.modes.get(mode);
+            self.saved_modes.set(mode, on);
         }
     }
 
     /// XTRESTORE (`CSI ? Pm r`): sets the listed DEC modes back to what
     /// XTSAVE remembered (their defaults if never saved).
-    fn restore_modes(&mut self, params: &Params) {
-        for param in params.iter() {
-            if let Some(mode) = Mode::find(ModeKind::Dec, param[0]) {
-                let on = self.saved_modes.get(mode);
-                if on != self.modes.get(mode) {
-                    self.set_mode(mode, on);
-                }
+    fn restore_modes(&mut self, modes: ModeList<'_>) {
+        for mode in modes.iter() {
+            let on = self.saved_modes.get(mode);
+            if on != self.modes.get(mode) {
+                self.set_mode(mode, on);
             }
         }
     }
@@ -476,9 +422,7 @@ impl Emulator {
     }
 
     /// OSC 8: starts (non-empty URI) or ends (empty URI) a hyperlink.
-    fn set_hyperlink(&mut self, link_params: &[u8], uri: &[&[u8]]) {
-        // A URI may itself contain ';', which the parser splits on.
-        let uri = uri.join(&b";"[..]);
+    fn set_hyperlink(&mut self, link_params: &[u8], uri: &[u8]) {
         let link = if uri.is_empty() {
             // As xterm.js: an empty URI ends the link only when no parameters are given.
             if !link_params.trim_ascii().is_empty() {
@@ -490,10 +434,10 @@ impl Emulator {
                 .split(|&b| b == b':')
                 .find_map(|kv| kv.strip_prefix(b"id="))
                 .map(|id| Arc::from(String::from_utf8_lossy(id).as_ref()));
-            let uri = Arc::from(String::from_utf8_lossy(&uri).as_ref());
+            let uri = Arc::from(String::from_utf8_lossy(uri).as_ref());
             self.intern_link(Hyperlink { id, uri })
         };
-        self.pen.link = link;
+        self.pen.style.link = link;
         self.update_pen();
     }
 }

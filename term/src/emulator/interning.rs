@@ -67,14 +67,14 @@ impl Emulator {
             return;
         }
         let styles = &mut self.styles;
-        let (pen, erase) = (self.pen_id, self.erase_id);
+        let (pen, erase) = (self.pen.id, self.pen.erase_id);
         let freed = styles.sweep(|id| StyleId(id) == pen || erase == Some(StyleId(id)));
         for style in freed {
             self.links.release(style.link, 1);
         }
         let pens = [
-            self.pen.link,
-            self.interned_pen.link,
+            self.pen.style.link,
+            self.pen.interned.link,
             self.screen.saved_pen_mut().link,
             self.hidden.saved_pen_mut().link,
         ];

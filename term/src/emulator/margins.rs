@@ -11,21 +11,21 @@ impl Emulator {
     /// True while left and right margins narrow the scrolling region.
     #[inline]
     pub fn has_side_margins(&self) -> bool {
-        self.left != 0 || self.right + 1 != self.cols
+        self.region.left != 0 || self.region.right + 1 != self.cols
     }
 
     /// True when the cursor's column lies inside the left and right margins.
     #[inline]
     pub fn cursor_in_side_margins(&self) -> bool {
-        (self.left..=self.right).contains(&self.screen.cursor().col)
+        self.region.has_col(self.screen.cursor().col)
     }
 
     /// The column printing wraps before: past the right margin when the
     /// cursor is inside it, otherwise the screen's edge.
     #[inline]
     pub fn wrap_edge(&self) -> usize {
-        if self.screen.cursor().col <= self.right {
-            self.right + 1
+        if self.screen.cursor().col <= self.region.right {
+            self.region.right + 1
         } else {
             self.cols
         }
@@ -41,16 +41,15 @@ impl Emulator {
             r => (r as usize).min(self.cols),
         } - 1;
         if left < right {
-            self.left = left;
-            self.right = right;
+            self.region.left = left;
+            self.region.right = right;
             self.goto(0, 0);
         }
     }
 
     /// Removes the left and right margins.
     pub fn reset_side_margins(&mut self) {
-        self.left = 0;
-        self.right = self.cols - 1;
+        self.region.reset_cols(self.cols);
     }
 
     /// DECLRMM: enables or disables the left and right margins; disabling
@@ -67,7 +66,7 @@ impl Emulator {
     /// scrollback: only whole lines go there.
     pub fn scroll_block_up(&mut self, top: usize, bottom: usize, n: usize) {
         let n = n.min(bottom + 1 - top);
-        let (left, end) = (self.left, self.right + 1);
+        let (left, end) = (self.region.left, self.region.right + 1);
         self.spend((bottom + 1 - top) * (end - left));
         for r in top..bottom + 1 - n {
             let span = self.screen.grid()[r + n].span(left, end);
@@ -83,7 +82,7 @@ impl Emulator {
     /// down by `n`; the rows left at its top are erased.
     pub fn scroll_block_down(&mut self, top: usize, bottom: usize, n: usize) {
         let n = n.min(bottom + 1 - top);
-        let (left, end) = (self.left, self.right + 1);
+        let (left, end) = (self.region.left, self.region.right + 1);
         self.spend((bottom + 1 - top) * (end - left));
         for r in (top + n..=bottom).rev() {
             let span = self.screen.grid()[r - n].span(left, end);
@@ -100,9 +99,9 @@ impl Emulator {
     pub fn back_index(&mut self) {
         let col = self.screen.cursor().col;
         self.screen.cursor_mut().pending_wrap = false;
-        if col == self.left {
+        if col == self.region.left {
             let row = self.screen.cursor().row;
-            if (self.top..=self.bottom).contains(&row) {
+            if self.region.has_row(row) {
                 self.shift_columns(1);
             }
         } else if col > 0 {
@@ -115,9 +114,9 @@ impl Emulator {
     pub fn forward_index(&mut self) {
         let col = self.screen.cursor().col;
         self.screen.cursor_mut().pending_wrap = false;
-        if col == self.right {
+        if col == self.region.right {
             let row = self.screen.cursor().row;
-            if (self.top..=self.bottom).contains(&row) {
+            if self.region.has_row(row) {
                 self.shift_columns(-1);
             }
         } else if col + 1 < self.cols {
@@ -128,8 +127,8 @@ impl Emulator {
     /// Shifts the block inside all four margins right (`n` > 0) or left by
     /// `n` columns (SL, SR, DECBI, DECFI).
     pub fn shift_columns(&mut self, n: isize) {
-        let (left, end) = (self.left, self.right + 1);
-        for r in self.top..=self.bottom {
+        let (left, end) = (self.region.left, self.region.right + 1);
+        for r in self.region.top..=self.region.bottom {
             if n < 0 {
                 self.delete_cells(r, left, n.unsigned_abs(), end);
             } else {

@@ -7,6 +7,7 @@
 mod checksum;
 mod clipboard;
 mod colors;
+mod damage;
 mod device_reports;
 mod edit;
 mod file_offer;
@@ -16,8 +17,11 @@ mod handler;
 mod interning;
 mod keyboard;
 mod margins;
+mod outbox;
+mod pen;
 mod rect;
 mod rectangles;
+mod region;
 mod resize;
 mod restore_check;
 mod reverse_wrap;
@@ -41,11 +45,15 @@ use super::row::Row;
 use super::screen::Screen;
 use super::scrollback::Scrollback;
 use super::snapshot::{CursorShape, CursorState};
-use super::style::{new_style_table, Style, StyleId, StyleTable};
+use super::style::{new_style_table, StyleId, StyleTable};
 use super::tabstops::TabStops;
 use super::titles::Titles;
 use super::width::width as char_width;
 use colors::ColorOverrides;
+use damage::Damage;
+use outbox::Outbox;
+use pen::Pen;
+use region::ScrollRegion;
 
 /// The whole emulator state. The parser drives it through `handler.rs`.
 #[derive(Clone, Serialize, Deserialize)]
@@ -60,25 +68,16 @@ pub(crate) struct Emulator {
     hidden: Screen,
     alt_active: bool,
     scrollback: Scrollback,
-    /// Scroll region, inclusive.
-    top: usize,
-    bottom: usize,
-    /// Left and right margins (DECSLRM), inclusive; the screen's edges
-    /// unless DECLRMM is set.
-    left: usize,
-    right: usize,
+    /// The scroll region and the side margins.
+    #[serde(flatten)]
+    region: ScrollRegion,
     tabs: TabStops,
     modes: Modes,
     styles: StyleTable,
     links: LinkTable,
-    pen: Style,
-    pen_id: StyleId,
-    /// Set when `pen` changed and `pen_id` is stale.
-    pen_dirty: bool,
-    /// The pen `pen_id` was interned from.
-    interned_pen: Style,
-    /// The erase style's id, interned on first use after a background change.
-    erase_id: Option<StyleId>,
+    /// The style text is written in, and its interned ids.
+    #[serde(flatten)]
+    pen: Pen,
     titles: Titles,
     /// The VT level DECSCL set (1 to 5), reported by DECRQSS.
     conformance_level: u8,
@@ -95,9 +94,9 @@ pub(crate) struct Emulator {
     /// xterm's `modifyOtherKeys` level (`CSI > 4 ; n m`).
     #[serde(default)]
     other_keys: OtherKeys,
-    replies: Vec<u8>,
-    /// The latest OSC 52 write, until the session takes it.
-    clipboard: Option<String>,
+    /// What the host is to take: replies, clipboard text, bells.
+    #[serde(flatten)]
+    outbox: Outbox,
     /// Largest file a program may offer (OSC 1337 File); 0: none.
     #[serde(default)]
     file_cap: u64,
@@ -111,21 +110,15 @@ pub(crate) struct Emulator {
     /// Inline images: the store, kitty's ids, a transmission in progress
     /// (which a restore drops).
     graphics: graphics::Graphics,
-    bells: u64,
-    /// Last generation handed out to a row.
-    counter: u64,
-    /// Generation of the last snapshot: rows at or below it are unchanged since.
-    observed: u64,
-    /// Lines scrolled up on the whole screen (the scroll hint's basis).
-    scroll_count: u64,
+    /// Generations: which rows changed since the last snapshot.
+    #[serde(flatten)]
+    damage: Damage,
     last_printed: Option<char>,
     /// DECSCA: cells printed now are protected from selective erase.
     protect: bool,
     /// Set when the protection was last started by SPA (an ISO protected
     /// area), which plain erases respect, rather than by DECSCA.
     iso_protection: bool,
-    /// Rows marked changed but not yet given a new generation.
-    pending_touch: Option<(usize, usize)>,
     /// The rows pushed into the scrollback by scrolling, with their generations.
     pushes: PushLog,
     /// The work meter: cells written, erased, moved or restyled (and one
@@ -136,20 +129,6 @@ pub(crate) struct Emulator {
     work_limit: u64,
 }
 
-/// Gives `line` a new generation from `counter` unless it already has one
-/// newer than the last snapshot's (`observed`): what [`Emulator::touch`]
-/// does, for a caller that has the row at hand.
-#[inline]
-fn mark_changed(line: &mut Row, observed: u64, counter: &mut u64) {
-    if line.generation() <= observed {
-        *counter += 1;
-        line.set_generation(*counter);
-    }
-}
-
-/// Replies a program can provoke are capped so it cannot grow them unread.
-pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
-
 impl Emulator {
     pub fn new(cols: usize, rows: usize, scrollback: usize) -> Emulator {
         let mut emu = Emulator {
@@ -159,19 +138,12 @@ impl Emulator {
             hidden: Screen::default(),
             alt_active: false,
             scrollback: Scrollback::new(scrollback),
-            top: 0,
-            bottom: rows - 1,
-            left: 0,
-            right: cols - 1,
+            region: ScrollRegion::full(cols, rows),
             tabs: TabStops::new(cols),
             modes: Modes::default(),
             styles: new_style_table(),
             links: new_link_table(),
-            pen: Style::default(),
-            pen_id: StyleId::DEFAULT,
-            pen_dirty: false,
-            interned_pen: Style::default(),
-            erase_id: Some(StyleId::DEFAULT),
+            pen: Pen::default(),
             titles: Titles::default(),
             conformance_level: 5,
             dcs_request: None,
@@ -181,20 +153,15 @@ impl Emulator {
             cursor_shape: CursorShape::Block,
             cursor_blink: false,
             other_keys: OtherKeys::OFF,
-            replies: Vec::new(),
-            clipboard: None,
+            outbox: Outbox::default(),
             file_cap: 0,
             incoming: None,
             file_offer: None,
             graphics: graphics::Graphics::default(),
-            bells: 0,
-            counter: 0,
-            observed: 0,
-            scroll_count: 0,
+            damage: Damage::default(),
             last_printed: None,
             protect: false,
             iso_protection: false,
-            pending_touch: None,
             pushes: PushLog::new(),
             work: 0,
             work_limit: u64::MAX,
@@ -231,8 +198,7 @@ impl Emulator {
     /// A fresh generation number.
     #[inline]
     pub fn next_generation(&mut self) -> u64 {
-        self.counter += 1;
-        self.counter
+        self.damage.next_generation()
     }
 
     /// `n` new empty rows, each with its own generation.
@@ -248,11 +214,7 @@ impl Emulator {
     /// Marks row `r` as changed since the last snapshot.
     #[inline]
     pub fn touch(&mut self, r: usize) {
-        mark_changed(
-            &mut self.screen.grid_mut()[r],
-            self.observed,
-            &mut self.counter,
-        );
+        self.damage.mark(&mut self.screen.grid_mut()[r]);
     }
 
     /// Marks rows `top..=bottom` as changed. The marking is deferred until
@@ -260,17 +222,13 @@ impl Emulator {
     /// costs one range union per line instead of a pass over the region.
     pub fn touch_range(&mut self, top: usize, bottom: usize) {
         let bottom = bottom.min(self.rows - 1);
-        self.pending_touch = match self.pending_touch {
-            Some((a, b)) if a <= top && bottom <= b => return,
-            Some((a, b)) => Some((a.min(top), b.max(bottom))),
-            None => Some((top, bottom)),
-        };
+        self.damage.defer(top, bottom);
     }
 
     /// Applies deferred `touch_range` marks. Called before generations are
     /// read and before the grid is swapped or rebuilt.
     pub fn flush_touches(&mut self) {
-        if let Some((top, bottom)) = self.pending_touch.take() {
+        if let Some((top, bottom)) = self.damage.take_deferred() {
             for r in top..=bottom.min(self.rows - 1) {
                 self.touch(r);
             }
@@ -304,7 +262,7 @@ impl Emulator {
 
     /// Bells rung so far.
     pub fn bells(&self) -> u64 {
-        self.bells
+        self.outbox.bells
     }
 
     /// The scrollback of the main screen.
@@ -347,15 +305,14 @@ impl Emulator {
     /// The generation of the newest change.
     pub fn generation(&mut self) -> u64 {
         self.flush_touches();
-        self.counter
+        self.damage.newest()
     }
 
     /// Marks everything so far as seen and returns its generation: rows
     /// changed later get higher generations.
     pub fn observe(&mut self) -> u64 {
         self.flush_touches();
-        self.observed = self.counter;
-        self.counter
+        self.damage.observe()
     }
 
     /// The rows scrolling pushed into the scrollback, with their generations.
@@ -365,7 +322,7 @@ impl Emulator {
 
     /// Lines the whole screen has scrolled up since it was created.
     pub fn scroll_count(&self) -> u64 {
-        self.scroll_count
+        self.damage.scroll_count
     }
 
     /// Where the cursor is and how it is shown.
@@ -382,31 +339,23 @@ impl Emulator {
 
     /// Takes the bytes queued for the program.
     pub fn take_replies(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.replies)
+        self.outbox.take_replies()
     }
 
     /// Takes the text a program last put on the clipboard, if any.
     pub fn take_clipboard(&mut self) -> Option<String> {
-        self.clipboard.take()
+        self.outbox.clipboard.take()
     }
 
     /// Queues bytes to write back to the program (bounded).
     pub fn reply(&mut self, bytes: &[u8]) {
-        if self.replies.len() + bytes.len() <= MAX_REPLY_BYTES {
-            self.replies.extend_from_slice(bytes);
-        }
+        self.outbox.reply(bytes);
     }
 
     /// Queues a formatted reply (bounded as [`Emulator::reply`]), written
     /// straight into the queue: no string is built for it.
     pub fn reply_fmt(&mut self, reply: std::fmt::Arguments) {
-        use std::io::Write;
-        let before = self.replies.len();
-        // Writing to a Vec<u8> cannot fail: it only grows.
-        let _ = self.replies.write_fmt(reply);
-        if self.replies.len() > MAX_REPLY_BYTES {
-            self.replies.truncate(before);
-        }
+        self.outbox.reply_fmt(reply);
     }
 
     // ----- printing -----
@@ -471,7 +420,7 @@ impl Emulator {
             if line.has_images() {
                 line.cut_images(col, col + n);
             }
-            mark_changed(line, self.observed, &mut self.counter);
+            self.damage.mark(line);
             i += n;
             if col + n >= self.cols {
                 self.screen.cursor_mut().col = self.cols - 1;
@@ -504,7 +453,7 @@ impl Emulator {
         if !line.write_one_ascii(cursor.col, b, pen) {
             return false;
         }
-        mark_changed(line, self.observed, &mut self.counter);
+        self.damage.mark(line);
         self.screen.cursor_mut().col = cursor.col + 1;
         self.last_printed = Some(char::from(b));
         true
@@ -679,7 +628,7 @@ impl Emulator {
         // Only a wrap at the screen's edge joins two lines for reflow.
         self.screen.grid_mut()[row].set_wrapped(!inside);
         self.screen.cursor_mut().pending_wrap = false;
-        self.screen.cursor_mut().col = if inside { self.left } else { 0 };
+        self.screen.cursor_mut().col = if inside { self.region.left } else { 0 };
         self.index();
     }
 
@@ -754,7 +703,7 @@ impl Emulator {
     /// The first and last rows the cursor may address (the region in origin mode).
     pub fn addressable(&self) -> (usize, usize) {
         if self.modes.get(Mode::Origin) {
-            (self.top, self.bottom)
+            (self.region.top, self.region.bottom)
         } else {
             (0, self.rows - 1)
         }
@@ -775,7 +724,7 @@ impl Emulator {
     /// the left margin (and no further than the right one) in origin mode.
     pub fn goto_col(&mut self, col: usize) {
         let (left, right) = if self.modes.get(Mode::Origin) {
-            (self.left, self.right)
+            (self.region.left, self.region.right)
         } else {
             (0, self.cols - 1)
         };
@@ -791,8 +740,8 @@ impl Emulator {
 
     /// Moves up `n` rows, stopping at the region's top when inside it.
     pub fn move_up(&mut self, n: usize) {
-        let limit = if self.screen.cursor().row >= self.top {
-            self.top
+        let limit = if self.screen.cursor().row >= self.region.top {
+            self.region.top
         } else {
             0
         };
@@ -802,8 +751,8 @@ impl Emulator {
 
     /// Moves down `n` rows, stopping at the region's bottom when inside it.
     pub fn move_down(&mut self, n: usize) {
-        let limit = if self.screen.cursor().row <= self.bottom {
-            self.bottom
+        let limit = if self.screen.cursor().row <= self.region.bottom {
+            self.region.bottom
         } else {
             self.rows - 1
         };
@@ -826,8 +775,8 @@ impl Emulator {
     /// Moves right `n` columns, stopping at the right margin when inside it.
     pub fn move_right(&mut self, n: usize) {
         let col = self.screen.cursor().col;
-        let limit = if col <= self.right {
-            self.right
+        let limit = if col <= self.region.right {
+            self.region.right
         } else {
             self.cols - 1
         };
@@ -839,8 +788,8 @@ impl Emulator {
     /// origin mode).
     pub fn carriage_return(&mut self) {
         let col = self.screen.cursor().col;
-        self.screen.cursor_mut().col = if col >= self.left || self.modes.get(Mode::Origin) {
-            self.left
+        self.screen.cursor_mut().col = if col >= self.region.left || self.modes.get(Mode::Origin) {
+            self.region.left
         } else {
             0
         };
@@ -865,12 +814,12 @@ impl Emulator {
     /// IND: down one row, scrolling at the region's bottom.
     pub fn index(&mut self) {
         self.screen.cursor_mut().pending_wrap = false;
-        if self.screen.cursor().row == self.bottom {
+        if self.screen.cursor().row == self.region.bottom {
             // Without side margins the cursor is always between them.
             if !self.has_side_margins() {
-                self.scroll_row_up(self.top, self.bottom);
+                self.scroll_row_up(self.region.top, self.region.bottom);
             } else if self.cursor_in_side_margins() {
-                self.scroll_block_up(self.top, self.bottom, 1);
+                self.scroll_block_up(self.region.top, self.region.bottom, 1);
             }
         } else if self.screen.cursor().row < self.rows - 1 {
             self.screen.cursor_mut().row += 1;
@@ -880,9 +829,9 @@ impl Emulator {
     /// RI: up one row, scrolling down at the region's top.
     pub fn reverse_index(&mut self) {
         self.screen.cursor_mut().pending_wrap = false;
-        if self.screen.cursor().row == self.top {
+        if self.screen.cursor().row == self.region.top {
             if self.cursor_in_side_margins() {
-                self.scroll_down(self.top, self.bottom, 1);
+                self.scroll_down(self.region.top, self.region.bottom, 1);
             }
         } else if self.screen.cursor().row > 0 {
             self.screen.cursor_mut().row -= 1;
@@ -930,7 +879,7 @@ impl Emulator {
         self.spend(self.cols + bottom + 1 - top);
         if top == 0 && !self.alt_active {
             let row = &self.screen.grid()[0];
-            let touched = matches!(self.pending_touch, Some((0, _)));
+            let touched = self.damage.top_row_deferred();
             self.pushes.record(if touched {
                 CHANGED_NOW
             } else {
@@ -939,12 +888,12 @@ impl Emulator {
             self.scrollback.push(row, &mut self.styles);
         }
         let erase = self.erase_style();
-        self.counter += 1;
+        let generation = self.damage.next_generation();
         let line = self.screen.grid_mut().rotate_up_one(top, bottom);
         line.reset(erase);
-        line.set_generation(self.counter);
+        line.set_generation(generation);
         if top == 0 && bottom == self.rows - 1 {
-            self.scroll_count += 1;
+            self.damage.scroll_count += 1;
         } else {
             self.touch_range(top, bottom);
         }
@@ -983,8 +932,8 @@ impl Emulator {
             bottom.min(self.rows)
         } - 1;
         if top < bottom {
-            self.top = top;
-            self.bottom = bottom;
+            self.region.top = top;
+            self.region.bottom = bottom;
             self.goto(0, 0);
         }
     }
@@ -995,41 +944,35 @@ impl Emulator {
     /// when next used, so a burst of SGRs costs one lookup.
     #[inline]
     pub fn update_pen(&mut self) {
-        self.pen_dirty = true;
+        self.pen.changed();
     }
 
     /// The pen's style id, interning the pen if it changed.
     #[inline]
     pub fn pen(&mut self) -> StyleId {
-        if self.pen_dirty {
+        if self.pen.is_stale() {
             self.intern_pen();
         }
-        self.pen_id
+        self.pen.id
     }
 
     fn intern_pen(&mut self) {
-        self.pen_dirty = false;
-        if self.pen == self.interned_pen {
-            return;
+        if let Some(style) = self.pen.take_change() {
+            self.pen.id = self.intern(style);
         }
-        if self.pen.bg != self.interned_pen.bg {
-            self.erase_id = None;
-        }
-        self.interned_pen = self.pen;
-        self.pen_id = self.intern(self.pen);
     }
 
     /// The style erased cells take: the pen's background only.
     #[inline]
     pub fn erase_style(&mut self) -> StyleId {
-        if self.pen_dirty {
+        if self.pen.is_stale() {
             self.intern_pen();
         }
-        match self.erase_id {
+        match self.pen.erase_id {
             Some(id) => id,
             None => {
-                let id = self.intern(self.pen.erased());
-                self.erase_id = Some(id);
+                let id = self.intern(self.pen.style.erased());
+                self.pen.erase_id = Some(id);
                 id
             }
         }
@@ -1040,13 +983,14 @@ impl Emulator {
     /// DECSC.
     pub fn save_cursor(&mut self) {
         let origin = self.modes.get(Mode::Origin);
-        self.screen.save_cursor(self.pen, origin, self.protect);
+        self.screen
+            .save_cursor(self.pen.style, origin, self.protect);
     }
 
     /// DECRC.
     pub fn restore_cursor(&mut self) {
         let saved = self.screen.restore_cursor(self.cols, self.rows);
-        self.pen = saved.pen;
+        self.pen.style = saved.pen;
         self.protect = saved.protect;
         self.modes.set(Mode::Origin, saved.origin);
         self.update_pen();

@@ -27,12 +27,12 @@ impl Emulator {
     /// region the margins enclose and are clamped to it, as in xterm. `None` when it is empty.
     pub fn rect_from(&self, top: u16, left: u16, bottom: u16, right: u16) -> Option<Rect> {
         let (row0, row_max) = if self.modes.get(Mode::Origin) {
-            (self.top, self.bottom)
+            (self.region.top, self.region.bottom)
         } else {
             (0, self.rows - 1)
         };
         let (col0, col_max) = if self.modes.get(Mode::Origin) {
-            (self.left, self.right)
+            (self.region.left, self.region.right)
         } else {
             (0, self.cols - 1)
         };

@@ -13,7 +13,7 @@ impl Emulator {
         if cols == self.cols && rows == self.rows {
             return;
         }
-        self.pending_touch = None;
+        self.damage.forget_deferred();
         if self.alt_active {
             // The main screen's cursor comes back from its saved copy on leaving.
             let main = self.hidden.take_rows();
@@ -39,8 +39,7 @@ impl Emulator {
         }
         self.cols = cols;
         self.rows = rows;
-        self.top = 0;
-        self.bottom = rows - 1;
+        self.region.reset_rows(rows);
         self.reset_side_margins();
         self.tabs.resize(cols);
         self.screen.clamp_cursors(cols, rows);

@@ -27,10 +27,10 @@ impl Emulator {
         if hidden.iter().count() != 0 && !screen_fits(&self.hidden, cols, rows) {
             return Err("the hidden screen does not fit the size");
         }
-        if self.top > self.bottom
-            || self.bottom >= rows
-            || self.left > self.right
-            || self.right >= cols
+        if self.region.top > self.region.bottom
+            || self.region.bottom >= rows
+            || self.region.left > self.region.right
+            || self.region.right >= cols
         {
             return Err("margins out of the screen");
         }
@@ -79,7 +79,7 @@ mod tests {
             Err("the shown screen does not fit the size")
         );
         let mut margins = emu.clone();
-        margins.bottom = 5;
+        margins.region.bottom = 5;
         assert_eq!(margins.check_restored(), Err("margins out of the screen"));
         let mut size = emu.clone();
         size.cols = 11;

@@ -16,8 +16,8 @@ impl Emulator {
         let extended = autowrap && self.modes.get(Mode::ReverseWrapExtended);
         let inline = autowrap && self.modes.get(Mode::ReverseWrap);
         let cursor = *self.screen.cursor();
-        let left = if cursor.col >= self.left {
-            self.left
+        let left = if cursor.col >= self.region.left {
+            self.region.left
         } else {
             0
         };
@@ -25,8 +25,8 @@ impl Emulator {
         if (extended || inline) && cursor.pending_wrap {
             n -= n.min(1);
         }
-        let (top, bottom) = if (self.top..=self.bottom).contains(&cursor.row) {
-            (self.top, self.bottom)
+        let (top, bottom) = if self.region.has_row(cursor.row) {
+            (self.region.top, self.region.bottom)
         } else {
             (0, self.rows - 1)
         };
@@ -46,7 +46,7 @@ impl Emulator {
                 break;
             }
             // Each wrap moves one column: onto the right margin above.
-            col = self.right.max(left);
+            col = self.region.right.max(left);
             n -= 1;
         }
         let cursor = self.screen.cursor_mut();

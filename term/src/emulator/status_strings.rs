@@ -9,9 +9,9 @@ impl Emulator {
     /// `DCS 0 $ r ST` for a request it does not know (xterm's convention).
     pub fn report_status_string(&mut self, request: &[u8]) {
         let setting = match request {
-            b"m" => format!("{}m", sgr_params(&self.pen)),
-            b"r" => format!("{};{}r", self.top + 1, self.bottom + 1),
-            b"s" => format!("{};{}s", self.left + 1, self.right + 1),
+            b"m" => format!("{}m", sgr_params(&self.pen.style)),
+            b"r" => format!("{};{}r", self.region.top + 1, self.region.bottom + 1),
+            b"s" => format!("{};{}s", self.region.left + 1, self.region.right + 1),
             b" q" => format!("{} q", self.cursor_style_param()),
             b"\"q" => format!("{}\"q", u8::from(self.protect)),
             b"\"p" => format!("6{};1\"p", self.conformance_level),

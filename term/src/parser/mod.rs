@@ -74,9 +74,23 @@ pub trait Actions {
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char);
     /// A complete escape sequence (`ESC` intermediates final).
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8);
-    /// A complete OSC string, split at `;` into at most 16 parameters (the
-    /// last keeps any further `;`).
-    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool);
+    /// A complete OSC string, whole. By default it is split at `;` into at
+    /// most 16 parameters (the last keeps any further `;`) for
+    /// [`Actions::osc_dispatch`].
+    fn osc_string(&mut self, data: &[u8], bell_terminated: bool) {
+        let mut slices: [&[u8]; MAX_OSC_PARAMS] = [&[]; MAX_OSC_PARAMS];
+        let mut count = 0;
+        for (slot, part) in slices
+            .iter_mut()
+            .zip(data.splitn(MAX_OSC_PARAMS, |&b| b == b';'))
+        {
+            *slot = part;
+            count += 1;
+        }
+        self.osc_dispatch(&slices[..count], bell_terminated);
+    }
+    /// A complete OSC string split at `;` (see [`Actions::osc_string`]).
+    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {}
     /// The start of a DCS string, with its parameters and final byte.
     fn hook(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char);
     /// A byte of the DCS string's data.
@@ -681,16 +695,7 @@ impl Parser {
     }
 
     fn osc_end<A: Actions>(&mut self, actions: &mut A, bell_terminated: bool) {
-        let mut slices: [&[u8]; MAX_OSC_PARAMS] = [&[]; MAX_OSC_PARAMS];
-        let mut count = 0;
-        for (slot, part) in slices
-            .iter_mut()
-            .zip(self.osc.splitn(MAX_OSC_PARAMS, |&b| b == b';'))
-        {
-            *slot = part;
-            count += 1;
-        }
-        actions.osc_dispatch(&slices[..count], bell_terminated);
+        actions.osc_string(&self.osc, bell_terminated);
         self.osc.clear();
     }
 }

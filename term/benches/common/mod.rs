@@ -1,7 +1,8 @@
 //! Shared by the emulator benchmarks (`throughput.rs`, `memory.rs`,
-//! `instructions.rs`): where the
-//! shared data lives, the deterministic payload generators, and how to build
-//! the alacritty_terminal instance panecast is compared with.
+//! `instructions.rs`, `steady.rs`, ..., and the server's `whole.rs` and
+//! `replay_seek.rs`): where the shared data lives, the deterministic
+//! payload generators, and how to build the alacritty_terminal instance
+//! panecast is compared with.
 //!
 //! Every generator is seeded and pure, so each run (and each machine) feeds
 //! the same bytes. Generated text uses CR LF line ends, as a pty delivers it.
@@ -10,7 +11,6 @@
 #![allow(dead_code)]
 
 pub mod feed;
-pub mod pair;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
