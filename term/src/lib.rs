@@ -8,9 +8,11 @@
 //! exactly which rows to send.
 //!
 //! Where things live:
-//! - `parser/`: bytes to actions (the DEC ANSI state machine, UTF-8, bounds);
+//! - `parser/`: bytes to sequences (the DEC ANSI state machine, UTF-8,
+//!   bounds); `action/`: each sequence as a typed `Action`;
 //! - `emulator/`: the state those actions change, with private fields, one
-//!   file per family of operations (`handler.rs` maps actions to them;
+//!   file per family of operations (`handler.rs` is the one match on an
+//!   action, which calls them;
 //!   `edit.rs`, `margins.rs`, `rectangles.rs`, `checksum.rs` for DECRQCRA,
 //!   `status_strings.rs` for DECRQSS, `device_reports.rs`, `window_ops.rs`,
 //!   `colors.rs`, `clipboard.rs`, `termcap.rs`, `resize.rs`);
