@@ -15,8 +15,9 @@
 
 use std::path::Path;
 
-use panecast::render::theme::{self, colors_of};
+use panecast::render::theme;
 use panecast::render::LINK_SCHEMES;
+use panecast::session::colors_of;
 
 fn web(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,9 +4,9 @@
 //! 16 ANSI colours; the rest of the 256-colour palette (the 6x6x6 cube and the grey ramp) is
 //! xterm's in every theme. These are what the emulator reports to OSC 4, 10,
 //! 11 and 12 queries (from the theme a control viewer paints), and what
-//! `web/palette.js` paints (`server/tests/web_constants.rs` keeps them equal).
-
-use panecast_proto::Theme;
+//! `web/palette.js` paints (`server/tests/web_constants.rs` keeps them
+//! equal); which one a theme on the wire names is the session's
+//! (`session::colors_of`).
 
 pub use panecast_term::palette::{Rgb, ThemeColors, CONTRAST, DARK, LIGHT, SOLARIZED, XTERM};
 use panecast_term::{Attrs, Color, Style};
@@ -15,17 +15,6 @@ use panecast_term::{Attrs, Color, Style};
 pub const DEFAULT_FG: Rgb = DARK.fg();
 /// The default background (of the dark theme).
 pub const DEFAULT_BG: Rgb = DARK.bg();
-
-/// The colours of a theme the wire names.
-pub fn colors_of(theme: Theme) -> &'static ThemeColors {
-    match theme {
-        Theme::Dark => &DARK,
-        Theme::Light => &LIGHT,
-        Theme::Contrast => &CONTRAST,
-        Theme::Solarized => &SOLARIZED,
-        Theme::Xterm => &XTERM,
-    }
-}
 
 /// Palette entry `index` of the dark theme's 256-colour palette.
 pub fn palette(index: u8) -> Rgb {
@@ -81,20 +70,6 @@ mod tests {
         assert_eq!(hex(palette(232)), "#080808");
         assert_eq!(hex(palette(244)), "#808080");
         assert_eq!(hex(palette(255)), "#eeeeee");
-    }
-
-    #[test]
-    fn themes_differ_in_their_own_colours_only() {
-        for theme in Theme::ALL {
-            let colors = colors_of(theme);
-            assert_eq!(colors.palette(67), (0x5f, 0x87, 0xaf));
-            assert_eq!(colors.palette(255), (0xee, 0xee, 0xee));
-        }
-        assert_eq!(colors_of(Theme::Dark), &DARK);
-        assert_eq!(LIGHT.bg(), (0xff, 0xff, 0xff));
-        assert_eq!(LIGHT.palette(1), (0xcd, 0x31, 0x31));
-        assert_eq!(CONTRAST.cursor(), (0xff, 0xff, 0x00));
-        assert_eq!(DARK.fg(), DEFAULT_FG);
     }
 
     #[test]

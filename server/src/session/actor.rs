@@ -36,7 +36,6 @@ use crate::input::{encode_key, encode_mouse, encode_paste};
 use crate::pool::Lane;
 use crate::pty::{ChildState, ExitStatus, LineDiscipline, Pty, PtyEvents, Sandbox};
 use crate::record::Recorder;
-use crate::render::theme::colors_of;
 use crate::stream::ScrollbackLines;
 use panecast_term::Mode;
 use panecast_term::{Effect, FileOffer, Snapshot, Term};
@@ -296,7 +295,7 @@ impl Runtime for Live {
     }
 
     fn theme(&mut self, theme: panecast_proto::Theme, _: Principal) {
-        self.actor.term.set_theme(colors_of(theme));
+        self.actor.term.set_theme(super::colors_of(theme));
     }
 
     async fn kill(

@@ -30,6 +30,7 @@ mod room;
 mod saved;
 pub mod search;
 mod shares;
+mod theme;
 pub mod wait;
 
 use std::time::{Duration, SystemTime};
@@ -58,6 +59,7 @@ pub use room::{Badge, MemberId, Presence, Room};
 pub use saved::{
     SavedOwner, SavedRecording, SavedSession, SavedSessionError, SavedStatus, SAVED_SESSION_VERSION,
 };
+pub use theme::colors_of;
 
 /// Everything needed to start a session.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -223,8 +223,19 @@ fn play(term: &mut Term, kind: &EventKind) {
 mod tests {
     use super::*;
 
+    /// The screen as text to compare: each cell's character and style,
+    /// and the cursor.
     fn text_of(term: &mut Term) -> String {
-        crate::render::render(&term.snapshot(), crate::render::Format::Json)
+        let mut text = String::new();
+        for r in 0..usize::from(term.rows()) {
+            let cells = term.row(r).map(|row| row.cells().to_vec());
+            for cell in cells.unwrap_or_default() {
+                let style = term.style_now(cell.style()).1;
+                text.push_str(&format!("{}{style:?}", cell.ch()));
+            }
+            text.push('\n');
+        }
+        text + &format!("{:?}", term.snapshot().cursor)
     }
 
     /// Numbered coloured lines, one event per line, 0.1 s apart, with an
