@@ -15,7 +15,9 @@ mod error;
 mod error_code;
 mod handlers;
 mod http;
+mod origin_refusal;
 mod routes;
+mod spec;
 mod state;
 mod streams;
 

@@ -28,10 +28,10 @@ use super::screen;
 use crate::api::auth::caller::Caller;
 use crate::api::auth::guard;
 use crate::api::error::ApiError;
-use crate::api::handlers::create::CreateRequest;
 use crate::api::handlers::search;
 use crate::api::handlers::sessions;
 use crate::api::handlers::wait;
+use crate::api::spec::CreateRequest;
 use crate::api::state::AppState;
 
 /// What every tool answers: a result, or a tool error.
