@@ -8,7 +8,6 @@ use crate::access::{Access, KeyError, ProxiesError, SignInFailures, TrustedProxi
 use crate::api::auth::gate::NodeGate;
 use crate::api::auth::oidc::{CookieKey, CookieKeyError, OidcConfigError, SignIn};
 use crate::api::auth::policy::Policy;
-use crate::api::routes::declared;
 use crate::cluster::Registry;
 use crate::config::Config;
 use crate::pty::Isolation;
@@ -70,9 +69,14 @@ pub struct AppState {
 
 impl AppState {
     /// State for `settings`, with an empty session registry, in `cluster`
-    /// when it joined one; fails when the configuration's keys or proxies
-    /// are malformed, or a secret cannot be read.
-    pub fn new(settings: Settings, cluster: Option<&Registry>) -> Result<AppState, StateError> {
+    /// when it joined one, guarded by `policy`; fails when the
+    /// configuration's keys or proxies are malformed, or a secret cannot be
+    /// read.
+    pub(in crate::api) fn new(
+        settings: Settings,
+        cluster: Option<&Registry>,
+        policy: Policy,
+    ) -> Result<AppState, StateError> {
         let limits = &settings.config.limits;
         let access = Access::new(
             &settings.token,
@@ -113,7 +117,7 @@ impl AppState {
             failures: Arc::new(failures),
             signin,
             allow_any_command: settings.allow_any_command,
-            policy: Arc::new(Policy::new(declared().policy())),
+            policy: Arc::new(policy),
         })
     }
 

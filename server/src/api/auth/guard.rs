@@ -178,7 +178,7 @@ fn presented(headers: &HeaderMap) -> Vec<(Source, &str)> {
 
 /// The guard of every `/api` route (see the module's documentation).
 pub async fn guard(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let (peer, secure) = peer_of(&state, &request);
+    let (peer, secure) = peer_of(state.trusted(), &request);
     let method = request.method().clone();
     // The full path (the nested router sees it without `/api`); never the query.
     let path = request

@@ -61,7 +61,7 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
 )]
 pub async fn metrics(State(state): State<AppState>, request: Request) -> Response {
     if state.config.metrics == MetricsAccess::Token {
-        let (peer, _) = peer_of(&state, &request);
+        let (peer, _) = peer_of(state.trusted(), &request);
         if let Some(refused) = signin::refusal(&state, peer) {
             return refused;
         }

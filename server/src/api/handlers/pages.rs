@@ -48,7 +48,7 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
     let Some(token) = query_token(request.uri()) else {
         return file(name, request.headers(), None);
     };
-    let (peer, secure) = peer_of(state, request);
+    let (peer, secure) = peer_of(state.trusted(), request);
     if let Some(refused) = signin::refusal(state, peer) {
         return Ok(refused);
     }

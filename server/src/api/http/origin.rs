@@ -7,24 +7,24 @@ use axum::extract::connect_info::ConnectInfo;
 use axum::extract::Request;
 use axum::http::{header, HeaderMap};
 
-use crate::access::client_address;
+use crate::access::{client_address, TrustedProxies};
 use crate::api::origin_refusal::OriginRefusal;
-use crate::api::state::AppState;
 
 /// Marks a request that came over TLS (set by the listener).
 #[derive(Debug, Clone, Copy)]
 pub struct Tls;
 
-/// The client's address and whether it used https.
-pub fn peer_of(state: &AppState, request: &Request) -> (IpAddr, bool) {
+/// The client's address and whether it used https, as the `trusted`
+/// proxies tell it.
+pub fn peer_of(trusted: &TrustedProxies, request: &Request) -> (IpAddr, bool) {
     let socket = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
     let headers = request.headers();
-    let peer = client_address(socket, headers, state.trusted());
-    let secure = request.extensions().get::<Tls>().is_some()
-        || state.trusted().forwarded_https(socket, headers);
+    let peer = client_address(socket, headers, trusted);
+    let secure =
+        request.extensions().get::<Tls>().is_some() || trusted.forwarded_https(socket, headers);
     (peer, secure)
 }
 

@@ -77,7 +77,7 @@ pub struct CallbackQuery {
 )]
 pub async fn login(State(state): State<AppState>, request: Request) -> Response {
     let html = wants_html(request.headers());
-    let (peer, secure) = peer_of(&state, &request);
+    let (peer, secure) = peer_of(state.trusted(), &request);
     let Some(signin) = &state.signin else {
         return refusal(&state, html, not_configured());
     };
@@ -145,7 +145,7 @@ pub async fn callback(
     request: Request,
 ) -> Response {
     let html = wants_html(request.headers());
-    let (peer, secure) = peer_of(&state, &request);
+    let (peer, secure) = peer_of(state.trusted(), &request);
     let mut response = finish(&state, query, request.headers(), peer, html, secure).await;
     // The sign-in under way is used once, whatever came of it.
     if let Some(clear) = cookies::set_same_site(
@@ -242,7 +242,7 @@ async fn finish(
 )]
 pub async fn logout(State(state): State<AppState>, request: Request) -> Response {
     let html = wants_html(request.headers());
-    let (peer, secure) = peer_of(&state, &request);
+    let (peer, secure) = peer_of(state.trusted(), &request);
     let Some(signin) = &state.signin else {
         return refusal(&state, html, not_configured());
     };
