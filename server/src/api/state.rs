@@ -5,6 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::access::{Access, KeyError, ProxiesError, SignInFailures, TrustedProxies};
+use axum::extract::FromRef;
+
+use crate::api::auth::auth_state::AuthState;
 use crate::api::auth::gate::NodeGate;
 use crate::api::auth::oidc::{CookieKey, CookieKeyError, OidcConfigError, SignIn};
 use crate::api::auth::policy::Policy;
@@ -138,5 +141,19 @@ impl AppState {
             config: Arc::clone(&self.config),
             allow_any_command: self.allow_any_command,
         })
+    }
+}
+
+impl FromRef<AppState> for AuthState {
+    fn from_ref(state: &AppState) -> AuthState {
+        AuthState {
+            sessions: Arc::clone(&state.sessions),
+            config: Arc::clone(&state.config),
+            access: Arc::clone(&state.access),
+            trusted: Arc::clone(&state.trusted),
+            failures: Arc::clone(&state.failures),
+            signin: state.signin.clone(),
+            policy: Arc::clone(&state.policy),
+        }
     }
 }
