@@ -78,7 +78,7 @@ pub struct Config {
     /// own is made in (created 0711 when missing).
     pub session_homes: PathBuf,
     /// NATS credentials, TLS and timings for `serve --cluster`.
-    pub cluster: crate::cluster::ClusterConfig,
+    pub cluster: crate::cluster_config::ClusterConfig,
 }
 
 /// The default of `session_uids`: 500 uids between systemd-homed's range
@@ -471,7 +471,7 @@ impl Default for Config {
             size_policy: SizePolicy::Driver,
             session_uids: DEFAULT_SESSION_UIDS,
             session_homes: PathBuf::from("/var/lib/panecast/homes"),
-            cluster: crate::cluster::ClusterConfig::default(),
+            cluster: crate::cluster_config::ClusterConfig::default(),
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod assets;
 pub mod attach;
 pub mod cli;
 pub mod cluster;
+pub mod cluster_config;
 pub mod config;
 pub mod files;
 pub mod health;

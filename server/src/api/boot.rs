@@ -13,7 +13,7 @@ use crate::access::Grant;
 use crate::config::{BootSession, Restart};
 
 use super::error::ApiError;
-use super::handlers::create::CreateRequest;
+use super::spec::CreateRequest;
 use super::state::AppState;
 
 /// The first pause before a restart, and the longest.

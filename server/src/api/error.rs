@@ -10,7 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 pub use super::error_code::ErrorCode;
-use super::http::origin::OriginRefusal;
+use super::origin_refusal::OriginRefusal;
 use crate::pty::{Shortage, SpawnError};
 use crate::record::RecordError;
 use crate::session::wait::WaitError;

@@ -15,7 +15,9 @@ mod error;
 mod error_code;
 mod handlers;
 mod http;
+mod origin_refusal;
 mod routes;
+mod spec;
 mod state;
 mod streams;
 
@@ -147,6 +149,17 @@ pub async fn serve_in_place(
     serve_with(settings, listener, tls, shutdown, Some(in_place)).await
 }
 
+/// The state the router shares, for `settings`, in `cluster` when this
+/// node joined one, guarded by the access rules the routes declare; fails
+/// when the configuration's keys or proxies are malformed, or a secret
+/// cannot be read.
+pub fn app_state(
+    settings: Settings,
+    cluster: Option<&crate::cluster::Registry>,
+) -> Result<AppState, StateError> {
+    AppState::new(settings, cluster, routes::policy())
+}
+
 async fn serve_with(
     settings: Settings,
     listener: TcpListener,
@@ -155,7 +168,7 @@ async fn serve_with(
     in_place: Option<InPlace>,
 ) -> std::io::Result<()> {
     let cluster = in_place.as_ref().and_then(|p| p.cluster.clone());
-    let state = AppState::new(settings, cluster.as_deref()).map_err(std::io::Error::other)?;
+    let state = app_state(settings, cluster.as_deref()).map_err(std::io::Error::other)?;
     if state.trusted().without_proof() {
         tracing::warn!(
             "trusted_proxies are believed for their address alone: any program on those hosts \

@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::access::{Access, KeyError, ProxiesError, SignInFailures, TrustedProxies};
+use axum::extract::FromRef;
+
+use crate::api::auth::auth_state::AuthState;
 use crate::api::auth::gate::NodeGate;
 use crate::api::auth::oidc::{CookieKey, CookieKeyError, OidcConfigError, SignIn};
 use crate::api::auth::policy::Policy;
-use crate::api::routes::declared;
 use crate::cluster::Registry;
 use crate::config::Config;
 use crate::pty::Isolation;
@@ -70,9 +72,14 @@ pub struct AppState {
 
 impl AppState {
     /// State for `settings`, with an empty session registry, in `cluster`
-    /// when it joined one; fails when the configuration's keys or proxies
-    /// are malformed, or a secret cannot be read.
-    pub fn new(settings: Settings, cluster: Option<&Registry>) -> Result<AppState, StateError> {
+    /// when it joined one, guarded by `policy`; fails when the
+    /// configuration's keys or proxies are malformed, or a secret cannot be
+    /// read.
+    pub(in crate::api) fn new(
+        settings: Settings,
+        cluster: Option<&Registry>,
+        policy: Policy,
+    ) -> Result<AppState, StateError> {
         let limits = &settings.config.limits;
         let access = Access::new(
             &settings.token,
@@ -113,7 +120,7 @@ impl AppState {
             failures: Arc::new(failures),
             signin,
             allow_any_command: settings.allow_any_command,
-            policy: Arc::new(Policy::new(declared().policy())),
+            policy: Arc::new(policy),
         })
     }
 
@@ -134,5 +141,19 @@ impl AppState {
             config: Arc::clone(&self.config),
             allow_any_command: self.allow_any_command,
         })
+    }
+}
+
+impl FromRef<AppState> for AuthState {
+    fn from_ref(state: &AppState) -> AuthState {
+        AuthState {
+            sessions: Arc::clone(&state.sessions),
+            config: Arc::clone(&state.config),
+            access: Arc::clone(&state.access),
+            trusted: Arc::clone(&state.trusted),
+            failures: Arc::clone(&state.failures),
+            signin: state.signin.clone(),
+            policy: Arc::clone(&state.policy),
+        }
     }
 }

@@ -48,9 +48,9 @@ mod registry;
 mod remote;
 mod seal;
 mod sessions;
-mod settings;
 mod squeeze;
 
+pub use crate::cluster_config::{ClusterConfig, DEFAULT_NODE_TTL};
 pub use bus::{Bus, RequestFailure};
 pub use links::LINKS_BUCKET;
 pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
@@ -59,7 +59,6 @@ pub use publisher::{LimitTooSmall, Publisher};
 pub use record::{SessionRecord, SESSIONS_BUCKET};
 pub use registry::{NodeRecord, Registry, RegistryError, NODES_BUCKET};
 pub use seal::{BusKey, Kind, Opened, Refusal, Seal, MAX_SKEW};
-pub use settings::{ClusterConfig, DEFAULT_NODE_TTL};
 
 #[cfg(test)]
 mod tests;

@@ -41,7 +41,7 @@ use super::bus::Bus;
 use super::cache::{Cache, Follower};
 use super::record::{record_context, SessionRecord, SESSIONS_BUCKET};
 use super::seal::{BusKey, Kind, Seal};
-use super::settings::ClusterConfig;
+use crate::cluster_config::ClusterConfig;
 
 /// The bucket of live nodes.
 pub const NODES_BUCKET: &str = "panecast_nodes";

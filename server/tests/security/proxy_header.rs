@@ -7,7 +7,7 @@
 use std::os::unix::fs::PermissionsExt;
 
 use panecast::access::{AuthConfig, ProxyAuth, Role, RuleConfig};
-use panecast::api::{AppState, Settings};
+use panecast::api::{app_state, Settings};
 use panecast::config::Config;
 
 use crate::common::cluster::TempDir;
@@ -229,7 +229,7 @@ fn a_proxys_sign_in_without_proof_is_refused_at_start() {
         token: common::TOKEN.to_owned(),
         allow_any_command: false,
     };
-    let refused = AppState::new(settings, None)
+    let refused = app_state(settings, None)
         .err()
         .expect("[auth.proxy] without proof is refused")
         .to_string();

@@ -12,7 +12,8 @@ use panecast_proto::MemberKind;
 
 use crate::access::{Credential, Grant};
 use crate::api::error::ApiError;
-use crate::api::http::origin::{check_origin, OriginRefusal};
+use crate::api::http::origin::check_origin;
+use crate::api::origin_refusal::OriginRefusal;
 use crate::session::{Badge, Reader};
 
 /// Who is calling, as established by the guard.

@@ -8,7 +8,7 @@ use crate::access::{Access, Grant, Principal};
 use crate::config::Config;
 use crate::session::{CreateError, Gate, SessionSpec};
 
-use crate::api::handlers::create::{self, CreateRequest};
+use crate::api::spec::{self, CreateRequest};
 
 /// The API's gate: its credentials and configuration.
 pub(in crate::api) struct NodeGate {
@@ -26,8 +26,7 @@ impl Gate for NodeGate {
         let denied = |message: String| CreateError::Denied(message);
         let request: CreateRequest = serde_json::from_slice(request)
             .map_err(|e| denied(format!("the request does not parse here: {e}")))?;
-        create::not_declared(&self.config, request.name.as_deref())
-            .map_err(|e| denied(e.message))?;
+        spec::not_declared(&self.config, request.name.as_deref()).map_err(|e| denied(e.message))?;
         request
             .resolve(&self.config, self.allow_any_command, grant)
             .map_err(|e| denied(e.message))

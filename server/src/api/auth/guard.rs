@@ -28,10 +28,10 @@ use super::oidc::web::{self as oidc, SignedIn};
 use super::policy;
 use super::signin;
 use crate::api::audit;
+use crate::api::auth::auth_state::AuthState;
 use crate::api::error::ApiError;
 use crate::api::http::cookies;
 use crate::api::http::origin::{check_origin, peer_of};
-use crate::api::state::AppState;
 
 /// The WebSocket subprotocol every stream speaks.
 pub const PROTOCOL: &str = panecast_proto::SUBPROTOCOL;
@@ -76,14 +76,14 @@ enum ProxyPerson {
 /// Who signed in, as `[auth.proxy]`'s headers say, believed only from a
 /// trusted proxy with its proof (`socket` is the connection's own
 /// address).
-fn proxy_person(state: &AppState, headers: &HeaderMap, socket: IpAddr) -> ProxyPerson {
+fn proxy_person(state: &AuthState, headers: &HeaderMap, socket: IpAddr) -> ProxyPerson {
     let Some(proxy) = &state.config.auth.proxy else {
         return ProxyPerson::Absent;
     };
     let Some(value) = headers.get(proxy.user_header.as_str()) else {
         return ProxyPerson::Absent;
     };
-    if !state.trusted().vouches(socket, headers) {
+    if !state.trusted.vouches(socket, headers) {
         return ProxyPerson::Untrusted(proxy.user_header.clone());
     }
     let Some(user) = value.to_str().ok().and_then(person_name) else {
@@ -105,12 +105,12 @@ fn proxy_person(state: &AppState, headers: &HeaderMap, socket: IpAddr) -> ProxyP
 /// Requests whose `Host` names neither an IP address, `localhost`, a
 /// configured public name, nor (through a trusted proxy) anything at all
 /// are answered 421: a DNS-rebinding page cannot reach the API.
-pub async fn check_host(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn check_host(State(state): State<AuthState>, request: Request, next: Next) -> Response {
     let socket = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
-    let proxied = socket.is_some_and(|ip| state.trusted().vouches(ip, request.headers()));
+    let proxied = socket.is_some_and(|ip| state.trusted.vouches(ip, request.headers()));
     if proxied || host_allowed(request.headers(), &state.config.public_names) {
         return next.run(request).await;
     }
@@ -177,8 +177,8 @@ fn presented(headers: &HeaderMap) -> Vec<(Source, &str)> {
 }
 
 /// The guard of every `/api` route (see the module's documentation).
-pub async fn guard(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let (peer, secure) = peer_of(&state, &request);
+pub async fn guard(State(state): State<AuthState>, mut request: Request, next: Next) -> Response {
+    let (peer, secure) = peer_of(&state.trusted, &request);
     let method = request.method().clone();
     // The full path (the nested router sees it without `/api`); never the query.
     let path = request
@@ -326,7 +326,7 @@ pub async fn guard(State(state): State<AppState>, mut request: Request, next: Ne
 
 /// The session `asked` (an id or a name) names, on this node or another:
 /// 404 `session_not_found` when there is none.
-async fn find(state: &AppState, asked: &str) -> Result<SessionHandle, ApiError> {
+async fn find(state: &AuthState, asked: &str) -> Result<SessionHandle, ApiError> {
     match state.sessions.find(asked).await {
         Ok(Some(session)) => Ok(session),
         Ok(None) => Err(ApiError::no_session(asked)),
@@ -353,7 +353,7 @@ pub(in crate::api) fn allow(
 /// than the path (the MCP tools): found and checked exactly as the guard
 /// does for a route that names a session.
 pub(in crate::api) async fn reach(
-    state: &AppState,
+    state: &AuthState,
     grant: &Grant,
     asked: &str,
     action: Action,
@@ -366,7 +366,7 @@ pub(in crate::api) async fn reach(
 /// Links end with their session: a link whose session is gone (deleted,
 /// or done lingering after its program exited) is revoked here, on its
 /// first use after the end, and refused.
-fn link_session_lives(state: &AppState, grant: &Grant) -> bool {
+fn link_session_lives(state: &AuthState, grant: &Grant) -> bool {
     let Some(ticket) = grant.link_ticket() else {
         return true;
     };

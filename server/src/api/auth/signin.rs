@@ -12,11 +12,11 @@ use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use crate::api::audit;
+use crate::api::auth::auth_state::AuthState;
 use crate::api::error::ApiError;
-use crate::api::state::AppState;
 
 /// The 429 for an address that failed too often, if `peer` is one.
-pub fn refusal(state: &AppState, peer: IpAddr) -> Option<Response> {
+pub fn refusal(state: &AuthState, peer: IpAddr) -> Option<Response> {
     let left = state.failures.blocked(peer)?;
     let mut response = ApiError::new(
         ErrorCode::TooManyAuthFailures,
@@ -33,7 +33,7 @@ pub fn refusal(state: &AppState, peer: IpAddr) -> Option<Response> {
 
 /// Counts a wrong credential from `peer`; logs the address when this one
 /// blocks it.
-pub fn failed(state: &AppState, peer: IpAddr) {
+pub fn failed(state: &AuthState, peer: IpAddr) {
     if state.failures.failed(peer) {
         audit::auth_blocked(peer, state.config.limits.auth_failures_per_minute);
     }

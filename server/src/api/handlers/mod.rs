@@ -2,7 +2,6 @@
 //! recordings, search, wait, the pages of the web client and the routes
 //! outside the session API.
 
-pub(super) mod create;
 pub(super) mod files;
 pub(super) mod links;
 pub(super) mod ops;

@@ -4,12 +4,13 @@
 use crate::api::error::ErrorCode;
 use std::fmt::Write;
 
-use axum::extract::{Request, State};
+use axum::extract::{FromRef, Request, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
+use crate::api::auth::auth_state::AuthState;
 use crate::api::auth::signin;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::origin::peer_of;
@@ -61,8 +62,9 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
 )]
 pub async fn metrics(State(state): State<AppState>, request: Request) -> Response {
     if state.config.metrics == MetricsAccess::Token {
-        let (peer, _) = peer_of(&state, &request);
-        if let Some(refused) = signin::refusal(&state, peer) {
+        let (peer, _) = peer_of(state.trusted(), &request);
+        let auth = AuthState::from_ref(&state);
+        if let Some(refused) = signin::refusal(&auth, peer) {
             return refused;
         }
         let grant = request
@@ -75,7 +77,7 @@ pub async fn metrics(State(state): State<AppState>, request: Request) -> Respons
         match grant {
             None => {
                 if request.headers().contains_key(header::AUTHORIZATION) {
-                    signin::failed(&state, peer);
+                    signin::failed(&auth, peer);
                 }
                 return ApiError::unauthorized().into_response();
             }

@@ -7,13 +7,14 @@
 //! `GET /api/profiles` lists what `/` can start.
 
 use crate::api::error::ErrorCode;
-use axum::extract::{OriginalUri, Path, RawQuery, Request, State};
+use axum::extract::{FromRef, OriginalUri, Path, RawQuery, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Uri};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
 
 use crate::access::Credential;
+use crate::api::auth::auth_state::AuthState;
 use crate::api::auth::caller::Caller;
 use crate::api::auth::signin;
 use crate::api::error::{ApiError, ErrorBody};
@@ -48,8 +49,9 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
     let Some(token) = query_token(request.uri()) else {
         return file(name, request.headers(), None);
     };
-    let (peer, secure) = peer_of(state, request);
-    if let Some(refused) = signin::refusal(state, peer) {
+    let (peer, secure) = peer_of(state.trusted(), request);
+    let auth = AuthState::from_ref(state);
+    if let Some(refused) = signin::refusal(&auth, peer) {
         return Ok(refused);
     }
     let Some(grant) = state
@@ -57,7 +59,7 @@ fn page(state: &AppState, request: &Request, name: &str) -> Result<Response, Api
         .authenticate(&token)
         .filter(|g| !matches!(g.credential(), Credential::Link(_)))
     else {
-        signin::failed(state, peer);
+        signin::failed(&auth, peer);
         return Err(ApiError::unauthorized());
     };
     let max_age = state.config.limits.cookie_max_age_secs;
@@ -157,7 +159,7 @@ enum PageResponses {
     security(())
 )]
 pub async fn index(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
-    match crate::api::auth::oidc::web::bar(&state, request.headers()) {
+    match crate::api::auth::oidc::web::bar(&AuthState::from_ref(&state), request.headers()) {
         Some(bar) if query_token(request.uri()).is_none() => {
             // With `[auth.oidc]`: who is signed in, rendered here (web/ stays
             // small). The page is this visitor's: sent as it is, never

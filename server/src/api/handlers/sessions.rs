@@ -16,13 +16,13 @@ use crate::input::parse_key;
 use crate::render::{self, Format, RevisedScreen};
 use crate::session::{Input, RemoteCreate, SessionHandle};
 
-use super::create::{self, CreateRequest};
 use super::view::SessionView;
 use crate::api::audit;
 use crate::api::auth::caller::Caller;
 use crate::api::auth::guard::target;
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::body::JsonBody;
+use crate::api::spec::{self, CreateRequest};
 use crate::api::state::AppState;
 
 /// The answer of `GET /api/sessions`.
@@ -76,7 +76,7 @@ pub(in crate::api) async fn start(
     caller: &Caller,
     request: CreateRequest,
 ) -> Result<SessionHandle, ApiError> {
-    create::not_declared(&state.config, request.name.as_deref())?;
+    spec::not_declared(&state.config, request.name.as_deref())?;
     let on = request.node.clone();
     let remote = RemoteCreate {
         request: serde_json::to_vec(&request)

@@ -7,23 +7,24 @@ use axum::extract::connect_info::ConnectInfo;
 use axum::extract::Request;
 use axum::http::{header, HeaderMap};
 
-use crate::access::client_address;
-use crate::api::state::AppState;
+use crate::access::{client_address, TrustedProxies};
+use crate::api::origin_refusal::OriginRefusal;
 
 /// Marks a request that came over TLS (set by the listener).
 #[derive(Debug, Clone, Copy)]
 pub struct Tls;
 
-/// The client's address and whether it used https.
-pub fn peer_of(state: &AppState, request: &Request) -> (IpAddr, bool) {
+/// The client's address and whether it used https, as the `trusted`
+/// proxies tell it.
+pub fn peer_of(trusted: &TrustedProxies, request: &Request) -> (IpAddr, bool) {
     let socket = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
     let headers = request.headers();
-    let peer = client_address(socket, headers, state.trusted());
-    let secure = request.extensions().get::<Tls>().is_some()
-        || state.trusted().forwarded_https(socket, headers);
+    let peer = client_address(socket, headers, trusted);
+    let secure =
+        request.extensions().get::<Tls>().is_some() || trusted.forwarded_https(socket, headers);
     (peer, secure)
 }
 
@@ -56,78 +57,6 @@ pub fn check_origin(
     match refusal(headers, secure) {
         Some(refused) if !listed => Err(refused),
         _ => Ok(()),
-    }
-}
-
-/// Why a page's `Origin` is not this server's own, as the request tells
-/// it: what the server saw, and what would allow it. Shown to the page,
-/// logged, and never a secret (the page knows its origin, the proxy set
-/// the `Host`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OriginRefusal {
-    /// The page's origin has a port the `Host` header lacks: a reverse
-    /// proxy with `proxy_set_header Host $host;` on a non-default port
-    /// drops it.
-    PortDropped {
-        /// The page's origin.
-        origin: String,
-        /// The `Host` the server saw.
-        host: String,
-    },
-    /// The page's scheme is not the one the server saw: a proxy that
-    /// terminates TLS without saying so (`X-Forwarded-Proto`), or that is
-    /// not in `trusted_proxies`.
-    SchemeDiffers {
-        /// The page's origin.
-        origin: String,
-        /// The scheme the server saw.
-        seen: &'static str,
-    },
-    /// Another site's page.
-    Foreign {
-        /// The page's origin.
-        origin: String,
-        /// The server's own origin, as the request names it.
-        own: String,
-    },
-}
-
-impl OriginRefusal {
-    /// What would allow it, short enough for a WebSocket close reason.
-    pub fn fix(&self) -> &'static str {
-        match self {
-            OriginRefusal::PortDropped { .. } => {
-                "Host lacks the page's port: use proxy_set_header Host $http_host; or allowed_origins"
-            }
-            OriginRefusal::SchemeDiffers { .. } => {
-                "the page's scheme is not the server's: trust the proxy's X-Forwarded-Proto (trusted_proxies)"
-            }
-            OriginRefusal::Foreign { .. } => "this page's origin is not allowed: add it to allowed_origins",
-        }
-    }
-}
-
-impl std::fmt::Display for OriginRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OriginRefusal::PortDropped { origin, host } => write!(
-                f,
-                "the page {origin} is not this server's origin: the request's Host is {host}, \
-                 without the page's port (a reverse proxy with `proxy_set_header Host $host;` \
-                 drops it); forward it with `proxy_set_header Host $http_host;`, or add \
-                 {origin} to allowed_origins"
-            ),
-            OriginRefusal::SchemeDiffers { origin, seen } => write!(
-                f,
-                "the page {origin} is not this server's origin: the server was reached over \
-                 {seen}; a proxy that terminates TLS must send X-Forwarded-Proto and be listed \
-                 in trusted_proxies (or add {origin} to allowed_origins)"
-            ),
-            OriginRefusal::Foreign { origin, own } => write!(
-                f,
-                "the page {origin} is not this server's origin ({own}); add it to allowed_origins"
-            ),
-        }
     }
 }
 

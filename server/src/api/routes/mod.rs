@@ -22,6 +22,7 @@ pub(super) mod openapi;
 
 use self::declare::{tagged, Declared};
 use super::auth::oidc::web as oidc;
+use super::auth::policy::Policy;
 use super::handlers::{files, links, ops, pages, recordings, search, sessions, wait};
 use super::streams::{alis, events, replay, ws};
 
@@ -39,6 +40,11 @@ static DECLARED: LazyLock<Declared> = LazyLock::new(declare);
 /// Every route with its operation and its access rule.
 pub(super) fn declared() -> &'static Declared {
     &DECLARED
+}
+
+/// The guard's table: the access rule of every declared route.
+pub(super) fn policy() -> Policy {
+    Policy::new(declared().policy())
 }
 
 /// The list: every route with its access rule.

@@ -17,11 +17,11 @@ use serde::Deserialize;
 
 use crate::access::Grant;
 use crate::api::audit;
+use crate::api::auth::auth_state::AuthState;
 use crate::api::auth::oidc::{FlowError, PENDING_SECS};
 use crate::api::error::{ApiError, ErrorBody};
 use crate::api::http::cookies;
 use crate::api::http::origin::{origin_allowed, peer_of};
-use crate::api::state::AppState;
 
 /// Who the `panecast_signin` cookie says signed in.
 pub enum SignedIn {
@@ -36,7 +36,7 @@ pub enum SignedIn {
 }
 
 /// Who signed in at the provider, as the request's cookie says.
-pub fn signed_in(state: &AppState, headers: &HeaderMap) -> SignedIn {
+pub fn signed_in(state: &AuthState, headers: &HeaderMap) -> SignedIn {
     let Some(signin) = &state.signin else {
         return SignedIn::Absent;
     };
@@ -75,9 +75,9 @@ pub struct CallbackQuery {
     ),
     security(())
 )]
-pub async fn login(State(state): State<AppState>, request: Request) -> Response {
+pub async fn login(State(state): State<AuthState>, request: Request) -> Response {
     let html = wants_html(request.headers());
-    let (peer, secure) = peer_of(&state, &request);
+    let (peer, secure) = peer_of(&state.trusted, &request);
     let Some(signin) = &state.signin else {
         return refusal(&state, html, not_configured());
     };
@@ -140,12 +140,12 @@ pub async fn login(State(state): State<AppState>, request: Request) -> Response 
     security(())
 )]
 pub async fn callback(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     query: Result<Query<CallbackQuery>, QueryRejection>,
     request: Request,
 ) -> Response {
     let html = wants_html(request.headers());
-    let (peer, secure) = peer_of(&state, &request);
+    let (peer, secure) = peer_of(&state.trusted, &request);
     let mut response = finish(&state, query, request.headers(), peer, html, secure).await;
     // The sign-in under way is used once, whatever came of it.
     if let Some(clear) = cookies::set_same_site(
@@ -163,7 +163,7 @@ pub async fn callback(
 
 /// The callback's checks and the sign-in, in order (see [`callback`]).
 async fn finish(
-    state: &AppState,
+    state: &AuthState,
     query: Result<Query<CallbackQuery>, QueryRejection>,
     headers: &HeaderMap,
     peer: std::net::IpAddr,
@@ -240,9 +240,9 @@ async fn finish(
     ),
     security(())
 )]
-pub async fn logout(State(state): State<AppState>, request: Request) -> Response {
+pub async fn logout(State(state): State<AuthState>, request: Request) -> Response {
     let html = wants_html(request.headers());
-    let (peer, secure) = peer_of(&state, &request);
+    let (peer, secure) = peer_of(&state.trusted, &request);
     let Some(signin) = &state.signin else {
         return refusal(&state, html, not_configured());
     };
@@ -268,7 +268,7 @@ pub async fn logout(State(state): State<AppState>, request: Request) -> Response
 
 /// The sign-in bar of the session list: who is signed in and a button to
 /// sign out, or a link to sign in; none without `[auth.oidc]`.
-pub fn bar(state: &AppState, headers: &HeaderMap) -> Option<String> {
+pub fn bar(state: &AuthState, headers: &HeaderMap) -> Option<String> {
     let signin = state.signin.as_ref()?;
     let person = cookies::read(headers, cookies::SIGNIN).find_map(|v| signin.person(v));
     Some(match person {
@@ -313,7 +313,7 @@ fn same_origin(headers: &HeaderMap, allowed: &[String], secure: bool) -> bool {
 }
 
 /// The path of the `/auth/` routes, which the pending cookie is scoped to.
-fn auth_path(state: &AppState) -> String {
+fn auth_path(state: &AuthState) -> String {
     format!("{}/auth/", state.config.base_path)
 }
 
@@ -325,7 +325,7 @@ fn wants_html(headers: &HeaderMap) -> bool {
 }
 
 /// `error` as a page for a browser, as the JSON body otherwise.
-fn refusal(state: &AppState, html: bool, error: ApiError) -> Response {
+fn refusal(state: &AuthState, html: bool, error: ApiError) -> Response {
     if !html {
         return error.into_response();
     }

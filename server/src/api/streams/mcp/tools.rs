@@ -5,6 +5,7 @@
 //! `{"error": message, "code": code}`.
 
 use crate::api::error::ErrorCode;
+use axum::extract::FromRef;
 use axum::http::request::Parts;
 use rmcp::handler::server::tool::{Extension, ToolCallContext, ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
@@ -25,13 +26,14 @@ use crate::session::SessionHandle;
 use panecast_proto::limits::MAX_SCROLLBACK_LINES;
 
 use super::screen;
+use crate::api::auth::auth_state::AuthState;
 use crate::api::auth::caller::Caller;
 use crate::api::auth::guard;
 use crate::api::error::ApiError;
-use crate::api::handlers::create::CreateRequest;
 use crate::api::handlers::search;
 use crate::api::handlers::sessions;
 use crate::api::handlers::wait;
+use crate::api::spec::CreateRequest;
 use crate::api::state::AppState;
 
 /// What every tool answers: a result, or a tool error.
@@ -212,7 +214,13 @@ impl Tools {
         action: Action,
     ) -> Result<(Caller, SessionHandle), ApiError> {
         let caller = Caller::of(parts)?;
-        let session = guard::reach(&self.state, caller.grant(), asked, action).await?;
+        let session = guard::reach(
+            &AuthState::from_ref(&self.state),
+            caller.grant(),
+            asked,
+            action,
+        )
+        .await?;
         Ok((caller.clone(), session))
     }
 

@@ -33,7 +33,7 @@ use crate::access::Role as AccessRole;
 use crate::api::auth::caller::Caller;
 use crate::api::auth::guard::{stream_role, PROTOCOL};
 use crate::api::error::{ApiError, ErrorBody};
-use crate::api::http::origin::OriginRefusal;
+use crate::api::origin_refusal::OriginRefusal;
 use crate::api::state::AppState;
 use crate::config::ClipboardAccess;
 use crate::session::{SessionHandle, StreamRefusal};

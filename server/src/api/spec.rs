@@ -1,4 +1,5 @@
-//! `POST /api/sessions`: the request body, and turning it into a
+//! What a session is asked to be: the body of `POST /api/sessions` (and of
+//! another node's create), and turning it into a
 //! [`SessionSpec`] within the configuration's profiles and limits.
 
 use crate::api::error::ErrorCode;
