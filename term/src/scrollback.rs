@@ -27,6 +27,9 @@ const BLOCK_BYTES: usize = 128 * 1024;
 /// index of lines already dropped, alive for long.
 const BLOCK_LINES: usize = 2 * 1024;
 
+/// Cells in a line [`Scrollback::push_plain`] copies a byte at a time.
+const SHORT_LINE: usize = 8;
+
 /// Where a line's cells are in its block.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 struct LineMeta {
@@ -360,16 +363,59 @@ impl Scrollback {
     }
 
     /// Appends a row as the newest line, dropping the oldest beyond the limit.
+    #[inline]
     pub fn push(&mut self, row: &Row, styles: &mut StyleTable) {
-        let len = row.stored_len();
+        let cells = &row.cells()[..row.stored_len()];
+        let bare = !row.is_styled() && row.clusters().is_empty() && !row.has_images();
+        if bare && self.push_plain(cells, row.is_wrapped(), styles) {
+            return;
+        }
         self.push_line(
-            &row.cells()[..len],
+            cells,
             row.clusters(),
             row.is_wrapped(),
             row.is_styled(),
             styles,
         );
         self.add_images(row.images(), usize::MAX);
+    }
+
+    /// [`Scrollback::push`] of a line of default-style cells without
+    /// clusters or images (`cells` trimmed of trailing default blanks),
+    /// when it is plain and the newest block has room for its bytes: the
+    /// common case, kept short. False, storing nothing, for
+    /// [`Scrollback::push_line`] to take it.
+    #[inline]
+    fn push_plain(&mut self, cells: &[Cell], wrapped: bool, styles: &mut StyleTable) -> bool {
+        let Some(block) = self.blocks.back_mut() else {
+            return false;
+        };
+        let start = block.bytes.len();
+        let room = block.lines.len() < block.lines.capacity().min(BLOCK_LINES)
+            && start + cells.len() <= block.bytes.capacity();
+        if !room || self.limit == 0 || !is_plain(cells, false) {
+            return false;
+        }
+        // Every cell is plain: its `char` is ASCII. A short line is copied
+        // a byte at a time, cheaper than the call `extend` makes.
+        let byte = |c: &Cell| c.ch() as u8;
+        if cells.len() <= SHORT_LINE {
+            cells.iter().for_each(|c| block.bytes.push(byte(c)));
+        } else {
+            block.bytes.extend(cells.iter().map(byte));
+        }
+        block.lines.push(LineMeta {
+            start: start as u32,
+            len: cells.len() as u32,
+            wrapped,
+            styled: false,
+            plain: true,
+        });
+        self.len += 1;
+        while self.len > self.limit {
+            self.drop_oldest(styles);
+        }
+        true
     }
 
     /// Places image slices on the newest line, clipped to `cols` columns.
@@ -446,8 +492,14 @@ impl Scrollback {
         let Some(block) = self.blocks.front().filter(|_| self.len > 0) else {
             return;
         };
-        if let Some(meta) = block.lines.get(self.skip).filter(|m| m.styled) {
-            // A styled line is never plain: its cells are in `cells`.
+        // A styled line is never plain: its cells are in `cells`, so a
+        // block of plain lines (no cells) has none, and its index, cold by
+        // now, need not be read.
+        let styled = (!block.cells.is_empty())
+            .then(|| block.lines.get(self.skip))
+            .flatten()
+            .filter(|m| m.styled);
+        if let Some(meta) = styled {
             let start = meta.start as usize;
             styles.release_cells(&block.cells[start..start + meta.len as usize]);
         }
