@@ -234,7 +234,9 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     let given = match (&args.token, &args.token_file) {
         // The token the server ran with, whatever the (wiped) arguments say.
         _ if resumed.is_some() => resumed.as_ref().map(|r| r.token().to_owned()),
-        (_, Some(path)) => Some(crate::secret_file::read(path, "the token file")?),
+        (_, Some(path)) => {
+            Some(crate::secret_file::read(path, "the token file").map_err(|e| e.to_string())?)
+        }
         (token, None) => token.clone(),
     };
     let (token, generated) = match given {

@@ -58,8 +58,10 @@ pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};
 pub use record::{SessionRecord, SESSIONS_BUCKET};
 pub use registry::{NodeRecord, Registry, RegistryError, NODES_BUCKET};
-pub use seal::{BusKey, Kind, Opened, Refusal, Seal, MAX_SKEW};
-pub use settings::{ClusterConfig, DEFAULT_NODE_TTL};
+pub use seal::{
+    BusKey, BusKeyError, KeyTooShort, Kind, Opened, Refusal, Seal, SealError, MAX_SKEW,
+};
+pub use settings::{ClusterConfig, ClusterConfigError, DEFAULT_NODE_TTL};
 
 #[cfg(test)]
 mod tests;
