@@ -241,7 +241,7 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     };
     let (token, generated) = match given {
         Some(token) => {
-            check_admin_token(&token)?;
+            check_admin_token(&token).map_err(|e| e.to_string())?;
             (token, false)
         }
         None => (
@@ -470,7 +470,9 @@ fn run_health(args: HealthArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(health::check(&url, &client))
+    runtime
+        .block_on(health::check(&url, &client))
+        .map_err(|e| e.to_string())
 }
 
 /// Reads the certificate and key again on every SIGHUP; a pair that fails
