@@ -512,7 +512,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 }
 
 fn run_render(args: RenderArgs) -> Result<(), String> {
-    let mut term = render_input::read_term(&args)?;
+    let mut term = render_input::read_term(&args).map_err(|e| e.to_string())?;
     let out = render::render(&term.snapshot(), args.format);
     let mut stdout = std::io::stdout().lock();
     stdout
