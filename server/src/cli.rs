@@ -234,12 +234,14 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     let given = match (&args.token, &args.token_file) {
         // The token the server ran with, whatever the (wiped) arguments say.
         _ if resumed.is_some() => resumed.as_ref().map(|r| r.token().to_owned()),
-        (_, Some(path)) => Some(crate::secret_file::read(path, "the token file")?),
+        (_, Some(path)) => {
+            Some(crate::secret_file::read(path, "the token file").map_err(|e| e.to_string())?)
+        }
         (token, None) => token.clone(),
     };
     let (token, generated) = match given {
         Some(token) => {
-            check_admin_token(&token)?;
+            check_admin_token(&token).map_err(|e| e.to_string())?;
             (token, false)
         }
         None => (
@@ -468,7 +470,9 @@ fn run_health(args: HealthArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(health::check(&url, &client))
+    runtime
+        .block_on(health::check(&url, &client))
+        .map_err(|e| e.to_string())
 }
 
 /// Reads the certificate and key again on every SIGHUP; a pair that fails
@@ -508,7 +512,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 }
 
 fn run_render(args: RenderArgs) -> Result<(), String> {
-    let mut term = render_input::read_term(&args)?;
+    let mut term = render_input::read_term(&args).map_err(|e| e.to_string())?;
     let out = render::render(&term.snapshot(), args.format);
     let mut stdout = std::io::stdout().lock();
     stdout

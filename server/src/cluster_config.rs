@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::secret_file::SecretFileError;
+
 /// The default of `node_ttl_s`: a node that stops refreshing its key
 /// leaves the cluster within this time.
 pub const DEFAULT_NODE_TTL: Duration = Duration::from_secs(15);
@@ -70,22 +72,58 @@ impl std::fmt::Debug for ClusterConfig {
     }
 }
 
+/// Why `[cluster]` cannot join a cluster safely.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterConfigError {
+    /// No `key_file`: nothing to seal messages with.
+    #[error(
+        "cluster.key_file is not set: every node seals its messages with a key only the \
+         nodes hold; write one (`panecast key` prints a secret) to a file only the server \
+         may read (chmod 600), the same on every node, and name it in [cluster] key_file"
+    )]
+    NoKeyFile,
+    /// Both `password` and `password_file`.
+    #[error("cluster: give password or password_file, not both")]
+    TwoPasswords,
+    /// No credentials for NATS, and not a test.
+    #[error(
+        "the NATS server at {url} is joined without credentials: anything that reaches \
+         it (a session's program too) could read every screen and keystroke on the bus; \
+         give NATS a user with panecast's subjects only (deploy/cluster/nats.conf) and set \
+         [cluster] nkey_seed_file (`panecast key --nats` makes the key), or user and \
+         password_file, or creds_file (--cluster-without-auth is for tests on a private \
+         NATS)"
+    )]
+    NoCredentials {
+        /// The NATS URL.
+        url: String,
+    },
+    /// A secret's file cannot be read, is not private or is empty.
+    #[error(transparent)]
+    SecretFile(#[from] SecretFileError),
+    /// `nkey_seed_file` holds no NATS user's seed.
+    #[error(
+        "cluster.nkey_seed_file {} holds no NATS user seed (SU...; `panecast key --nats` \
+         makes one)",
+        path.display()
+    )]
+    NoUserSeed {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
 impl ClusterConfig {
     /// Checks what can be checked before connecting: a key file, and
     /// credentials for NATS (a user with a password, a credentials file
     /// or a client certificate; or, in `url`, a user) unless
     /// [`Self::without_auth`] says this is a test.
-    pub fn check(&self, url: &str) -> Result<(), String> {
+    pub fn check(&self, url: &str) -> Result<(), ClusterConfigError> {
         if self.key_file.is_none() {
-            return Err(
-                "cluster.key_file is not set: every node seals its messages with a key only the \
-                 nodes hold; write one (`panecast key` prints a secret) to a file only the server \
-                 may read (chmod 600), the same on every node, and name it in [cluster] key_file"
-                    .to_owned(),
-            );
+            return Err(ClusterConfigError::NoKeyFile);
         }
         if self.user.is_some() && self.password.is_some() && self.password_file.is_some() {
-            return Err("cluster: give password or password_file, not both".to_owned());
+            return Err(ClusterConfigError::TwoPasswords);
         }
         let url_user = url
             .split_once("://")
@@ -100,21 +138,16 @@ impl ClusterConfig {
             || (self.tls_cert.is_some() && self.tls_key.is_some())
             || url_user;
         if !credentials && !self.without_auth {
-            return Err(format!(
-                "the NATS server at {url} is joined without credentials: anything that reaches \
-                 it (a session's program too) could read every screen and keystroke on the bus; \
-                 give NATS a user with panecast's subjects only (deploy/cluster/nats.conf) and set \
-                 [cluster] nkey_seed_file (`panecast key --nats` makes the key), or user and \
-                 password_file, or creds_file (--cluster-without-auth is for tests on a private \
-                 NATS)"
-            ));
+            return Err(ClusterConfigError::NoCredentials {
+                url: url.to_owned(),
+            });
         }
         Ok(())
     }
 
     /// The password of `user`: from `password_file` (a file sessions may
     /// not read) or `password`.
-    pub fn password(&self) -> Result<Option<String>, String> {
+    pub fn password(&self) -> Result<Option<String>, SecretFileError> {
         match (&self.password_file, &self.password) {
             (Some(path), _) => crate::secret_file::read(path, "cluster.password_file").map(Some),
             (None, password) => Ok(password.clone()),
@@ -122,18 +155,16 @@ impl ClusterConfig {
     }
 
     /// The nkey seed of `nkey_seed_file`, checked: a NATS user's.
-    pub fn nkey_seed(&self) -> Result<Option<String>, String> {
+    pub fn nkey_seed(&self) -> Result<Option<String>, ClusterConfigError> {
         let Some(path) = &self.nkey_seed_file else {
             return Ok(None);
         };
         let seed = crate::secret_file::read(path, "cluster.nkey_seed_file")?;
         match nkeys::KeyPair::from_seed(&seed) {
             Ok(pair) if pair.key_pair_type() == nkeys::KeyPairType::User => Ok(Some(seed)),
-            _ => Err(format!(
-                "cluster.nkey_seed_file {} holds no NATS user seed (SU...; `panecast key --nats` \
-                 makes one)",
-                path.display()
-            )),
+            _ => Err(ClusterConfigError::NoUserSeed {
+                path: path.to_owned(),
+            }),
         }
     }
 
@@ -176,15 +207,19 @@ mod tests {
     fn a_node_needs_a_key_and_credentials_unless_a_test_says_so() {
         let url = "nats://127.0.0.1:4222";
         let err = ClusterConfig::default().check(url).unwrap_err();
-        assert!(err.contains("cluster.key_file is not set"), "{err}");
-        let err = keyed().check(url).unwrap_err();
+        assert!(matches!(err, ClusterConfigError::NoKeyFile), "{err}");
+        assert!(
+            err.to_string().starts_with("cluster.key_file is not set"),
+            "{err}"
+        );
+        let err = keyed().check(url).unwrap_err().to_string();
         assert!(err.contains("without credentials") && err.contains("--cluster-without-auth"));
         let with_user = ClusterConfig {
             user: Some("panecast".into()),
             password_file: Some(PathBuf::from("/etc/panecast/nats-password")),
             ..keyed()
         };
-        assert_eq!(with_user.check(url), Ok(()));
+        assert!(with_user.check(url).is_ok());
         let user_only = ClusterConfig {
             user: Some("panecast".into()),
             ..keyed()
@@ -194,25 +229,28 @@ mod tests {
             creds_file: Some(PathBuf::from("/etc/panecast/nats.creds")),
             ..keyed()
         };
-        assert_eq!(creds.check(url), Ok(()));
+        assert!(creds.check(url).is_ok());
         let nkey = ClusterConfig {
             nkey_seed_file: Some(PathBuf::from("/etc/panecast/nats.nk")),
             ..keyed()
         };
-        assert_eq!(nkey.check(url), Ok(()));
-        assert_eq!(keyed().check("nats://panecast:pw@127.0.0.1:4222"), Ok(()));
+        assert!(nkey.check(url).is_ok());
+        assert!(keyed().check("nats://panecast:pw@127.0.0.1:4222").is_ok());
         let test = ClusterConfig {
             without_auth: true,
             ..keyed()
         };
-        assert_eq!(test.check(url), Ok(()));
+        assert!(test.check(url).is_ok());
         let both = ClusterConfig {
             user: Some("panecast".into()),
             password: Some("a".into()),
             password_file: Some(PathBuf::from("/x")),
             ..keyed()
         };
-        assert!(both.check(url).is_err());
+        assert!(matches!(
+            both.check(url),
+            Err(ClusterConfigError::TwoPasswords)
+        ));
     }
 
     #[test]

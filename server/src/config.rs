@@ -10,7 +10,10 @@ use std::time::Duration;
 use panecast_proto::SizePolicy;
 use serde::Deserialize;
 
-use crate::access::{AuthConfig, KeyConfig, ProxiesError, TrustedProxies};
+use crate::access::{
+    AuthConfig, AuthConfigError, KeyConfig, KeyError, ProxiesError, TrustedProxies,
+};
+use crate::secret_file::SecretFileError;
 use panecast_term::{DEFAULT_SCROLLBACK, MAX_DIMENSION};
 
 /// Name of the profile created when none is configured, and used when a
@@ -493,6 +496,18 @@ pub enum ConfigError {
     /// A value is out of range.
     #[error("invalid configuration: {0}")]
     Invalid(String),
+    /// The file holds `[cluster] password` and others may read it.
+    #[error("invalid configuration: {0} (or keep the password in password_file)")]
+    SharedPassword(#[source] SecretFileError),
+    /// A `[[keys]]` entry is wrong.
+    #[error("invalid configuration: {0}")]
+    Key(#[from] KeyError),
+    /// The `[auth]` section is wrong.
+    #[error("invalid configuration: {0}")]
+    Auth(#[from] AuthConfigError),
+    /// `trusted_proxies` or `proxy_secret_file` is wrong.
+    #[error("invalid configuration: {0}")]
+    Proxies(#[from] ProxiesError),
 }
 
 impl Config {
@@ -508,9 +523,7 @@ impl Config {
                 path,
                 "the configuration, which holds [cluster] password,",
             )
-            .map_err(|e| {
-                ConfigError::Invalid(format!("{e} (or keep the password in password_file)"))
-            })?;
+            .map_err(ConfigError::SharedPassword)?;
         }
         Ok(config)
     }
@@ -665,8 +678,7 @@ impl Config {
         }
         let mut names = std::collections::BTreeSet::new();
         for key in &self.keys {
-            key.validate()
-                .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+            key.validate()?;
             if !names.insert(key.name.as_str()) {
                 return invalid(format!("keys: two keys are named '{}'", key.name));
             }
@@ -692,9 +704,8 @@ impl Config {
                 ));
             }
         }
-        self.auth.validate().map_err(ConfigError::Invalid)?;
-        self.proxies()
-            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+        self.auth.validate()?;
+        self.proxies()?;
         Ok(())
     }
 
@@ -705,10 +716,9 @@ impl Config {
     pub fn proxies(&self) -> Result<TrustedProxies, ProxiesError> {
         let proxies = TrustedProxies::parse(&self.trusted_proxies)?;
         let proxies = match &self.proxy_secret_file {
-            Some(path) => proxies.with_proof(
-                &crate::secret_file::read(path, "proxy_secret_file")
-                    .map_err(ProxiesError::SecretFile)?,
-            )?,
+            Some(path) => {
+                proxies.with_proof(&crate::secret_file::read(path, "proxy_secret_file")?)?
+            }
             None => proxies,
         };
         if self.auth.proxy.is_some() {
@@ -832,8 +842,6 @@ mod tests {
             "[[sessions]]\nname = \"x\"\nprofile = \"nope\"",
             "[[sessions]]\nname = \"a b\"\nprofile = \"shell\"",
             "[[sessions]]\nname = \"0123456789abcdef0123456789abcdef\"\nprofile = \"shell\"",
-            "[[keys]]\nname = \"k\"\nsha256 = \"12\"\nrole = \"view\"",
-            "trusted_proxies = [\"not-an-ip\"]",
             "[limits]\nlink_ttl_secs = 10\nmax_link_ttl_secs = 5",
         ] {
             assert!(
@@ -841,6 +849,20 @@ mod tests {
                 "{bad}"
             );
         }
+        let bad_digest = "[[keys]]\nname = \"k\"\nsha256 = \"12\"\nrole = \"view\"";
+        assert!(matches!(
+            Config::parse(bad_digest),
+            Err(ConfigError::Key(KeyError::BadDigest(_)))
+        ));
+        let err = Config::parse("trusted_proxies = [\"not-an-ip\"]").unwrap_err();
+        assert!(
+            matches!(err, ConfigError::Proxies(ProxiesError::NotAnAddress(_))),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: trusted_proxies: 'not-an-ip' is not an address or range"
+        );
         assert!(Config::parse("[[keys]]\nname = \"k\"\nsha256 = \"aa\"\nrole = \"root\"").is_err());
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::http::{Request, StatusCode};
 use tokio_rustls::TlsConnector;
 
-use crate::http_client::send;
+use crate::http_client::{send, HttpError};
 
 /// How long connecting and the answer may take together.
 const DEADLINE: Duration = Duration::from_secs(5);
@@ -30,15 +30,53 @@ pub fn default_url(listen: &str, base_path: &str, https: bool) -> String {
 
 /// Asks `url` once (TLS by `tls`); `Ok` when it answers 200 within the
 /// deadline, else what went wrong.
-pub async fn check(url: &str, tls: &TlsConnector) -> Result<(), String> {
+pub async fn check(url: &str, tls: &TlsConnector) -> Result<(), HealthError> {
     let request = Request::get(url)
         .body(Vec::new())
-        .map_err(|e| format!("'{url}' is not a URL: {e}"))?;
+        .map_err(|source| HealthError::NotAUrl {
+            url: url.to_owned(),
+            source,
+        })?;
     match send(request, tls, DEADLINE).await {
         Ok(answer) if answer.status() == StatusCode::OK => Ok(()),
-        Ok(answer) => Err(format!("{url} answered {}", answer.status())),
-        Err(e) => Err(format!("{url}: {e}")),
+        Ok(answer) => Err(HealthError::Status {
+            url: url.to_owned(),
+            status: answer.status(),
+        }),
+        Err(source) => Err(HealthError::Unreachable {
+            url: url.to_owned(),
+            source,
+        }),
     }
+}
+
+/// Why a server is not healthy, or could not be asked.
+#[derive(Debug, thiserror::Error)]
+pub enum HealthError {
+    /// The URL given is none.
+    #[error("'{url}' is not a URL: {source}")]
+    NotAUrl {
+        /// The URL given.
+        url: String,
+        /// Why.
+        source: axum::http::Error,
+    },
+    /// The server answered, but not 200.
+    #[error("{url} answered {status}")]
+    Status {
+        /// The URL asked.
+        url: String,
+        /// Its answer.
+        status: StatusCode,
+    },
+    /// No answer within the deadline.
+    #[error("{url}: {source}")]
+    Unreachable {
+        /// The URL asked.
+        url: String,
+        /// Why.
+        source: HttpError,
+    },
 }
 
 #[cfg(test)]
@@ -81,6 +119,7 @@ mod tests {
         let err = check(&format!("http://{addr}/healthz"), &crate::tls::CLIENT)
             .await
             .expect_err("nothing listens");
-        assert!(err.contains("cannot connect"), "{err}");
+        assert!(matches!(err, HealthError::Unreachable { .. }), "{err}");
+        assert!(err.to_string().contains("cannot connect"), "{err}");
     }
 }

@@ -27,7 +27,9 @@ pub use links::{
 };
 pub use oidc::{OidcConfig, OidcConfigError};
 pub use peer::{client_address, ProxiesError, TrustedProxies, MIN_PROXY_SECRET_LEN, PROOF_HEADER};
-pub use people::{person_name, AuthConfig, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME};
+pub use people::{
+    person_name, AuthConfig, AuthConfigError, People, ProxyAuth, RuleConfig, MAX_PERSON_NAME,
+};
 pub use principal::{LinkClaim, Principal};
 pub use role::Role;
 pub use secret::valid_token;

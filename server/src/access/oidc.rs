@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::secret_file::SecretFileError;
+
 /// The `[auth.oidc]` section of the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -89,13 +91,15 @@ impl OidcConfig {
     /// The client secret, read from its file, which sessions may not read
     /// (see [`crate::secret_file`]).
     pub fn client_secret(&self) -> Result<String, OidcConfigError> {
-        crate::secret_file::read(&self.client_secret_file, "client_secret_file")
-            .map_err(OidcConfigError::Secret)
+        Ok(crate::secret_file::read(
+            &self.client_secret_file,
+            "client_secret_file",
+        )?)
     }
 }
 
 /// What is wrong with `[auth.oidc]`; each message says which setting.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum OidcConfigError {
     /// A URL setting that is not an absolute https URL.
     #[error("auth.oidc: {name} = '{text}': {why}")]
@@ -118,7 +122,7 @@ pub enum OidcConfigError {
     NoClaim,
     /// The client secret's file cannot be read, is not private or is empty.
     #[error("auth.oidc: {0}")]
-    Secret(String),
+    Secret(#[from] SecretFileError),
 }
 
 /// An absolute http(s) URL without credentials or fragment; http only
@@ -242,7 +246,7 @@ mod tests {
         config.redirect_url = None;
         config.validate().expect("made from each request");
         config.scopes = vec!["profile".into()];
-        assert_eq!(error(config), OidcConfigError::NoOpenidScope);
+        assert!(matches!(error(config), OidcConfigError::NoOpenidScope));
         let unknown = toml::from_str::<OidcConfig>(&format!(
             "issuer = \"https://a\"\nclient_id = \"c\"\nclient_secret_file = \"{path}\"\n\
              redirect_url = \"https://b/auth/callback\"\nsecret = \"x\""

@@ -15,6 +15,7 @@ use axum::http::HeaderMap;
 use ipnet::IpNet;
 
 use super::secret::{self, SecretHash};
+use crate::secret_file::SecretFileError;
 
 /// The header a proxy sends the secret of `proxy_secret_file` in.
 pub const PROOF_HEADER: &str = "x-panecast-proxy";
@@ -35,7 +36,7 @@ pub struct TrustedProxies {
 
 /// Why the trusted proxies cannot be believed as configured; each says
 /// what to fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ProxiesError {
     /// An entry of `trusted_proxies` that is no address or range.
     #[error("trusted_proxies: '{0}' is not an address or range")]
@@ -47,8 +48,8 @@ pub enum ProxiesError {
     )]
     WeakSecret,
     /// `proxy_secret_file` cannot be read, is not private or is empty.
-    #[error("{0}")]
-    SecretFile(String),
+    #[error(transparent)]
+    SecretFile(#[from] SecretFileError),
     /// `[auth.proxy]` without `trusted_proxies`.
     #[error("auth.proxy: its headers are believed only from trusted_proxies, and none is set")]
     NoProxies,

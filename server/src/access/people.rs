@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use super::oidc::OidcConfigError;
 use super::{Grant, Role};
 
 /// The `[auth]` section of the configuration.
@@ -70,30 +71,46 @@ pub const MAX_PERSON_NAME: usize = 256;
 impl AuthConfig {
     /// Checks the section: valid header names, `[auth.oidc]`, and every
     /// rule naming someone, with no profiles for a view role.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), AuthConfigError> {
         if let Some(oidc) = &self.oidc {
-            oidc.validate().map_err(|e| e.to_string())?;
+            oidc.validate()?;
         }
         if let Some(proxy) = &self.proxy {
             let headers = std::iter::once(&proxy.user_header).chain(&proxy.groups_header);
             for name in headers {
                 if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                    return Err(format!("auth.proxy: '{name}' is not a header name"));
+                    return Err(AuthConfigError::NotAHeader(name.clone()));
                 }
             }
         }
         for (i, rule) in self.rules.iter().enumerate() {
             if rule.users.is_empty() && rule.groups.is_empty() {
-                return Err(format!("auth.rules[{i}]: name users or groups"));
+                return Err(AuthConfigError::NobodyNamed(i));
             }
             if rule.role == Role::View && !rule.profiles.is_empty() {
-                return Err(format!(
-                    "auth.rules[{i}]: a view role cannot start sessions; remove its profiles"
-                ));
+                return Err(AuthConfigError::ViewWithProfiles(i));
             }
         }
         Ok(())
     }
+}
+
+/// What is wrong with the `[auth]` section; each message says which
+/// setting.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthConfigError {
+    /// `[auth.oidc]` is wrong.
+    #[error(transparent)]
+    Oidc(#[from] OidcConfigError),
+    /// A header `[auth.proxy]` names is no header name.
+    #[error("auth.proxy: '{0}' is not a header name")]
+    NotAHeader(String),
+    /// The rule at this index names neither users nor groups.
+    #[error("auth.rules[{0}]: name users or groups")]
+    NobodyNamed(usize),
+    /// The rule at this index gives a view role profiles to start.
+    #[error("auth.rules[{0}]: a view role cannot start sessions; remove its profiles")]
+    ViewWithProfiles(usize),
 }
 
 /// The rules, ready to match.
@@ -225,15 +242,21 @@ mod tests {
         assert_eq!(person_name("a\nb"), None);
         assert_eq!(person_name(&"x".repeat(MAX_PERSON_NAME + 1)), None);
         let nobody: AuthConfig = toml::from_str("[[rules]]\nrole = \"view\"").expect("parses");
-        assert!(nobody
-            .validate()
-            .unwrap_err()
-            .contains("name users or groups"));
+        assert_eq!(
+            nobody.validate().unwrap_err().to_string(),
+            "auth.rules[0]: name users or groups"
+        );
         let bad: AuthConfig = toml::from_str("[proxy]\nuser_header = \"X Bad\"").expect("parses");
-        assert!(bad.validate().unwrap_err().contains("not a header name"));
+        assert!(matches!(
+            bad.validate(),
+            Err(AuthConfigError::NotAHeader(name)) if name == "X Bad"
+        ));
         let view: AuthConfig =
             toml::from_str("[[rules]]\nusers = [\"a\"]\nrole = \"view\"\nprofiles = [\"shell\"]")
                 .expect("parses");
-        assert!(view.validate().is_err());
+        assert!(matches!(
+            view.validate(),
+            Err(AuthConfigError::ViewWithProfiles(0))
+        ));
     }
 }

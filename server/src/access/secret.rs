@@ -12,15 +12,21 @@ pub const MIN_ADMIN_TOKEN_LEN: usize = 16;
 /// Checks an admin token given to `serve`: at least
 /// [`MIN_ADMIN_TOKEN_LEN`] characters, all of them ones [`valid_token`]
 /// allows.
-pub fn check_admin_token(token: &str) -> Result<(), String> {
+pub fn check_admin_token(token: &str) -> Result<(), WeakAdminToken> {
     if token.len() < MIN_ADMIN_TOKEN_LEN || !valid_token(token) {
-        return Err(format!(
-            "the admin token must be {MIN_ADMIN_TOKEN_LEN} to 256 letters, digits, '-', '_', '.' or '~' \
-             (`panecast key` prints a fresh one)"
-        ));
+        return Err(WeakAdminToken);
     }
     Ok(())
 }
+
+/// An admin token too short to resist guessing, or with characters a
+/// token may not use.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the admin token must be {MIN_ADMIN_TOKEN_LEN} to 256 letters, digits, '-', '_', '.' or '~' \
+     (`panecast key` prints a fresh one)"
+)]
+pub struct WeakAdminToken;
 
 /// Characters a token may use: URL-unreserved ones, safe unescaped in a
 /// header, a cookie, a WebSocket subprotocol and a URL fragment.

@@ -5,7 +5,7 @@
 
 use std::io::{ErrorKind, Read};
 
-use crate::record::{looks_like_cast, Cast, SNIFF};
+use crate::record::{looks_like_cast, Cast, CastError, SNIFF};
 use panecast_term::{Term, DEFAULT_SCROLLBACK};
 
 use super::RenderArgs;
@@ -16,18 +16,42 @@ use super::RenderArgs;
 /// [`looks_like_cast`] decides what it is.
 const CHUNK: usize = 16 * 1024;
 
+/// Why `panecast render` has no terminal to render.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum RenderInputError {
+    /// The file or standard input could not be read.
+    #[error("cannot read {name}: {source}")]
+    Read {
+        /// The file, or standard input.
+        name: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `--at` given with raw bytes, which have no times.
+    #[error("--at needs an asciicast recording; this input is raw bytes")]
+    AtWithoutRecording,
+    /// The recording is malformed.
+    #[error(transparent)]
+    Cast(#[from] CastError),
+}
+
 /// The terminal after the whole input of `panecast render`: its file, or
 /// standard input for none and `-`.
-pub(super) fn read_term(args: &RenderArgs) -> Result<Term, String> {
+pub(super) fn read_term(args: &RenderArgs) -> Result<Term, RenderInputError> {
     let (mut reader, name): (Box<dyn Read>, String) = match args.file.as_deref() {
         Some(path) if path.as_os_str() != "-" => {
-            let opened = std::fs::File::open(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            (Box::new(opened), path.display().to_string())
+            let name = path.display().to_string();
+            match std::fs::File::open(path) {
+                Ok(opened) => (Box::new(opened), name),
+                Err(source) => return Err(RenderInputError::Read { name, source }),
+            }
         }
         _ => (Box::new(std::io::stdin().lock()), "standard input".into()),
     };
-    let cannot_read = |e: std::io::Error| format!("cannot read {name}: {e}");
+    let cannot_read = |source: std::io::Error| RenderInputError::Read {
+        name: name.clone(),
+        source,
+    };
     let mut chunk = vec![0; CHUNK];
     let mut first = fill(&mut reader, &mut chunk).map_err(cannot_read)?;
     if first == CHUNK && chunk[0] == b'{' {
@@ -40,7 +64,7 @@ pub(super) fn read_term(args: &RenderArgs) -> Result<Term, String> {
         return replay(&chunk, args);
     }
     if args.at.is_some() {
-        return Err("--at needs an asciicast recording; this input is raw bytes".into());
+        return Err(RenderInputError::AtWithoutRecording);
     }
     let mut term = Term::new(
         args.cols.unwrap_or(80),
@@ -57,8 +81,8 @@ pub(super) fn read_term(args: &RenderArgs) -> Result<Term, String> {
 
 /// The screen of recording `bytes` at the moment asked for, resized when a
 /// size was asked for.
-fn replay(bytes: &[u8], args: &RenderArgs) -> Result<Term, String> {
-    let cast = Cast::parse(bytes).map_err(|e| e.to_string())?;
+fn replay(bytes: &[u8], args: &RenderArgs) -> Result<Term, RenderInputError> {
+    let cast = Cast::parse(bytes)?;
     let mut term = cast.term_at(args.at.unwrap_or(f64::INFINITY));
     if args.cols.is_some() || args.rows.is_some() {
         term.resize(

@@ -50,7 +50,7 @@ mod seal;
 mod sessions;
 mod squeeze;
 
-pub use crate::cluster_config::{ClusterConfig, DEFAULT_NODE_TTL};
+pub use crate::cluster_config::{ClusterConfig, ClusterConfigError, DEFAULT_NODE_TTL};
 pub use bus::{Bus, RequestFailure};
 pub use links::LINKS_BUCKET;
 pub use message::{Bytes, Chunk, DecodeError, Delta, EndCause, Mark, Message, SessionState};
@@ -58,7 +58,9 @@ pub use mirror::{Gap, Mirror, Outcome};
 pub use publisher::{LimitTooSmall, Publisher};
 pub use record::{SessionRecord, SESSIONS_BUCKET};
 pub use registry::{NodeRecord, Registry, RegistryError, NODES_BUCKET};
-pub use seal::{BusKey, Kind, Opened, Refusal, Seal, MAX_SKEW};
+pub use seal::{
+    BusKey, BusKeyError, KeyTooShort, Kind, Opened, Refusal, Seal, SealError, MAX_SKEW,
+};
 
 #[cfg(test)]
 mod tests;

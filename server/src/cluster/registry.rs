@@ -40,8 +40,9 @@ use tokio::sync::watch;
 use super::bus::Bus;
 use super::cache::{Cache, Follower};
 use super::record::{record_context, SessionRecord, SESSIONS_BUCKET};
-use super::seal::{BusKey, Kind, Seal};
-use crate::cluster_config::ClusterConfig;
+use super::seal::{BusKey, BusKeyError, Kind, Seal, SealError};
+use crate::cluster_config::{ClusterConfig, ClusterConfigError};
+use crate::secret_file::SecretFileError;
 
 /// The bucket of live nodes.
 pub const NODES_BUCKET: &str = "panecast_nodes";
@@ -81,8 +82,17 @@ pub enum RegistryError {
     },
     /// The configuration cannot join a cluster safely: no key, no
     /// credentials, a secret others may read.
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] ClusterConfigError),
+    /// `[cluster] key_file` holds no key.
+    #[error(transparent)]
+    Key(#[from] BusKeyError),
+    /// This node cannot seal (its name).
+    #[error(transparent)]
+    Seal(#[from] SealError),
+    /// A file holding a secret (credentials, a TLS key) is not private.
+    #[error(transparent)]
+    SecretFile(#[from] SecretFileError),
     /// A bucket could not be opened or made (JetStream off, no rights).
     #[error(
         "cannot open the JetStream KV bucket {bucket} at {url} (is JetStream enabled?): {source}"
@@ -244,22 +254,20 @@ impl Registry {
         node: &str,
         config: &ClusterConfig,
     ) -> Result<Registry, RegistryError> {
-        config.check(url).map_err(RegistryError::Config)?;
-        let key = config
+        config.check(url)?;
+        let key_file = config
             .key_file
             .as_deref()
-            .map(BusKey::load)
-            .transpose()
-            .map_err(RegistryError::Config)?
-            .ok_or_else(|| RegistryError::Config("cluster.key_file is not set".to_owned()))?;
-        let seal = Seal::new(&key, node).map_err(RegistryError::Config)?;
-        let nkey_seed = config.nkey_seed().map_err(RegistryError::Config)?;
+            .ok_or(ClusterConfigError::NoKeyFile)?;
+        let key = BusKey::load(key_file)?;
+        let seal = Seal::new(&key, node)?;
+        let nkey_seed = config.nkey_seed()?;
         for (path, what) in [
             (&config.creds_file, "cluster.creds_file"),
             (&config.tls_key, "cluster.tls_key"),
         ] {
             if let Some(path) = path {
-                crate::secret_file::check_private(path, what).map_err(RegistryError::Config)?;
+                crate::secret_file::check_private(path, what)?;
             }
         }
         let mut options = match &config.creds_file {
@@ -274,7 +282,7 @@ impl Registry {
         if let Some(seed) = nkey_seed {
             options = options.nkey(seed);
         }
-        let password = config.password().map_err(RegistryError::Config)?;
+        let password = config.password()?;
         if let (Some(user), Some(password)) = (&config.user, password) {
             options = options.user_and_password(user.clone(), password);
         }

@@ -32,13 +32,15 @@
 //!   were written.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+
+use crate::secret_file::SecretFileError;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -162,6 +164,38 @@ impl Refusal {
     }
 }
 
+/// A secret too short to be the cluster's key.
+#[derive(Debug, thiserror::Error)]
+#[error("the key must be at least {MIN_KEY_LEN} characters (`panecast key` prints one)")]
+pub struct KeyTooShort;
+
+/// Why `[cluster] key_file` holds no key.
+#[derive(Debug, thiserror::Error)]
+pub enum BusKeyError {
+    /// The file cannot be read, is not private or is empty.
+    #[error(transparent)]
+    File(#[from] SecretFileError),
+    /// The secret in the file is too short.
+    #[error("cluster.key_file {}: {source}", path.display())]
+    Short {
+        /// The file.
+        path: PathBuf,
+        /// Why the secret is no key.
+        source: KeyTooShort,
+    },
+}
+
+/// Why a node cannot seal.
+#[derive(Debug, thiserror::Error)]
+pub enum SealError {
+    /// The node's name is empty or longer than a seal can name.
+    #[error("a node's name is 1 to {MAX_SENDER} bytes, not {0}")]
+    NodeName(usize),
+    /// No random number for the node's boot.
+    #[error("no randomness: {0}")]
+    Randomness(#[source] getrandom::Error),
+}
+
 /// The cluster's shared secret, read from `[cluster] key_file`.
 #[derive(Clone)]
 pub struct BusKey([u8; 32]);
@@ -175,17 +209,18 @@ impl std::fmt::Debug for BusKey {
 impl BusKey {
     /// The key in the file at `path`: at least [`MIN_KEY_LEN`] characters
     /// (`panecast key` prints one), in a file sessions may not read.
-    pub fn load(path: &Path) -> Result<BusKey, String> {
+    pub fn load(path: &Path) -> Result<BusKey, BusKeyError> {
         let text = crate::secret_file::read(path, "cluster.key_file")?;
-        BusKey::from_secret(&text).map_err(|e| format!("cluster.key_file {}: {e}", path.display()))
+        BusKey::from_secret(&text).map_err(|source| BusKeyError::Short {
+            path: path.to_owned(),
+            source,
+        })
     }
 
     /// The key made from `secret`, at least [`MIN_KEY_LEN`] characters.
-    pub fn from_secret(secret: &str) -> Result<BusKey, String> {
+    pub fn from_secret(secret: &str) -> Result<BusKey, KeyTooShort> {
         if secret.len() < MIN_KEY_LEN {
-            return Err(format!(
-                "the key must be at least {MIN_KEY_LEN} characters (`panecast key` prints one)"
-            ));
+            return Err(KeyTooShort);
         }
         Ok(BusKey(derive(secret.as_bytes(), "panecast bus key v1")))
     }
@@ -250,22 +285,19 @@ impl std::fmt::Debug for Seal {
 
 impl Seal {
     /// Seals and opens as node `node` with `key`, from now on.
-    pub fn new(key: &BusKey, node: &str) -> Result<Seal, String> {
+    pub fn new(key: &BusKey, node: &str) -> Result<Seal, SealError> {
         Seal::with_clock(key, node, Box::new(system_clock))
     }
 
     /// As [`Seal::new`], with another clock (tests).
-    pub fn with_clock(key: &BusKey, node: &str, clock: Clock) -> Result<Seal, String> {
+    pub fn with_clock(key: &BusKey, node: &str, clock: Clock) -> Result<Seal, SealError> {
         if node.is_empty() || node.len() > MAX_SENDER {
-            return Err(format!(
-                "a node's name is 1 to {MAX_SENDER} bytes, not {}",
-                node.len()
-            ));
+            return Err(SealError::NodeName(node.len()));
         }
         Ok(Seal {
             key: key.derive("panecast bus messages v1"),
             node: node.to_owned(),
-            boot: crate::random::u64().map_err(|e| format!("no randomness: {e}"))?,
+            boot: crate::random::u64().map_err(SealError::Randomness)?,
             asks: AtomicU64::new(0),
             started_ms: clock(),
             clock,
@@ -648,8 +680,15 @@ mod tests {
     #[test]
     fn a_short_key_or_name_is_refused() {
         assert!(BusKey::from_secret("short").is_err());
-        assert!(Seal::new(&key(), "").is_err());
-        assert!(Seal::new(&key(), &"n".repeat(MAX_SENDER + 1)).is_err());
+        assert!(matches!(Seal::new(&key(), ""), Err(SealError::NodeName(0))));
+        let long = Seal::new(&key(), &"n".repeat(MAX_SENDER + 1)).unwrap_err();
+        assert_eq!(
+            long.to_string(),
+            format!(
+                "a node's name is 1 to {MAX_SENDER} bytes, not {}",
+                MAX_SENDER + 1
+            )
+        );
         assert_ne!(key().derive("a"), key().derive("b"));
     }
 }

@@ -52,8 +52,8 @@ pub enum CookieKeyError {
         me: u32,
     },
     /// The file is not private, or empty (see [`crate::secret_file::read`]).
-    #[error("{0}")]
-    Secret(String),
+    #[error(transparent)]
+    Secret(#[from] crate::secret_file::SecretFileError),
     /// The file holds no key.
     #[error(
         "cookie_key_file {path} holds no key (64 hex digits): remove it, and the \
@@ -123,8 +123,7 @@ impl CookieKey {
                 me,
             });
         }
-        let text =
-            crate::secret_file::read(path, "cookie_key_file").map_err(CookieKeyError::Secret)?;
+        let text = crate::secret_file::read(path, "cookie_key_file")?;
         parse(&text).ok_or(CookieKeyError::NoKey { path: shown })
     }
 
